@@ -1,0 +1,113 @@
+# tierd: top-level Makefile.
+#
+#   make              build libtier, tierctl, tierd
+#   make check-unit   fast unit tests (Check), under ASan/UBSan
+#   make check        everything: deps, unit, integration, valgrind, VM tests
+#   make demo         build the kernel and tools, boot the two-tier VM, show tiering
+#   make kernel [KERNEL=stock|patched]
+#   make install DESTDIR=... PREFIX=/usr/local
+#
+# Each area adds its own rules in a fragment (lib/lib.mk, controller/controller.mk,
+# tests/tests.mk, kernel-patches/kernel.mk, tests/vm/vm.mk, bench/bench.mk) and
+# registers them on the aggregate variables below.
+
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+SBINDIR     ?= $(PREFIX)/sbin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+MANDIR      ?= $(PREFIX)/share/man
+SYSCONFDIR  ?= /etc
+UNITDIR     ?= /lib/systemd/system
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR     ?=
+
+O           ?= build
+TOP         := $(abspath .)
+BUILD       := $(abspath $(O))
+
+CC          ?= cc
+PKG_CONFIG  ?= pkg-config
+INSTALL     ?= install
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARNINGS := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla -Wwrite-strings -Wpointer-arith \
+	-Wundef -Wnull-dereference -Wno-unused-parameter \
+	-Wno-missing-field-initializers -Werror=implicit-function-declaration
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 $(WARNINGS) -fno-common -D_GNU_SOURCE
+ifneq ($(SANITIZE),)
+CFLAGS   += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+LDFLAGS  += -fsanitize=$(SANITIZE)
+endif
+
+# pkg-config is only consulted when something is actually built, so
+# `make deps` works on a machine that has none of the -dev packages yet.
+pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+
+# Run one test program and record its verdict: $(call run_test,NAME,CMD)
+run_test = $(TOP)/scripts/run-test.sh $(BUILD)/results $(1) $(2)
+
+# Aggregates the fragments append to.
+ALL_TARGETS        :=
+CHECK_UNIT_TARGETS :=
+CHECK_TARGETS      :=
+INSTALL_TARGETS    :=
+CLEAN_FILES        :=
+
+.PHONY: all deps check check-unit check-vm check-integration demo install \
+	clean distclean fuzz bench kernel help
+
+all: real-all
+
+include lib/lib.mk
+include controller/controller.mk
+include tests/tests.mk
+include kernel-patches/kernel.mk
+include tests/vm/vm.mk
+include bench/bench.mk
+-include controller/tierd.mk
+
+real-all: $(ALL_TARGETS)
+
+# Install every Debian package the build, tests and demo need (idempotent;
+# only runs apt-get when something is missing).
+deps:
+	$(Q)scripts/deps.sh
+
+check-unit:
+	$(Q)rm -rf $(BUILD)/results
+	$(Q)rc=0; $(MAKE) --no-print-directory -k check-unit-all || rc=1; \
+	scripts/summary.sh $(BUILD)/results || rc=1; exit $$rc
+
+.PHONY: check-unit-all
+check-unit-all: $(CHECK_UNIT_TARGETS)
+
+# The full run: unit tests, then integration, then the VM tests, then the
+# Check summary of the unit suite again so the log ends with it.
+check: deps
+	$(Q)rm -rf $(BUILD)/results
+	$(Q)rc=0; $(MAKE) --no-print-directory -k check-all || rc=1; \
+	scripts/summary.sh $(BUILD)/results || rc=1; exit $$rc
+
+.PHONY: check-all
+check-all: $(CHECK_TARGETS)
+
+install: $(INSTALL_TARGETS)
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/results $(CLEAN_FILES)
+
+distclean:
+	rm -rf $(BUILD)
+
+help:
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'

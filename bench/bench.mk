@@ -1,0 +1,1 @@
+# bench/bench.mk: filled in by its owner

@@ -1,0 +1,1 @@
+# controller/controller.mk: filled in by its owner

@@ -1,0 +1,1 @@
+# kernel-patches/kernel.mk: filled in by its owner

@@ -1,0 +1,1 @@
+# lib/lib.mk: filled in by its owner

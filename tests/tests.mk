@@ -1,0 +1,1 @@
+# tests/tests.mk: filled in by its owner

@@ -1,0 +1,1 @@
+# tests/vm/vm.mk: filled in by its owner
