@@ -1,1 +1,39 @@
-# kernel-patches/kernel.mk: filled in by its owner
+# kernel-patches/kernel.mk: the test kernel (Debian linux-source-6.12 + the
+# tierd series in kernel-patches/), built by scripts/kernel.sh.
+#
+#   make kernel [KERNEL=patched|stock]  -> build/kernel/$(KERNEL)/bzImage
+#   make kselftest-numa                 -> build/kernel/kselftest/test_numa_balancing
+#   make kernel-checkpatch              checkpatch.pl --strict on every patch
+#   make kernel-build-each              build each commit of the series in turn
+#   make kernel-export                  build/kernel/src-patched commits -> kernel-patches/
+#   make kernel-clean                   remove build/kernel (sources, objects, images)
+
+KERNEL     ?= patched
+KERNEL_SH  := $(TOP)/scripts/kernel.sh
+KERNEL_ENV := BUILD=$(BUILD)
+
+.PHONY: kernel kselftest-numa kernel-checkpatch kernel-build-each kernel-export \
+	kernel-clean check-kernel-checkpatch
+
+kernel:
+	$(Q)$(KERNEL_ENV) $(KERNEL_SH) build $(KERNEL)
+
+kselftest-numa:
+	$(Q)$(KERNEL_ENV) $(KERNEL_SH) kselftest
+
+kernel-checkpatch:
+	$(Q)$(KERNEL_ENV) $(KERNEL_SH) checkpatch
+
+kernel-build-each:
+	$(Q)$(KERNEL_ENV) $(KERNEL_SH) build-each
+
+kernel-export:
+	$(Q)$(KERNEL_ENV) $(KERNEL_SH) export
+
+kernel-clean:
+	rm -rf $(BUILD)/kernel
+
+check-kernel-checkpatch:
+	$(Q)$(call run_test,kernel-checkpatch,env $(KERNEL_ENV) $(KERNEL_SH) checkpatch)
+
+CHECK_TARGETS += check-kernel-checkpatch

@@ -1,0 +1,349 @@
+#!/bin/bash
+# kernel.sh: build the tierd test kernel from Debian's linux-source-6.12.
+#
+#   kernel.sh build [stock|patched]   bzImage -> $BUILD/kernel/<flavour>/bzImage
+#   kernel.sh prepare [stock|patched] unpack (and apply the series), no build
+#   kernel.sh kselftest               tools/testing/selftests/cgroup/test_numa_balancing
+#                                     -> $BUILD/kernel/kselftest/ (static)
+#   kernel.sh checkpatch              checkpatch.pl --strict on every patch in the series
+#   kernel.sh build-each              build every commit of the series in turn
+#   kernel.sh export                  src-patched commits -> kernel-patches/ (format-patch)
+#
+# Layout under $BUILD/kernel (untracked):
+#   src-stock/     the tarball, untouched
+#   src-patched/   a git repo: the pristine tree (tag "base") + one commit per patch
+#   obj-<flavour>  -> src-<flavour>/.obj (the object tree; see below)
+#   <flavour>/bzImage, <flavour>/config
+#
+# The object tree is a subdirectory of its source tree, reached through the
+# obj-<flavour> symlink: Kbuild then uses srctree=".." and every compiler
+# command line is the same for both trees, so ccache shares the hits between
+# the stock and the patched build.
+#
+# Environment: BUILD (default <repo>/build), JOBS (2), CCACHE_DIR,
+# KERNEL_TARBALL, KERNEL_KEEP_TREE=1 (build src-patched as it is, for
+# development), KERNEL_FORCE=1 (rebuild / re-apply even if up to date), V=1.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+KDIR=$BUILD/kernel
+PDIR=$TOP/kernel-patches
+TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+PKG=linux-source-6.12
+JOBS=${JOBS:-2}
+FRAGMENT=$PDIR/tierd.config
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_BASEDIR=$KDIR
+export CCACHE_NOHASHDIR=1
+export KBUILD_BUILD_USER=tierd KBUILD_BUILD_HOST=tierd
+# Do not let the top-level make's flags (-k, -j, jobserver) leak into Kbuild.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
+
+say() { printf '  KERNEL  %s\n' "$*"; }
+warn() { printf 'WARNING: %s\n' "$*" >&2; }
+die() { printf 'kernel.sh: error: %s\n' "$*" >&2; exit 1; }
+
+hash_of() { cat "$@" | sha256sum | cut -c1-16; }
+
+installed_version() {
+	dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || echo unknown
+}
+
+check_base_version() {
+	local want have
+	want=$(sed -n '1p' "$PDIR/BASE" 2>/dev/null || true)
+	have=$(installed_version)
+	if [ -n "$want" ] && [ "$have" != "$want" ]; then
+		warn "installed $PKG is $have, the series was made on $want:" \
+			"patches may not apply or may behave differently"
+	fi
+}
+
+# Patch files of the series, in order (comments and blank lines ignored).
+series_files() {
+	[ -f "$PDIR/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PDIR/series" | grep -v '^$' || true
+}
+
+series_hash() {
+	local f files=("$PDIR/series")
+	for f in $(series_files); do
+		[ -f "$PDIR/$f" ] || die "series lists $f, which is not in kernel-patches/"
+		files+=("$PDIR/$f")
+	done
+	[ -f "$PDIR/series" ] || { echo none; return; }
+	hash_of "${files[@]}"
+}
+
+# unpack DIR: extract the tarball into DIR (replacing it) and stamp it.
+unpack() {
+	local dir=$1 stamp
+	[ -r "$TARBALL" ] || die "$TARBALL not found: install $PKG (make deps)"
+	stamp="$(installed_version) $(stat -c '%s %Y' "$TARBALL")"
+	if [ -f "$dir/.tierd-unpacked" ] && [ "$(cat "$dir/.tierd-unpacked")" = "$stamp" ]; then
+		return 0
+	fi
+	say "unpack $(basename "$TARBALL") -> ${dir#"$TOP"/}"
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	tar -xf "$TARBALL" --strip-components=1 -C "$dir.tmp"
+	echo "$stamp" >"$dir.tmp/.tierd-unpacked"
+	mv "$dir.tmp" "$dir"
+}
+
+git_p() { git -C "$KDIR/src-patched" "$@"; }
+
+# The patched tree: a git repo with the pristine source as tag "base" and the
+# series applied with git am on branch "tierd". Re-applied when the series
+# changes; refuses to throw away commits that were not exported.
+prepare_patched() {
+	local src=$KDIR/src-patched want applied head name email p
+	unpack "$KDIR/src-stock"
+	name=$(git -C "$TOP" config user.name || echo tierd)
+	email=$(git -C "$TOP" config user.email || echo tierd@localhost)
+	if [ ! -f "$src/.tierd-unpacked" ] ||
+	   [ "$(cat "$src/.tierd-unpacked")" != "$(cat "$KDIR/src-stock/.tierd-unpacked")" ]; then
+		unpack "$src"
+		say "git init ${src#"$TOP"/} (pristine tree = tag base)"
+		git_p init -q -b tierd
+		git_p config user.name "$name"
+		git_p config user.email "$email"
+		git_p config core.autocrlf false
+		git_p config gc.auto 0
+		printf '/.obj/\n/.tierd-*\n' >>"$src/.git/info/exclude"
+		git_p add -A -f .
+		git_p commit -q -m "Debian $PKG $(installed_version)"
+		git_p tag base
+		rm -f "$src/.tierd-series"
+	fi
+	[ -n "${KERNEL_KEEP_TREE:-}" ] && { say "patched tree kept as is (KERNEL_KEEP_TREE)"; return 0; }
+
+	want=$(series_hash)
+	applied=$(sed -n 1p "$src/.tierd-series" 2>/dev/null || true)
+	head=$(git_p rev-parse HEAD)
+	if [ "$want" = "$applied" ] && [ -z "${KERNEL_FORCE:-}" ] &&
+	   [ "$head" = "$(sed -n 2p "$src/.tierd-series")" ]; then
+		return 0
+	fi
+	if [ -z "${KERNEL_FORCE:-}" ]; then
+		if [ -n "$(git_p status --porcelain --untracked-files=no)" ]; then
+			die "src-patched has uncommitted changes; commit and 'kernel.sh export' them, or KERNEL_FORCE=1 to discard"
+		fi
+		if [ -f "$src/.tierd-series" ] && [ "$head" != "$(sed -n 2p "$src/.tierd-series")" ]; then
+			die "src-patched has commits that are not in kernel-patches/; 'kernel.sh export' them, or KERNEL_FORCE=1 to discard"
+		fi
+	fi
+	check_base_version
+	say "apply kernel-patches/series ($(series_files | wc -l) patches)"
+	git_p am --abort >/dev/null 2>&1 || true
+	git_p checkout -q -f -B tierd base
+	git_p clean -fdq
+	for p in $(series_files); do
+		say "  git am $p"
+		git_p am -q --whitespace=nowarn "$PDIR/$p" ||
+			die "$p does not apply (see 'git -C ${src#"$TOP"/} am --show-current-patch')"
+	done
+	printf '%s\n%s\n' "$want" "$(git_p rev-parse HEAD)" >"$src/.tierd-series"
+}
+
+prepare() {
+	case $1 in
+	stock) unpack "$KDIR/src-stock" ;;
+	patched) prepare_patched ;;
+	*) die "unknown kernel flavour '$1' (stock or patched)" ;;
+	esac
+	mkdir -p "$KDIR/src-$1/.obj"
+	ln -sfn "src-$1/.obj" "$KDIR/obj-$1"
+}
+
+kmake() {
+	local flavour=$1
+	shift
+	local lv=""
+	[ "$flavour" = patched ] && lv=-tierd
+	make -C "$KDIR/src-$flavour" O="$KDIR/obj-$flavour" CC="ccache gcc" \
+		LOCALVERSION="$lv" ${V:+V=$V} "$@"
+}
+
+# configure FLAVOUR: tinyconfig + the fragment, then check every option stuck.
+configure() {
+	local flavour=$1 obj=$KDIR/obj-$1 stamp bad=() line sym
+	stamp=$(hash_of "$FRAGMENT" "$0")
+	if [ -f "$obj/.config" ] && [ "$(cat "$obj/.tierd-config" 2>/dev/null)" = "$stamp" ]; then
+		return 0
+	fi
+	say "[$flavour] config: tinyconfig + kernel-patches/tierd.config"
+	kmake "$flavour" -s tinyconfig
+	(cd "$KDIR/src-$flavour" &&
+		scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$FRAGMENT" >/dev/null)
+	kmake "$flavour" -s olddefconfig
+	while read -r line; do
+		case $line in
+		CONFIG_*=y)
+			sym=${line%%=*}
+			grep -qx "$sym=y" "$obj/.config" || bad+=("$sym=y (got: $(grep -E "^(# )?$sym[= ]" "$obj/.config" || echo absent))")
+			;;
+		"# CONFIG_"*" is not set")
+			sym=${line#\# }
+			sym=${sym%% *}
+			grep -qx "$sym=y" "$obj/.config" && bad+=("$sym should be off")
+			;;
+		esac
+	done <"$FRAGMENT"
+	if [ ${#bad[@]} -gt 0 ]; then
+		printf 'kernel.sh: error: options from tierd.config that did not stick in %s:\n' "$obj/.config" >&2
+		printf '  %s\n' "${bad[@]}" >&2
+		rm -f "$obj/.tierd-config"
+		exit 1
+	fi
+	echo "$stamp" >"$obj/.tierd-config"
+}
+
+build() {
+	local flavour=${1:-patched} obj out stamp start n
+	obj=$KDIR/obj-$flavour
+	out=$KDIR/$flavour
+	prepare "$flavour"
+	[ "$flavour" = stock ] && check_base_version
+	configure "$flavour"
+	if [ "$flavour" = patched ]; then
+		stamp="$(git_p rev-parse HEAD) $(hash_of "$FRAGMENT" "$0")"
+	else
+		stamp="$(cat "$KDIR/src-stock/.tierd-unpacked") $(hash_of "$FRAGMENT" "$0")"
+	fi
+	if [ -z "${KERNEL_FORCE:-}" ] && [ -z "${KERNEL_KEEP_TREE:-}" ] &&
+	   [ -f "$out/bzImage" ] && [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
+		say "[$flavour] ${out#"$TOP"/}/bzImage is up to date"
+		return 0
+	fi
+	say "[$flavour] build bzImage (make -j$JOBS, ccache in $CCACHE_DIR)"
+	start=$(date +%s)
+	# Number the Kbuild lines so progress is visible in logs.
+	kmake "$flavour" -j"$JOBS" bzImage 2>&1 |
+		awk -v f="$flavour" '{ printf "[%s %5d] %s\n", f, NR, $0; fflush() }'
+	mkdir -p "$out"
+	cp "$obj/arch/x86/boot/bzImage" "$out/bzImage.tmp"
+	mv "$out/bzImage.tmp" "$out/bzImage"
+	cp "$obj/.config" "$out/config"
+	kmake "$flavour" -s kernelrelease >"$out/release"
+	echo "$stamp" >"$out/.stamp"
+	n=$(( $(date +%s) - start ))
+	say "[$flavour] ${out#"$TOP"/}/bzImage ($(cat "$out/release")) built in ${n}s"
+}
+
+kselftest() {
+	local src=$KDIR/src-patched/tools/testing/selftests/cgroup out=$KDIR/kselftest
+	prepare patched
+	[ -f "$src/test_numa_balancing.c" ] || die "$src/test_numa_balancing.c missing: is the series applied?"
+	mkdir -p "$out"
+	say "kselftest test_numa_balancing -> ${out#"$TOP"/}/"
+	local cflags=(-O2 -Wall -pthread -I"$KDIR/src-patched/tools/testing/selftests")
+	if gcc "${cflags[@]}" -static -o "$out/test_numa_balancing.tmp" \
+		"$src/test_numa_balancing.c" "$src/cgroup_util.c" 2>"$out/build.log"; then
+		:
+	else
+		warn "static link failed (see $out/build.log), linking dynamically"
+		gcc "${cflags[@]}" -o "$out/test_numa_balancing.tmp" \
+			"$src/test_numa_balancing.c" "$src/cgroup_util.c"
+	fi
+	cat "$out/build.log" >&2
+	mv "$out/test_numa_balancing.tmp" "$out/test_numa_balancing"
+}
+
+checkpatch() {
+	local p rc=0 out summary
+	unpack "$KDIR/src-stock"
+	[ -n "$(series_files)" ] || die "kernel-patches/series lists no patches"
+	for p in $(series_files); do
+		out=$(cd "$KDIR/src-stock" && scripts/checkpatch.pl --strict --color=never \
+			--no-summary-file "$PDIR/$p" 2>&1) || true
+		summary=$(printf '%s\n' "$out" | grep '^total:' || echo "total: (checkpatch failed)")
+		if ! printf '%s\n' "$summary" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+			printf '  FAIL    %s: %s\n' "$p" "$summary"
+			printf '%s\n' "$out" | grep -v '^total:' | sed 's/^/        /'
+			rc=1
+		elif ! grep -q '^Signed-off-by: ' "$PDIR/$p"; then
+			printf '  FAIL    %s: no Signed-off-by\n' "$p"
+			rc=1
+		else
+			printf '  OK      %s: %s\n' "$p" "$summary"
+		fi
+	done
+	return $rc
+}
+
+# Build every commit of the series in turn, incrementally, in the patched
+# object tree; fail on the first commit that does not build or that adds a
+# compiler warning. The log of each step is in $KDIR/build-each/.
+build_each() {
+	local c n=0 total rc=0 log start
+	prepare patched
+	configure patched
+	total=$(git_p rev-list --count base..HEAD)
+	mkdir -p "$KDIR/build-each"
+	for c in $(git_p rev-list --reverse base..HEAD); do
+		n=$((n + 1))
+		log=$KDIR/build-each/$(printf '%02d' "$n").log
+		say "[$n/$total] $(git_p log -1 --format='%h %s' "$c")"
+		git_p checkout -q "$c"
+		start=$(date +%s)
+		if ! kmake patched -j"$JOBS" bzImage >"$log" 2>&1; then
+			tail -n 30 "$log" >&2
+			say "[$n/$total] FAILED to build (log: ${log#"$TOP"/})"
+			rc=1
+			break
+		fi
+		if grep -q 'warning:' "$log"; then
+			grep -B2 -A6 'warning:' "$log" >&2
+			say "[$n/$total] builds, but with compiler warnings (log: ${log#"$TOP"/})"
+			rc=1
+			break
+		fi
+		say "[$n/$total] builds ($(($(date +%s) - start))s, $(grep -c '^  CC ' "$log") objects recompiled)"
+	done
+	git_p checkout -q tierd
+	return $rc
+}
+
+# src-patched commits (base..HEAD) -> kernel-patches/*.patch + series. The
+# cover letter keeps the subject and text of the current 0000 patch.
+export_series() {
+	local src=$KDIR/src-patched tmp
+	[ -d "$src/.git" ] || die "no $src git repo"
+	tmp=$(mktemp -d)
+	git_p format-patch -q --cover-letter --no-signature -o "$tmp" base..HEAD
+	if [ -f "$PDIR/0000-cover-letter.patch" ]; then
+		python3 - "$PDIR/0000-cover-letter.patch" "$tmp/0000-cover-letter.patch" <<'EOF'
+import re, sys
+old = open(sys.argv[1]).read()
+new = open(sys.argv[2]).read()
+subj = re.search(r'^Subject: \[PATCH[^\]]*\] (.*(?:\n [^\n]*)*)', old, re.M).group(1)
+hdr_end = old.index('\n\n') + 2
+m = re.search(r'^\S.* \(\d+\):$', old[hdr_end:], re.M)
+blurb = old[hdr_end:hdr_end + m.start()] if m else old[hdr_end:]
+new = new.replace('*** SUBJECT HERE ***', subj, 1)
+new = new.replace('*** BLURB HERE ***\n', blurb.rstrip('\n') + '\n', 1)
+open(sys.argv[2], 'w').write(new)
+EOF
+	fi
+	rm -f "$PDIR"/[0-9][0-9][0-9][0-9]-*.patch
+	mv "$tmp"/*.patch "$PDIR/"
+	rmdir "$tmp"
+	(cd "$PDIR" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PDIR/series"
+	printf '%s\n%s\n' "$(series_hash)" "$(git_p rev-parse HEAD)" >"$src/.tierd-series"
+	say "exported $(series_files | wc -l) patches + cover letter to kernel-patches/"
+}
+
+cmd=${1:-build}
+shift || true
+case $cmd in
+build) build "${1:-patched}" ;;
+prepare) prepare "${1:-patched}" ;;
+kselftest) kselftest ;;
+checkpatch) checkpatch ;;
+build-each) build_each ;;
+export) export_series ;;
+*) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
