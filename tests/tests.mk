@@ -1,1 +1,52 @@
-# tests/tests.mk: filled in by its owner
+# tests/tests.mk: libtier unit tests (Check).
+#
+#   check-lib-unit      the suite against libtier-asan.a, built with ASan/UBSan
+#   check-lib-valgrind  the suite against libtier-plain.a under valgrind, CK_FORK=no
+#
+# Both run through $(call run_test,...) and print Check's summary line.
+
+LIBTIER_TEST_SRCS := $(wildcard tests/unit/*.c)
+LIBTIER_TEST_HDRS := $(wildcard tests/unit/*.h) $(LIBTIER_HDRS)
+LIBTIER_TEST_CFLAGS = $(LIBTIER_CFLAGS) $(call pc_cflags,check) -Wno-missing-prototypes
+LIBTIER_TEST_LIBS = $(call pc_libs,check)
+
+LIBTIER_TEST_ASAN      := $(BUILD)/tests/test-libtier-asan
+LIBTIER_TEST_PLAIN     := $(BUILD)/tests/test-libtier
+LIBTIER_TEST_ASAN_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests-asan/%.o,$(LIBTIER_TEST_SRCS))
+LIBTIER_TEST_PLAIN_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests-plain/%.o,$(LIBTIER_TEST_SRCS))
+
+$(BUILD)/obj/tests-asan/%.o: tests/unit/%.c $(LIBTIER_TEST_HDRS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/tests-plain/%.o: tests/unit/%.c $(LIBTIER_TEST_HDRS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
+
+$(LIBTIER_TEST_ASAN): $(LIBTIER_TEST_ASAN_OBJS) $(LIBTIER_ASAN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
+		-o $@ $(LIBTIER_TEST_ASAN_OBJS) $(LIBTIER_ASAN_LIBS) $(LIBTIER_TEST_LIBS)
+
+$(LIBTIER_TEST_PLAIN): $(LIBTIER_TEST_PLAIN_OBJS) $(LIBTIER_PLAIN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
+		-o $@ $(LIBTIER_TEST_PLAIN_OBJS) $(LIBTIER_PLAIN_LIBS) $(LIBTIER_TEST_LIBS)
+
+.PHONY: check-lib-unit check-lib-valgrind libtier-tests
+libtier-tests: $(LIBTIER_TEST_ASAN) $(LIBTIER_TEST_PLAIN)
+
+check-lib-unit: $(LIBTIER_TEST_ASAN)
+	$(Q)$(call run_test,lib-unit,env ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(LIBTIER_TEST_ASAN))
+
+check-lib-valgrind: $(LIBTIER_TEST_PLAIN)
+	$(Q)$(call run_test,lib-valgrind,env CK_FORK=no valgrind -q --error-exitcode=1 \
+		--leak-check=full --errors-for-leak-kinds=definite $(LIBTIER_TEST_PLAIN))
+
+CHECK_UNIT_TARGETS += check-lib-unit
+CHECK_TARGETS      += check-lib-unit check-lib-valgrind

@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* cgroup v2 tree: enumeration and attribute I/O. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "libtier-private.h"
+
+/* Reject relative paths and "." / ".." components: cgroup names come from
+ * policy files and the command line. */
+static bool cgroup_path_valid(const char *cgroup)
+{
+	const char *p;
+
+	if (!cgroup || cgroup[0] != '/')
+		return false;
+	for (p = cgroup; *p;) {
+		const char *e;
+		size_t l;
+
+		while (*p == '/')
+			p++;
+		e = strchrnul(p, '/');
+		l = (size_t)(e - p);
+		if ((l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p = e;
+	}
+	return true;
+}
+
+int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret)
+{
+	if (!cgroup_path_valid(cgroup))
+		return -EINVAL;
+	if (file && (strchr(file, '/') || !*file || strcmp(file, "..") == 0 ||
+		     strcmp(file, ".") == 0))
+		return -EINVAL;
+	return path_join(ret, ctx->cgroup_root, cgroup, file);
+}
+
+_public_ bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup)
+{
+	_cleanup_free_ char *path = NULL;
+	struct stat st;
+
+	if (cgroup_path(ctx, cgroup, NULL, &path) < 0)
+		return false;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A missing attribute file: -EOPNOTSUPP if the cgroup is there, else -ENOENT. */
+static int classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r)
+{
+	if (r != -ENOENT)
+		return r;
+	return tier_cgroup_exists(ctx, cgroup) ? -EOPNOTSUPP : -ENOENT;
+}
+
+_public_ int tier_cgroup_read(struct tier_ctx *ctx, const char *cgroup, const char *file,
+			      char **ret_value)
+{
+	_cleanup_free_ char *path = NULL;
+	char *value;
+	int r;
+
+	if (!ctx || !ret_value)
+		return -EINVAL;
+	r = cgroup_path(ctx, cgroup, file, &path);
+	if (r < 0)
+		return r;
+	r = sysfs_read(path, &value);
+	if (r < 0) {
+		r = classify_enoent(ctx, cgroup, r);
+		dbg(ctx, "read %s: %s", path, strerror(-r));
+		return r;
+	}
+	*ret_value = value;
+	return 0;
+}
+
+_public_ int tier_cgroup_write(struct tier_ctx *ctx, const char *cgroup, const char *file,
+			       const char *value)
+{
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	if (!ctx || !value)
+		return -EINVAL;
+	r = cgroup_path(ctx, cgroup, file, &path);
+	if (r < 0)
+		return r;
+	r = sysfs_write(path, value);
+	if (r < 0) {
+		r = classify_enoent(ctx, cgroup, r);
+		dbg(ctx, "write '%s' to %s: %s", value, path, strerror(-r));
+		return r;
+	}
+	dbg(ctx, "wrote '%s' to %s", value, path);
+	return 0;
+}
+
+static int parse_u64_or_max(const char *s, uint64_t *ret)
+{
+	if (strcmp(s, "max") == 0) {
+		*ret = UINT64_MAX;
+		return 0;
+	}
+	return parse_u64(s, ret);
+}
+
+_public_ int tier_cgroup_read_u64(struct tier_ctx *ctx, const char *cgroup, const char *file,
+				  uint64_t *ret_value)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint64_t v;
+	int r;
+
+	if (!ret_value)
+		return -EINVAL;
+	r = tier_cgroup_read(ctx, cgroup, file, &buf);
+	if (r < 0)
+		return r;
+	r = parse_u64_or_max(buf, &v);
+	if (r < 0) {
+		dbg(ctx, "%s/%s: not a number: '%s'", cgroup, file, buf);
+		return r;
+	}
+	*ret_value = v;
+	return 0;
+}
+
+static void format_u64_or_max(char *buf, size_t size, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, size, "max");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+_public_ int tier_cgroup_write_u64(struct tier_ctx *ctx, const char *cgroup, const char *file,
+				   uint64_t value)
+{
+	char buf[TIER_VALUE_MAX];
+
+	format_u64_or_max(buf, sizeof(buf), value);
+	return tier_cgroup_write(ctx, cgroup, file, buf);
+}
+
+/* Find "key value" in a multi-line buffer. */
+static int stat_lookup(const char *buf, const char *key, uint64_t *ret)
+{
+	size_t kl = strlen(key);
+	const char *line = buf;
+
+	while (line && *line) {
+		const char *eol = strchr(line, '\n');
+
+		if (strncmp(line, key, kl) == 0 && line[kl] == ' ') {
+			size_t len = eol ? (size_t)(eol - line - kl - 1) : strlen(line + kl + 1);
+			_cleanup_free_ char *v = strndup(line + kl + 1, len);
+
+			if (!v)
+				return -ENOMEM;
+			return parse_u64(strip(v), ret);
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return -ENODATA;
+}
+
+_public_ int tier_cgroup_read_stat(struct tier_ctx *ctx, const char *cgroup, const char *file,
+				   const char *key, uint64_t *ret_value)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint64_t v;
+	int r;
+
+	if (!key || !ret_value)
+		return -EINVAL;
+	r = tier_cgroup_read(ctx, cgroup, file, &buf);
+	if (r < 0)
+		return r;
+	r = stat_lookup(buf, key, &v);
+	if (r < 0)
+		return r;
+	*ret_value = v;
+	return 0;
+}
+
+/* "anon N0=123 N1=456" for key in buf -> per-node array. */
+static int numa_stat_lookup(const char *buf, const char *key, uint64_t **ret, unsigned *ret_n)
+{
+	size_t kl = strlen(key);
+	const char *line = buf;
+
+	while (line && *line) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+
+		if (len > kl && strncmp(line, key, kl) == 0 && line[kl] == ' ') {
+			_cleanup_free_ char *copy = strndup(line + kl + 1, len - kl - 1);
+			_cleanup_free_ uint64_t *vals = NULL;
+			unsigned n = 0;
+			char *tok, *save = NULL;
+
+			if (!copy)
+				return -ENOMEM;
+			for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+				char *eq = strchr(tok, '=');
+				uint64_t v;
+				int node, r;
+
+				if (tok[0] != 'N' || !eq)
+					return -EINVAL;
+				*eq = '\0';
+				r = parse_int(tok + 1, &node);
+				if (r < 0 || node < 0 || node > 65535)
+					return -EINVAL;
+				r = parse_u64(eq + 1, &v);
+				if (r < 0)
+					return r;
+				if ((unsigned)node >= n) {
+					uint64_t *nv = realloc(vals, ((size_t)node + 1) * sizeof(uint64_t));
+
+					if (!nv)
+						return -ENOMEM;
+					memset(nv + n, 0, ((size_t)node + 1 - n) * sizeof(uint64_t));
+					vals = nv;
+					n = (unsigned)node + 1;
+				}
+				vals[node] = v;
+			}
+			if (!vals) {
+				vals = calloc(1, sizeof(uint64_t));
+				if (!vals)
+					return -ENOMEM;
+			}
+			*ret = TAKE_PTR(vals);
+			*ret_n = n;
+			return 0;
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return -ENODATA;
+}
+
+_public_ int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup, const char *key,
+				       uint64_t **ret_per_node, unsigned *ret_n)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint64_t *vals;
+	unsigned n;
+	int r;
+
+	if (!key || !ret_per_node || !ret_n)
+		return -EINVAL;
+	r = tier_cgroup_read(ctx, cgroup, "memory.numa_stat", &buf);
+	if (r < 0)
+		return r;
+	r = numa_stat_lookup(buf, key, &vals, &n);
+	if (r < 0)
+		return r;
+	*ret_per_node = vals;
+	*ret_n = n;
+	return 0;
+}
+
+static int residency_from_buf(const struct tier_topology *topo, const char *buf,
+			      struct tier_residency *res)
+{
+	static const char *const keys[] = { "anon", "file" };
+
+	res->fast_bytes = res->slow_bytes = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		_cleanup_free_ uint64_t *vals = NULL;
+		unsigned n = 0;
+		int r;
+
+		r = numa_stat_lookup(buf, keys[k], &vals, &n);
+		if (r < 0)
+			return r;
+		for (unsigned i = 0; i < n; i++) {
+			if (tier_topology_node_is_toptier(topo, (int)i))
+				res->fast_bytes += vals[i];
+			else
+				res->slow_bytes += vals[i];
+		}
+	}
+	return 0;
+}
+
+_public_ int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_topology *topo,
+					const char *cgroup, struct tier_residency *ret_res)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct tier_residency res;
+	int r;
+
+	if (!topo || !ret_res)
+		return -EINVAL;
+	r = tier_cgroup_read(ctx, cgroup, "memory.numa_stat", &buf);
+	if (r < 0)
+		return r;
+	r = residency_from_buf(topo, buf, &res);
+	if (r < 0)
+		return r;
+	*ret_res = res;
+	return 0;
+}
+
+_public_ int tier_cgroup_get_mode(struct tier_ctx *ctx, const char *cgroup,
+				  enum tier_mode *ret_mode)
+{
+	_cleanup_free_ char *buf = NULL;
+	enum tier_mode m;
+	int r;
+
+	if (!ret_mode)
+		return -EINVAL;
+	r = tier_cgroup_read(ctx, cgroup, "memory.numa_balancing", &buf);
+	if (r < 0)
+		return r;
+	r = tier_mode_from_string(strip(buf), &m);
+	if (r < 0) {
+		warn(ctx, "%s/memory.numa_balancing: unknown value '%s'", cgroup, buf);
+		return r;
+	}
+	*ret_mode = m;
+	return 0;
+}
+
+_public_ int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum tier_mode mode)
+{
+	const char *s = tier_mode_to_string(mode);
+
+	if (!s)
+		return -EINVAL;
+	return tier_cgroup_write(ctx, cgroup, "memory.numa_balancing", s);
+}
+
+_public_ int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
+					    enum tier_mode *ret_mode)
+{
+	_cleanup_free_ char *path = NULL;
+	enum tier_mode eff = TIER_MODE_INHERIT;
+	char *p;
+	int r;
+
+	if (!ctx || !ret_mode || !cgroup_path_valid(cgroup))
+		return -EINVAL;
+	path = strdup(cgroup);
+	if (!path)
+		return -ENOMEM;
+	/* normalise: no duplicate or trailing slashes */
+	{
+		char *w = path;
+
+		for (char *q = path; *q; q++)
+			if (!(*q == '/' && (q[1] == '/' || q[1] == '\0')))
+				*w++ = *q;
+		*w = '\0';
+	}
+	if (!path[0]) {
+		/* the root: exists? */
+		if (!tier_cgroup_exists(ctx, "/"))
+			return -ENOENT;
+		*ret_mode = TIER_MODE_FULL;
+		return 0;
+	}
+	if (!tier_cgroup_exists(ctx, path))
+		return -ENOENT;
+	/* walk "/a", "/a/b", ... down to the cgroup itself */
+	p = path;
+	for (;;) {
+		char *slash = strchr(p + 1, '/');
+		enum tier_mode m;
+
+		if (slash)
+			*slash = '\0';
+		r = tier_cgroup_get_mode(ctx, path, &m);
+		if (r < 0)
+			return r;
+		eff = tier_mode_restrict(eff, m);
+		if (!slash)
+			break;
+		*slash = '/';
+		p = slash;
+	}
+	*ret_mode = eff == TIER_MODE_INHERIT ? TIER_MODE_FULL : eff;
+	return 0;
+}
+
+_public_ int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topology *topo,
+				   const char *cgroup, struct tier_cgroup_info *ret_info)
+{
+	static const struct {
+		const char *file;
+		unsigned bit;
+		size_t offset;
+	} u64s[] = {
+		{ "memory.current", TIER_INFO_CURRENT, offsetof(struct tier_cgroup_info, current) },
+		{ "memory.min", TIER_INFO_MIN, offsetof(struct tier_cgroup_info, min) },
+		{ "memory.low", TIER_INFO_LOW, offsetof(struct tier_cgroup_info, low) },
+		{ "memory.high", TIER_INFO_HIGH, offsetof(struct tier_cgroup_info, high) },
+		{ "memory.max", TIER_INFO_MAX, offsetof(struct tier_cgroup_info, max) },
+		{ "memory.toptier_min", TIER_INFO_TOPTIER_MIN,
+		  offsetof(struct tier_cgroup_info, toptier_min) },
+		{ "memory.toptier_low", TIER_INFO_TOPTIER_LOW,
+		  offsetof(struct tier_cgroup_info, toptier_low) },
+		{ "memory.toptier_high", TIER_INFO_TOPTIER_HIGH,
+		  offsetof(struct tier_cgroup_info, toptier_high) },
+		{ "memory.toptier_max", TIER_INFO_TOPTIER_MAX,
+		  offsetof(struct tier_cgroup_info, toptier_max) },
+	};
+	struct tier_cgroup_info info = { 0 };
+	int r;
+
+	if (!ctx || !ret_info)
+		return -EINVAL;
+	if (!tier_cgroup_exists(ctx, cgroup))
+		return cgroup_path_valid(cgroup) ? -ENOENT : -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(u64s); i++) {
+		uint64_t v;
+
+		r = tier_cgroup_read_u64(ctx, cgroup, u64s[i].file, &v);
+		if (r == -EOPNOTSUPP)
+			continue;
+		if (r < 0)
+			return r;
+		*(uint64_t *)((char *)&info + u64s[i].offset) = v;
+		info.valid |= u64s[i].bit;
+	}
+	r = tier_cgroup_get_mode(ctx, cgroup, &info.mode);
+	if (r >= 0)
+		r = tier_cgroup_get_effective_mode(ctx, cgroup, &info.effective_mode);
+	if (r >= 0)
+		info.valid |= TIER_INFO_MODE;
+	else if (r != -EOPNOTSUPP)
+		return r;
+	if (topo) {
+		struct tier_residency res;
+
+		r = tier_cgroup_read_residency(ctx, topo, cgroup, &res);
+		if (r >= 0) {
+			info.fast_bytes = res.fast_bytes;
+			info.slow_bytes = res.slow_bytes;
+			info.valid |= TIER_INFO_RESIDENCY;
+		} else if (r != -EOPNOTSUPP && r != -ENODATA) {
+			return r;
+		}
+	}
+	*ret_info = info;
+	return 0;
+}
+
+_public_ int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int **ret_pids,
+				   size_t *ret_n)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ int *pids = NULL;
+	size_t n = 0, alloc = 0;
+	char *tok, *save = NULL;
+	int r;
+
+	if (!ret_pids || !ret_n)
+		return -EINVAL;
+	r = tier_cgroup_read(ctx, cgroup, "cgroup.procs", &buf);
+	if (r < 0)
+		return r;
+	for (tok = strtok_r(buf, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
+		int pid;
+
+		r = parse_int(strip(tok), &pid);
+		if (r < 0 || pid <= 0)
+			return -EINVAL;
+		if (n == alloc) {
+			size_t nalloc = alloc ? alloc * 2 : 16;
+			int *np = realloc(pids, nalloc * sizeof(int));
+
+			if (!np)
+				return -ENOMEM;
+			pids = np;
+			alloc = nalloc;
+		}
+		pids[n++] = pid;
+	}
+	if (!pids) {
+		pids = calloc(1, sizeof(int));
+		if (!pids)
+			return -ENOMEM;
+	}
+	*ret_pids = TAKE_PTR(pids);
+	*ret_n = n;
+	return 0;
+}
+
+_public_ int tier_pid_exe(struct tier_ctx *ctx, int pid, char **ret_exe)
+{
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	char name[32];
+	size_t size = 256;
+	int r;
+
+	if (!ctx || pid <= 0 || !ret_exe)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%d/exe", pid);
+	r = path_join(&path, ctx->procfs_root, name, NULL);
+	if (r < 0)
+		return r;
+	for (;;) {
+		ssize_t n;
+
+		free(buf);
+		buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+		n = readlink(path, buf, size);
+		if (n < 0)
+			return negative_errno();
+		if ((size_t)n < size) {
+			buf[n] = '\0';
+			break;
+		}
+		if (size > PATH_MAX * 4)
+			return -ENAMETOOLONG;
+		size *= 2;
+	}
+	*ret_exe = TAKE_PTR(buf);
+	return 0;
+}
+
+/* --- enumeration --- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of the subdirectories of dir. */
+static int list_subdirs(const char *dir, char ***ret, size_t *ret_n)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *de;
+	int r;
+
+	d = opendir(dir);
+	if (!d)
+		return negative_errno();
+	errno = 0;
+	while ((de = readdir(d))) {
+		char *s;
+
+		if (de->d_name[0] == '.' &&
+		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode))
+				continue;
+		} else if (de->d_type != DT_DIR) {
+			continue;
+		}
+		s = strdup(de->d_name);
+		if (!s) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = strv_push(&names, &n, &alloc, s);
+		if (r < 0) {
+			free(s);
+			goto fail;
+		}
+		errno = 0;
+	}
+	if (errno) {
+		r = negative_errno();
+		goto fail;
+	}
+	if (n)
+		qsort(names, n, sizeof(char *), cmp_str);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+fail:
+	tier_strv_free(names);
+	return r;
+}
+
+static int enumerate_rec(struct tier_ctx *ctx, const char *cgroup, char ***out, size_t *n,
+			 size_t *alloc, unsigned depth)
+{
+	_cleanup_free_ char *dir = NULL;
+	char **children = NULL;
+	size_t nc = 0;
+	char *copy;
+	int r;
+
+	if (depth > 256)
+		return -ELOOP;
+	r = cgroup_path(ctx, cgroup, NULL, &dir);
+	if (r < 0)
+		return r;
+	r = list_subdirs(dir, &children, &nc);
+	if (r == -ENOENT && depth > 0)
+		return 0; /* vanished while walking */
+	if (r < 0)
+		return r;
+	copy = strdup(cgroup);
+	if (!copy) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = strv_push(out, n, alloc, copy);
+	if (r < 0) {
+		free(copy);
+		goto out;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		_cleanup_free_ char *child = NULL;
+		size_t l = strlen(cgroup);
+
+		child = malloc(l + strlen(children[i]) + 2);
+		if (!child) {
+			r = -ENOMEM;
+			goto out;
+		}
+		sprintf(child, "%s%s%s", cgroup, (l && cgroup[l - 1] == '/') ? "" : "/",
+			children[i]);
+		r = enumerate_rec(ctx, child, out, n, alloc, depth + 1);
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	tier_strv_free(children);
+	return r;
+}
+
+_public_ int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, char ***ret_paths,
+				   size_t *ret_n)
+{
+	char **out = NULL;
+	size_t n = 0, alloc = 0;
+	int r;
+
+	if (!ctx || !ret_paths)
+		return -EINVAL;
+	if (!subtree)
+		subtree = "/";
+	if (!cgroup_path_valid(subtree))
+		return -EINVAL;
+	r = enumerate_rec(ctx, subtree, &out, &n, &alloc, 0);
+	if (r < 0) {
+		tier_strv_free(out);
+		return r;
+	}
+	if (!out) {
+		out = calloc(1, sizeof(char *));
+		if (!out)
+			return -ENOMEM;
+	}
+	*ret_paths = out;
+	if (ret_n)
+		*ret_n = n;
+	return 0;
+}
+
+/* --- unit names --- */
+
+static bool is_unit_name(const char *s, size_t len, const char **ret_suffix)
+{
+	static const char *const suffixes[] = { ".service", ".scope", ".slice", ".socket",
+						".mount", ".swap" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		size_t sl = strlen(suffixes[i]);
+
+		if (len > sl && memcmp(s + len - sl, suffixes[i], sl) == 0) {
+			*ret_suffix = suffixes[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+_public_ int tier_cgroup_path_unit(const char *path, char **ret_unit)
+{
+	const char *p, *slice = NULL;
+	size_t slice_len = 0;
+
+	if (!path || !ret_unit)
+		return -EINVAL;
+	for (p = path; *p;) {
+		const char *e, *suffix;
+		size_t l;
+
+		while (*p == '/')
+			p++;
+		e = strchrnul(p, '/');
+		l = (size_t)(e - p);
+		if (l && is_unit_name(p, l, &suffix)) {
+			if (strcmp(suffix, ".slice") != 0) {
+				char *u = strndup(p, l);
+
+				if (!u)
+					return -ENOMEM;
+				*ret_unit = u;
+				return 0;
+			}
+			slice = p;
+			slice_len = l;
+		}
+		p = e;
+	}
+	if (!slice)
+		return -ENXIO;
+	*ret_unit = strndup(slice, slice_len);
+	return *ret_unit ? 0 : -ENOMEM;
+}
+
+/* --- observe --- */
+
+struct observed_owned {
+	struct tier_observed pub;	/* must be first */
+	struct tier_observed_cgroup *cgroups;
+	char **paths;
+	char **units;
+	char ***exes;
+	char ***annotations;
+	size_t n;
+};
+
+_public_ void tier_observed_free(struct tier_observed *observed)
+{
+	struct observed_owned *o = (struct observed_owned *)observed;
+
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->units[i]);
+		tier_strv_free(o->exes[i]);
+		tier_strv_free(o->annotations[i]);
+	}
+	tier_strv_free(o->paths);
+	free(o->units);
+	free(o->exes);
+	free(o->annotations);
+	free(o->cgroups);
+	free(o);
+}
+
+static int observe_exes(struct tier_ctx *ctx, const char *cgroup, char ***ret)
+{
+	_cleanup_free_ int *pids = NULL;
+	char **exes = NULL;
+	size_t n = 0, alloc = 0, np = 0;
+	int r;
+
+	r = tier_cgroup_read_pids(ctx, cgroup, &pids, &np);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < np; i++) {
+		char *exe;
+		bool dup = false;
+
+		r = tier_pid_exe(ctx, pids[i], &exe);
+		if (r == -ENOMEM)
+			goto fail;
+		if (r < 0)
+			continue; /* kernel thread, exited, no permission */
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(exes[j], exe) == 0)
+				dup = true;
+		if (dup) {
+			free(exe);
+			continue;
+		}
+		r = strv_push(&exes, &n, &alloc, exe);
+		if (r < 0) {
+			free(exe);
+			goto fail;
+		}
+	}
+	*ret = exes;
+	return 0;
+fail:
+	tier_strv_free(exes);
+	return r;
+}
+
+static int observe_annotations(struct tier_ctx *ctx, const char *cgroup, char ***ret)
+{
+	_cleanup_free_ char *path = NULL, *names = NULL;
+	char **out = NULL;
+	size_t n = 0, alloc = 0;
+	ssize_t len;
+	int r;
+
+	r = cgroup_path(ctx, cgroup, NULL, &path);
+	if (r < 0)
+		return r;
+	len = listxattr(path, NULL, 0);
+	if (len < 0)
+		return errno == ENOTSUP ? 0 : negative_errno();
+	if (len == 0)
+		return 0;
+	names = malloc((size_t)len + 1);
+	if (!names)
+		return -ENOMEM;
+	len = listxattr(path, names, (size_t)len);
+	if (len < 0)
+		return negative_errno();
+	names[len] = '\0';
+	for (char *name = names; name < names + len; name += strlen(name) + 1) {
+		_cleanup_free_ char *val = NULL;
+		ssize_t vl;
+		char *kv;
+
+		if (strncmp(name, "user.", 5) != 0)
+			continue;
+		vl = getxattr(path, name, NULL, 0);
+		if (vl < 0)
+			continue;
+		val = malloc((size_t)vl + 1);
+		if (!val) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		vl = getxattr(path, name, val, (size_t)vl);
+		if (vl < 0)
+			continue;
+		val[vl] = '\0';
+		if (asprintf(&kv, "%s=%s", name + 5, val) < 0) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = strv_push(&out, &n, &alloc, kv);
+		if (r < 0) {
+			free(kv);
+			goto fail;
+		}
+	}
+	*ret = out;
+	return 0;
+fail:
+	tier_strv_free(out);
+	return r;
+}
+
+_public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo,
+			  const char *subtree, unsigned flags, struct tier_observed **ret_observed)
+{
+	struct observed_owned *o;
+	size_t n = 0, w = 0;
+	int r;
+
+	if (!ctx || !ret_observed)
+		return -EINVAL;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	r = tier_cgroup_enumerate(ctx, subtree, &o->paths, &n);
+	if (r < 0)
+		goto fail;
+	o->cgroups = calloc(n ?: 1, sizeof(*o->cgroups));
+	o->units = calloc(n ?: 1, sizeof(char *));
+	o->exes = calloc(n ?: 1, sizeof(char **));
+	o->annotations = calloc(n ?: 1, sizeof(char **));
+	if (!o->cgroups || !o->units || !o->exes || !o->annotations) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct tier_observed_cgroup *c = &o->cgroups[w];
+		const char *path = o->paths[i];
+		uint64_t v;
+
+		c->path = path;
+		c->memory_low = 0;
+		c->memory_high = UINT64_MAX;
+		r = tier_cgroup_get_mode(ctx, path, &c->mode);
+		if (r == -ENOENT)
+			continue; /* vanished */
+		if (r == -ENOMEM)
+			goto fail;
+		c->mode_supported = r >= 0;
+		if (r < 0)
+			c->mode = TIER_MODE_INHERIT;
+		r = tier_cgroup_read_u64(ctx, path, "memory.low", &v);
+		if (r == -ENOENT)
+			continue;
+		if (r >= 0)
+			c->memory_low = v;
+		r = tier_cgroup_read_u64(ctx, path, "memory.high", &v);
+		if (r == -ENOENT)
+			continue;
+		if (r >= 0)
+			c->memory_high = v;
+		r = tier_cgroup_path_unit(path, &o->units[w]);
+		if (r == -ENOMEM)
+			goto fail;
+		c->unit = o->units[w];
+		if (flags & TIER_OBSERVE_EXE) {
+			r = observe_exes(ctx, path, &o->exes[w]);
+			if (r == -ENOMEM)
+				goto fail;
+			c->exes = (const char *const *)o->exes[w];
+		}
+		if (flags & TIER_OBSERVE_ANNOTATIONS) {
+			r = observe_annotations(ctx, path, &o->annotations[w]);
+			if (r == -ENOMEM)
+				goto fail;
+			c->annotations = (const char *const *)o->annotations[w];
+		}
+		w++;
+		o->n = w;
+	}
+	o->n = w;
+	o->pub.n_cgroups = w;
+	o->pub.cgroups = o->cgroups;
+	o->pub.fast_capacity = topo ? tier_topology_fast_capacity(topo) : 0;
+	*ret_observed = &o->pub;
+	return 0;
+fail:
+	o->n = w + 1 <= n ? w + 1 : w;
+	tier_observed_free(&o->pub);
+	return r;
+}

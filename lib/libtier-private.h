@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef LIBTIER_PRIVATE_H
+#define LIBTIER_PRIVATE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <syslog.h>
+
+#include "macro.h"
+#include "tier.h"
+
+struct tier_ctx {
+	int refcount;
+	tier_log_fn log_fn;
+	void *log_data;
+	int log_priority;
+	void *userdata;
+	char *cgroup_root;
+	char *sysfs_root;
+	char *procfs_root;
+};
+
+void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int line,
+	      const char *fn, const char *format, ...) _printf_(6, 7);
+
+#define tier_log_cond(ctx, prio, ...)                                                     \
+	do {                                                                              \
+		if ((ctx) && (ctx)->log_fn && (prio) <= (ctx)->log_priority)              \
+			tier_log((ctx), (prio), __FILE__, __LINE__, __func__, __VA_ARGS__); \
+	} while (0)
+
+#define dbg(ctx, ...) tier_log_cond(ctx, LOG_DEBUG, __VA_ARGS__)
+#define info(ctx, ...) tier_log_cond(ctx, LOG_INFO, __VA_ARGS__)
+#define warn(ctx, ...) tier_log_cond(ctx, LOG_WARNING, __VA_ARGS__)
+#define err(ctx, ...) tier_log_cond(ctx, LOG_ERR, __VA_ARGS__)
+
+/* util.c */
+int path_join(char **ret, const char *a, const char *b, const char *c);
+int read_file_full(const char *path, char **ret_buf, size_t *ret_size);
+int sysfs_read(const char *path, char **ret_value);
+int sysfs_write(const char *path, const char *value);
+int parse_u64(const char *s, uint64_t *ret);
+int parse_int(const char *s, int *ret);
+int parse_nodelist(const char *s, int **ret_nodes, unsigned *ret_n);
+int strv_push(char ***strv, size_t *n, size_t *alloc, char *s);
+int log_level_from_string(const char *s, int *ret);
+bool str_has_suffix(const char *s, const char *suffix);
+char *strip(char *s);
+
+/* cgroup.c */
+int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
+
+#endif /* LIBTIER_PRIVATE_H */

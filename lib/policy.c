@@ -1,0 +1,1214 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Policy files: INI through inih, every problem collected as FILE:LINE.
+ *
+ * inih is fed through ini_parse_stream() with our own line reader.  The
+ * reader counts lines (so every message has the right line number), strips
+ * leading whitespace (so an indented key is never taken as a continuation of
+ * the previous value: inih is built with INI_ALLOW_MULTILINE), handles
+ * section headers itself (inih truncates section names to 50 bytes and never
+ * reports empty sections) and reports syntax errors for every bad line, not
+ * just the first one as ini_parse_stream()'s return value would.  inih then
+ * splits "key = value" lines, strips whitespace and inline " ;" comments, and
+ * calls the handler.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "libtier-private.h"
+#include "policy.h"
+
+#define NAME_MAX_LEN 64
+#define DEFAULT_CGROUP_ROOT "/sys/fs/cgroup"
+
+/* --- error list --- */
+
+struct error_entry {
+	char *file;
+	unsigned line;
+	char *message;
+	char *formatted;
+};
+
+struct tier_errors {
+	struct error_entry *e;
+	size_t n, alloc;
+	bool oom;
+};
+
+_public_ struct tier_errors *tier_errors_new(void)
+{
+	return calloc(1, sizeof(struct tier_errors));
+}
+
+_public_ void tier_errors_free(struct tier_errors *errors)
+{
+	if (!errors)
+		return;
+	for (size_t i = 0; i < errors->n; i++) {
+		free(errors->e[i].file);
+		free(errors->e[i].message);
+		free(errors->e[i].formatted);
+	}
+	free(errors->e);
+	free(errors);
+}
+
+_public_ size_t tier_errors_count(const struct tier_errors *errors)
+{
+	return errors ? errors->n : 0;
+}
+
+_public_ const char *tier_errors_get(const struct tier_errors *errors, size_t i)
+{
+	return errors && i < errors->n ? errors->e[i].formatted : NULL;
+}
+
+_public_ const char *tier_errors_file(const struct tier_errors *errors, size_t i)
+{
+	return errors && i < errors->n ? errors->e[i].file : NULL;
+}
+
+_public_ unsigned tier_errors_line(const struct tier_errors *errors, size_t i)
+{
+	return errors && i < errors->n ? errors->e[i].line : 0;
+}
+
+_public_ const char *tier_errors_message(const struct tier_errors *errors, size_t i)
+{
+	return errors && i < errors->n ? errors->e[i].message : NULL;
+}
+
+static _printf_(4, 0) void errors_addv(struct tier_errors *errors, const char *file, unsigned line,
+				       const char *fmt, va_list ap)
+{
+	struct error_entry *e;
+	char *msg = NULL, *formatted = NULL, *f = NULL;
+	int r;
+
+	if (errors->n == errors->alloc) {
+		size_t nalloc = errors->alloc ? errors->alloc * 2 : 16;
+		struct error_entry *ne = realloc(errors->e, nalloc * sizeof(*ne));
+
+		if (!ne) {
+			errors->oom = true;
+			return;
+		}
+		errors->e = ne;
+		errors->alloc = nalloc;
+	}
+	if (vasprintf(&msg, fmt, ap) < 0)
+		goto oom;
+	f = strdup(file);
+	if (!f)
+		goto oom;
+	if (line)
+		r = asprintf(&formatted, "%s:%u: %s", file, line, msg);
+	else
+		r = asprintf(&formatted, "%s: %s", file, msg);
+	if (r < 0)
+		goto oom;
+	e = &errors->e[errors->n++];
+	e->file = f;
+	e->line = line;
+	e->message = msg;
+	e->formatted = formatted;
+	return;
+oom:
+	free(msg);
+	free(f);
+	errors->oom = true;
+}
+
+static _printf_(4, 5) void errors_add(struct tier_errors *errors, const char *file, unsigned line,
+				      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	errors_addv(errors, file, line, fmt, ap);
+	va_end(ap);
+}
+
+/* --- policy object --- */
+
+static const char *pstrdup(struct tier_policy *p, const char *s)
+{
+	char *c = strdup(s);
+
+	if (!c)
+		return NULL;
+	if (strv_push(&p->strings, &p->n_strings, &p->alloc_strings, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void rule_free(struct policy_rule *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->pub.n_matchers; i++)
+		glob_free(&r->globs[i]);
+	free(r->globs);
+	free(r->matchers);
+	free(r);
+}
+
+_public_ void tier_policy_free(struct tier_policy *policy)
+{
+	if (!policy)
+		return;
+	for (size_t i = 0; i < policy->n_classes; i++)
+		free(policy->classes[i]);
+	free(policy->classes);
+	for (size_t i = 0; i < policy->n_rules; i++)
+		rule_free(policy->rules[i]);
+	free(policy->rules);
+	tier_strv_free(policy->files);
+	tier_strv_free(policy->strings);
+	free(policy);
+}
+
+static struct tier_policy *policy_new(void)
+{
+	struct tier_policy *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->daemon.cgroup_root = DEFAULT_CGROUP_ROOT;
+	p->daemon.reconcile_interval_usec = 30ull * 1000000;
+	p->daemon.rebalance_interval_usec = 10ull * 1000000;
+	p->daemon.dry_run = false;
+	p->daemon.log_level = LOG_INFO;
+	p->daemon.fast_tier_reserve = 256ull << 20;
+	p->daemon.hysteresis_bp = 500;
+	p->daemon.include = NULL;
+	return p;
+}
+
+static struct policy_class *find_class(const struct tier_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_classes; i++)
+		if (strcmp(p->classes[i]->pub.name, name) == 0)
+			return p->classes[i];
+	return NULL;
+}
+
+static struct policy_rule *find_rule(const struct tier_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (strcmp(p->rules[i]->pub.name, name) == 0)
+			return p->rules[i];
+	return NULL;
+}
+
+/* --- parser state --- */
+
+enum section_kind {
+	SEC_NONE,	/* before any section */
+	SEC_DAEMON,
+	SEC_CLASS,
+	SEC_RULE,
+	SEC_IGNORE,	/* bad header: its keys are not checked again */
+};
+
+enum {
+	DK_CGROUP_ROOT,
+	DK_RECONCILE,
+	DK_REBALANCE,
+	DK_DRY_RUN,
+	DK_LOG_LEVEL,
+	DK_RESERVE,
+	DK_HYSTERESIS,
+	DK_INCLUDE,
+	_DK_MAX,
+};
+
+struct parser {
+	struct tier_policy *policy;
+	struct tier_errors *errors;
+	const char *file;		/* as used in messages (owned by policy->files) */
+	bool main_file;
+	/* input */
+	const char *data;
+	size_t size, pos;
+	unsigned lineno;
+	/* section */
+	enum section_kind kind;
+	char *section;			/* full header text, for messages */
+	struct policy_class *class;
+	struct policy_rule *rule;
+	unsigned daemon_key_line[_DK_MAX];	/* per file */
+	unsigned rule_key_line;		/* "class" key line of the current rule in this file */
+	bool oom;
+};
+
+#define perr(ps, ...) errors_add((ps)->errors, (ps)->file, (ps)->lineno, __VA_ARGS__)
+
+static bool valid_name(const char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '-')
+			return false;
+	return true;
+}
+
+/* Check a class or rule name; reports and returns false if bad. */
+static bool check_name(struct parser *ps, const char *what, const char *name)
+{
+	if (!*name) {
+		perr(ps, "empty %s name in [%s]", what, ps->section);
+		return false;
+	}
+	if (strlen(name) > NAME_MAX_LEN) {
+		perr(ps, "%s name '%s' is too long (max %d characters)", what, name, NAME_MAX_LEN);
+		return false;
+	}
+	if (!valid_name(name)) {
+		perr(ps, "invalid %s name '%s' (allowed: A-Z a-z 0-9 _ . -)", what, name);
+		return false;
+	}
+	return true;
+}
+
+static void begin_section(struct parser *ps, char *name)
+{
+	struct tier_policy *p = ps->policy;
+	char *copy;
+
+	copy = strdup(name);
+	if (!copy) {
+		ps->oom = true;
+		ps->kind = SEC_IGNORE;
+		return;
+	}
+	free(ps->section);
+	ps->section = copy;
+	ps->class = NULL;
+	ps->rule = NULL;
+	ps->rule_key_line = 0;
+
+	if (strcmp(name, "daemon") == 0) {
+		ps->kind = SEC_DAEMON;
+		return;
+	}
+	if (strncmp(name, "class:", 6) == 0) {
+		const char *cname = name + 6;
+		struct policy_class *c;
+
+		ps->kind = SEC_IGNORE;
+		if (!check_name(ps, "class", cname))
+			return;
+		c = find_class(p, cname);
+		if (c) {
+			perr(ps, "duplicate class '%s' (first defined at %s:%u)", cname, c->pub.file,
+			     c->pub.line);
+			return;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c || ARRAY_PUSH(p->classes, p->n_classes, p->alloc_classes, c) < 0) {
+			free(c);
+			ps->oom = true;
+			return;
+		}
+		c->pub.name = pstrdup(p, cname);
+		c->pub.file = ps->file;
+		c->pub.line = ps->lineno;
+		c->pub.mode = TIER_MODE_INHERIT;
+		c->pub.weight = 100;
+		if (!c->pub.name)
+			ps->oom = true;
+		ps->class = c;
+		ps->kind = SEC_CLASS;
+		return;
+	}
+	if (strncmp(name, "rule:", 5) == 0) {
+		const char *rname = name + 5;
+		struct policy_rule *r;
+
+		ps->kind = SEC_IGNORE;
+		if (!check_name(ps, "rule", rname))
+			return;
+		r = find_rule(p, rname);
+		if (r) {
+			perr(ps, "duplicate rule '%s' (first defined at %s:%u)", rname, r->pub.file,
+			     r->pub.line);
+			return;
+		}
+		r = calloc(1, sizeof(*r));
+		if (!r || ARRAY_PUSH(p->rules, p->n_rules, p->alloc_rules, r) < 0) {
+			free(r);
+			ps->oom = true;
+			return;
+		}
+		r->pub.name = pstrdup(p, rname);
+		r->pub.file = ps->file;
+		r->pub.line = ps->lineno;
+		if (!r->pub.name)
+			ps->oom = true;
+		ps->rule = r;
+		ps->kind = SEC_RULE;
+		return;
+	}
+	perr(ps, "unknown section [%s] (expected [daemon], [class:NAME] or [rule:NAME])", name);
+	ps->kind = SEC_IGNORE;
+}
+
+/*
+ * Find the first of chars in s, stopping at an inline comment (';' preceded
+ * by whitespace), like inih's find_chars_or_comment().
+ */
+static char *find_chars_or_comment(char *s, const char *chars)
+{
+	bool was_space = false;
+
+	while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
+/*
+ * inih reader: hand inih one line at a time, after our own checks.  Lines
+ * we handle (comments, section headers, bad lines) are passed as "\n".
+ */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parser *ps = stream;
+	const char *line, *eol;
+	size_t len;
+	_cleanup_free_ char *buf = NULL;
+	char *s;
+
+	if (ps->pos >= ps->size)
+		return NULL;
+	line = ps->data + ps->pos;
+	eol = memchr(line, '\n', ps->size - ps->pos);
+	len = eol ? (size_t)(eol - line) : ps->size - ps->pos;
+	ps->pos += len + (eol ? 1 : 0);
+	ps->lineno++;
+	strcpy(str, "\n");
+
+	if (memchr(line, '\0', len)) {
+		perr(ps, "NUL byte in line");
+		return str;
+	}
+	buf = strndup(line, len);
+	if (!buf) {
+		ps->oom = true;
+		return str;
+	}
+	s = buf;
+	if (ps->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3;
+	s = strip(s);
+	if (!*s || *s == ';' || *s == '#')
+		return str;
+	if (*s == '[') {
+		char *end = find_chars_or_comment(s + 1, "]");
+
+		if (*end != ']') {
+			perr(ps, "syntax error: section header without closing ']'");
+			ps->kind = SEC_IGNORE;
+			return str;
+		}
+		*end = '\0';
+		begin_section(ps, strip(s + 1));
+		/* anything after ']' must be a comment */
+		s = strip(end + 1);
+		if (*s && *s != ';' && *s != '#')
+			perr(ps, "syntax error: unexpected text after section header");
+		return str;
+	}
+	if (!*find_chars_or_comment(s, "=:")) {
+		perr(ps, "syntax error: expected 'key = value'");
+		return str;
+	}
+	if (strlen(s) + 2 > (size_t)num) {
+		perr(ps, "line too long (max %d characters)", num - 2);
+		return str;
+	}
+	sprintf(str, "%s\n", s);
+	return str;
+}
+
+/* --- value checks --- */
+
+static bool check_dup(struct parser *ps, unsigned *line, const char *key, const char *where)
+{
+	if (*line) {
+		perr(ps, "duplicate key '%s' in [%s] (first set at line %u)", key, where, *line);
+		return false;
+	}
+	*line = ps->lineno;
+	return true;
+}
+
+static int parse_amount(const char *value, bool allow_percent, bool allow_max,
+			struct tier_amount *ret)
+{
+	uint64_t bytes;
+	unsigned bp;
+	int r;
+
+	if (allow_max && strcmp(value, "max") == 0) {
+		ret->kind = TIER_AMOUNT_MAX;
+		ret->value = UINT64_MAX;
+		return 0;
+	}
+	if (value[0] && value[strlen(value) - 1] == '%') {
+		if (!allow_percent)
+			return -EPROTO;
+		r = tier_parse_percent(value, &bp);
+		if (r < 0)
+			return r == -ERANGE ? -EDOM : r;
+		ret->kind = TIER_AMOUNT_PERCENT;
+		ret->value = bp;
+		return 0;
+	}
+	r = tier_parse_size(value, &bytes);
+	if (r < 0)
+		return r;
+	ret->kind = TIER_AMOUNT_BYTES;
+	ret->value = bytes;
+	return 0;
+}
+
+static void amount_key(struct parser *ps, const char *key, const char *value, bool allow_percent,
+		       bool allow_max, struct tier_amount *out)
+{
+	struct tier_amount a;
+	int r = parse_amount(value, allow_percent, allow_max, &a);
+
+	switch (r) {
+	case 0:
+		*out = a;
+		return;
+	case -EDOM:
+		perr(ps, "percentage '%s' out of range for %s (0%%..100%%)", value, key);
+		return;
+	case -EPROTO:
+		perr(ps, "percentage '%s' not allowed for %s (expected a size%s)", value, key,
+		     allow_max ? " or 'max'" : "");
+		return;
+	case -ERANGE:
+		perr(ps, "size '%s' out of range for %s", value, key);
+		return;
+	default:
+		perr(ps, "invalid size '%s' for %s (expected e.g. 4096, 512M, 16G, 1.5T%s%s)",
+		     value, key, allow_percent ? ", N%" : "", allow_max ? " or 'max'" : "");
+		return;
+	}
+}
+
+static const char *const class_keys[_CK_MAX] = {
+	[CK_MODE] = "mode",
+	[CK_WEIGHT] = "weight",
+	[CK_TOPTIER_MIN] = "toptier_min",
+	[CK_TOPTIER_MAX] = "toptier_max",
+	[CK_MEMORY_LOW] = "memory_low",
+	[CK_MEMORY_HIGH] = "memory_high",
+};
+
+static void class_key(struct parser *ps, const char *key, const char *value)
+{
+	struct policy_class *c = ps->class;
+	int k = -1;
+
+	for (int i = 0; i < _CK_MAX; i++)
+		if (strcmp(key, class_keys[i]) == 0)
+			k = i;
+	if (k < 0) {
+		perr(ps, "unknown key '%s' in [%s]", key, ps->section);
+		return;
+	}
+	if (!check_dup(ps, &c->key_line[k], key, ps->section))
+		return;
+	if (!*value) {
+		perr(ps, "missing value for '%s' in [%s]", key, ps->section);
+		return;
+	}
+	switch (k) {
+	case CK_MODE:
+		if (tier_mode_from_string(value, &c->pub.mode) < 0)
+			perr(ps, "invalid mode '%s' (expected inherit, full, promote or off)", value);
+		break;
+	case CK_WEIGHT: {
+		uint64_t w;
+		int r = parse_u64(value, &w);
+
+		if (r == -EINVAL)
+			perr(ps, "invalid weight '%s' (expected an integer 1..10000)", value);
+		else if (r < 0 || w < 1 || w > 10000)
+			perr(ps, "weight %s out of range (1..10000)", value);
+		else
+			c->pub.weight = (unsigned)w;
+		break;
+	}
+	case CK_TOPTIER_MIN:
+		amount_key(ps, key, value, true, false, &c->pub.toptier_min);
+		break;
+	case CK_TOPTIER_MAX:
+		amount_key(ps, key, value, true, true, &c->pub.toptier_max);
+		break;
+	case CK_MEMORY_LOW:
+		amount_key(ps, key, value, false, true, &c->pub.memory_low);
+		break;
+	case CK_MEMORY_HIGH:
+		amount_key(ps, key, value, false, true, &c->pub.memory_high);
+		break;
+	}
+}
+
+static const char *glob_problem(const char *pattern)
+{
+	size_t l = strlen(pattern);
+	struct glob g;
+	int r;
+
+	/* a trailing unescaped backslash */
+	if (l) {
+		size_t bs = 0;
+
+		for (size_t i = l; i > 0 && pattern[i - 1] == '\\'; i--)
+			bs++;
+		if (bs % 2)
+			return "trailing '\\'";
+	}
+	r = glob_compile(pattern, TIER_GLOB_PATHNAME, &g);
+	if (r == -ENOMEM)
+		return NULL;
+	if (r < 0)
+		return "unterminated or invalid '[' class";
+	glob_free(&g);
+	return NULL;
+}
+
+static void rule_matcher(struct parser *ps, enum tier_matcher_kind kind, const char *key,
+			 const char *value)
+{
+	struct tier_policy *p = ps->policy;
+	struct policy_rule *r = ps->rule;
+	struct tier_matcher *m;
+	const char *pattern = value, *problem;
+	_cleanup_free_ char *akey = NULL;
+	unsigned flags = 0;
+
+	if (!*value) {
+		perr(ps, "missing value for '%s' in [%s]", key, ps->section);
+		return;
+	}
+	switch (kind) {
+	case TIER_MATCH_CGROUP:
+		if (value[0] != '/') {
+			perr(ps, "cgroup pattern '%s' must start with '/'", value);
+			return;
+		}
+		flags = TIER_GLOB_PATHNAME;
+		break;
+	case TIER_MATCH_EXE:
+		if (value[0] != '/' && value[0] != '*') {
+			perr(ps, "exe pattern '%s' must be an absolute path", value);
+			return;
+		}
+		flags = TIER_GLOB_PATHNAME;
+		break;
+	case TIER_MATCH_UNIT:
+		if (strchr(value, '/')) {
+			perr(ps, "unit pattern '%s' must not contain '/'", value);
+			return;
+		}
+		break;
+	case TIER_MATCH_ANNOTATION: {
+		const char *eq = strchr(value, '=');
+
+		if (!eq || eq == value) {
+			perr(ps, "invalid annotation '%s' (expected KEY=VALUE)", value);
+			return;
+		}
+		akey = strndup(value, (size_t)(eq - value));
+		if (!akey) {
+			ps->oom = true;
+			return;
+		}
+		/* strip spaces around '=' ("key = value" inside the value) */
+		strip(akey);
+		pattern = eq + 1;
+		while (isspace((unsigned char)*pattern))
+			pattern++;
+		if (!*akey) {
+			perr(ps, "invalid annotation '%s' (expected KEY=VALUE)", value);
+			return;
+		}
+		break;
+	}
+	default:
+		return;
+	}
+	problem = glob_problem(pattern);
+	if (problem) {
+		perr(ps, "invalid %s pattern '%s': %s", key, pattern, problem);
+		return;
+	}
+	if (r->pub.n_matchers == r->alloc) {
+		size_t nalloc = r->alloc ? r->alloc * 2 : 4;
+		struct tier_matcher *nm = realloc(r->matchers, nalloc * sizeof(*nm));
+		struct glob *ng;
+
+		if (!nm) {
+			ps->oom = true;
+			return;
+		}
+		r->matchers = nm;
+		r->pub.matchers = nm;
+		ng = realloc(r->globs, nalloc * sizeof(*ng));
+		if (!ng) {
+			ps->oom = true;
+			return;
+		}
+		r->globs = ng;
+		r->alloc = nalloc;
+	}
+	m = &r->matchers[r->pub.n_matchers];
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->pattern = pstrdup(p, value);
+	m->value = kind == TIER_MATCH_ANNOTATION ? pstrdup(p, pattern) : m->pattern;
+	m->key = akey ? pstrdup(p, akey) : NULL;
+	m->file = ps->file;
+	m->line = ps->lineno;
+	if (!m->pattern || !m->value || (akey && !m->key)) {
+		ps->oom = true;
+		return;
+	}
+	if (glob_compile(m->value, flags, &r->globs[r->pub.n_matchers]) < 0) {
+		ps->oom = true;
+		return;
+	}
+	r->pub.n_matchers++;
+}
+
+static void rule_key(struct parser *ps, const char *key, const char *value)
+{
+	struct policy_rule *r = ps->rule;
+
+	if (strcmp(key, "class") == 0) {
+		if (!check_dup(ps, &ps->rule_key_line, key, ps->section))
+			return;
+		if (!*value) {
+			perr(ps, "missing value for 'class' in [%s]", ps->section);
+			return;
+		}
+		if (!check_name(ps, "class", value))
+			return;
+		r->pub.class_name = pstrdup(ps->policy, value);
+		if (!r->pub.class_name)
+			ps->oom = true;
+		r->class_file = ps->file;
+		r->class_line = ps->lineno;
+		return;
+	}
+	for (int k = 0; k < _TIER_MATCH_MAX; k++)
+		if (strcmp(key, tier_matcher_kind_to_string((enum tier_matcher_kind)k)) == 0) {
+			rule_matcher(ps, (enum tier_matcher_kind)k, key, value);
+			return;
+		}
+	perr(ps, "unknown key '%s' in [%s]", key, ps->section);
+}
+
+static const char *const daemon_keys[_DK_MAX] = {
+	[DK_CGROUP_ROOT] = "cgroup_root",
+	[DK_RECONCILE] = "reconcile_interval",
+	[DK_REBALANCE] = "rebalance_interval",
+	[DK_DRY_RUN] = "dry_run",
+	[DK_LOG_LEVEL] = "log_level",
+	[DK_RESERVE] = "fast_tier_reserve",
+	[DK_HYSTERESIS] = "hysteresis",
+	[DK_INCLUDE] = "include",
+};
+
+static void daemon_key(struct parser *ps, const char *key, const char *value)
+{
+	struct tier_daemon_config *d = &ps->policy->daemon;
+	int k = -1, r;
+
+	for (int i = 0; i < _DK_MAX; i++)
+		if (strcmp(key, daemon_keys[i]) == 0)
+			k = i;
+	if (k < 0) {
+		perr(ps, "unknown key '%s' in [daemon]", key);
+		return;
+	}
+	if (!check_dup(ps, &ps->daemon_key_line[k], key, "daemon"))
+		return;
+	if (!*value) {
+		perr(ps, "missing value for '%s' in [daemon]", key);
+		return;
+	}
+	switch (k) {
+	case DK_CGROUP_ROOT:
+		if (value[0] != '/') {
+			perr(ps, "cgroup_root '%s' must be an absolute path", value);
+			return;
+		}
+		d->cgroup_root = pstrdup(ps->policy, value);
+		if (!d->cgroup_root)
+			ps->oom = true;
+		break;
+	case DK_RECONCILE:
+	case DK_REBALANCE: {
+		uint64_t us;
+
+		r = tier_parse_duration(value, &us);
+		if (r < 0 || us == 0) {
+			perr(ps, "invalid duration '%s' for %s (expected e.g. 30s, 500ms, 5m)", value,
+			     key);
+			return;
+		}
+		if (k == DK_RECONCILE)
+			d->reconcile_interval_usec = us;
+		else
+			d->rebalance_interval_usec = us;
+		break;
+	}
+	case DK_DRY_RUN:
+		if (tier_parse_bool(value, &d->dry_run) < 0)
+			perr(ps, "invalid boolean '%s' for dry_run (expected yes or no)", value);
+		break;
+	case DK_LOG_LEVEL: {
+		static const char *const names[] = { "err", "warning", "notice", "info", "debug" };
+		bool ok = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+			if (strcmp(value, names[i]) == 0) {
+				d->log_level = LOG_ERR + (int)i;
+				ok = true;
+			}
+		if (!ok)
+			perr(ps, "invalid log_level '%s' (expected err, warning, notice, info or debug)",
+			     value);
+		break;
+	}
+	case DK_RESERVE: {
+		uint64_t v;
+
+		r = tier_parse_size(value, &v);
+		if (r == -ERANGE)
+			perr(ps, "size '%s' out of range for fast_tier_reserve", value);
+		else if (r < 0)
+			perr(ps, "invalid size '%s' for fast_tier_reserve", value);
+		else
+			d->fast_tier_reserve = v;
+		break;
+	}
+	case DK_HYSTERESIS: {
+		unsigned bp;
+
+		r = tier_parse_percent(value, &bp);
+		if (r == -ERANGE)
+			perr(ps, "percentage '%s' out of range for hysteresis (0%%..100%%)", value);
+		else if (r < 0)
+			perr(ps, "invalid percentage '%s' for hysteresis (expected e.g. 5%%)", value);
+		else
+			d->hysteresis_bp = bp;
+		break;
+	}
+	case DK_INCLUDE:
+		if (!ps->main_file) {
+			perr(ps, "'include' is only allowed in the main file");
+			return;
+		}
+		if (value[0] == '/') {
+			d->include = pstrdup(ps->policy, value);
+		} else {
+			/* relative to the main file's directory */
+			_cleanup_free_ char *dir = strdup(ps->file), *path = NULL;
+			char *slash;
+
+			if (!dir) {
+				ps->oom = true;
+				return;
+			}
+			slash = strrchr(dir, '/');
+			if (slash)
+				*slash = '\0';
+			if (path_join(&path, slash ? dir : ".", value, NULL) < 0) {
+				ps->oom = true;
+				return;
+			}
+			d->include = pstrdup(ps->policy, path);
+		}
+		if (!d->include)
+			ps->oom = true;
+		break;
+	}
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *ps = user;
+
+	if (!value)
+		value = "";
+	switch (ps->kind) {
+	case SEC_NONE:
+		perr(ps, "key '%s' outside any section", name);
+		break;
+	case SEC_DAEMON:
+		daemon_key(ps, name, value);
+		break;
+	case SEC_CLASS:
+		class_key(ps, name, value);
+		break;
+	case SEC_RULE:
+		rule_key(ps, name, value);
+		break;
+	case SEC_IGNORE:
+		break;
+	}
+	return 1;
+}
+
+static int parse_buffer(struct tier_policy *p, struct tier_errors *errors, const char *file,
+			bool main_file, const char *data, size_t size)
+{
+	struct parser ps = {
+		.policy = p,
+		.errors = errors,
+		.main_file = main_file,
+		.data = data,
+		.size = size,
+		.kind = SEC_NONE,
+	};
+	char *f;
+	int r;
+
+	f = strdup(file);
+	if (!f)
+		return -ENOMEM;
+	r = strv_push(&p->files, &p->n_files, &p->alloc_files, f);
+	if (r < 0) {
+		free(f);
+		return r;
+	}
+	ps.file = f;
+	r = ini_parse_stream(reader, &ps, handler, &ps);
+	free(ps.section);
+	if (ps.oom)
+		return -ENOMEM;
+	if (r > 0) {
+		/* inih saw a problem our reader did not: report it too */
+		errors_add(errors, f, (unsigned)r, "syntax error");
+	} else if (r < 0) {
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int parse_file(struct tier_policy *p, struct tier_errors *errors, const char *path,
+		      bool main_file)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size;
+	int r;
+
+	r = read_file_full(path, &buf, &size);
+	if (r < 0) {
+		errors_add(errors, path, 0, "cannot read: %s", strerror(-r));
+		return r;
+	}
+	return parse_buffer(p, errors, path, main_file, buf, size);
+}
+
+/* Cross-file checks, after every file was read. */
+static void finish(struct tier_policy *p, struct tier_errors *errors)
+{
+	for (size_t i = 0; i < p->n_classes; i++) {
+		struct policy_class *c = p->classes[i];
+		const struct tier_amount *mn = &c->pub.toptier_min, *mx = &c->pub.toptier_max;
+
+		if (mn->kind != TIER_AMOUNT_UNSET && mn->kind == mx->kind && mn->value > mx->value) {
+			unsigned line = c->key_line[CK_TOPTIER_MIN] > c->key_line[CK_TOPTIER_MAX] ?
+						c->key_line[CK_TOPTIER_MIN] :
+						c->key_line[CK_TOPTIER_MAX];
+
+			errors_add(errors, c->pub.file, line,
+				   "toptier_min is greater than toptier_max in [class:%s]",
+				   c->pub.name);
+		}
+	}
+	for (size_t i = 0; i < p->n_rules; i++) {
+		struct policy_rule *r = p->rules[i];
+		struct policy_class *c;
+
+		if (!r->pub.class_name) {
+			errors_add(errors, r->pub.file, r->pub.line, "rule '%s' has no 'class' key",
+				   r->pub.name);
+		} else {
+			c = find_class(p, r->pub.class_name);
+			if (!c)
+				errors_add(errors, r->class_file, r->class_line,
+					   "rule '%s' names unknown class '%s'", r->pub.name,
+					   r->pub.class_name);
+			else
+				r->pub.class = &c->pub;
+		}
+		if (r->pub.n_matchers == 0)
+			errors_add(errors, r->pub.file, r->pub.line,
+				   "rule '%s' has no matchers (cgroup, unit, exe or annotation)",
+				   r->pub.name);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_dropins(struct tier_policy *p, struct tier_errors *errors, const char *dir,
+			bool explicit)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *de;
+	int r = 0;
+
+	d = opendir(dir);
+	if (!d) {
+		r = negative_errno();
+		if (r == -ENOENT && !explicit)
+			return 0;
+		errors_add(errors, dir, 0, "cannot open drop-in directory: %s", strerror(-r));
+		return r == -ENOMEM ? r : 0;
+	}
+	p->daemon.include = pstrdup(p, dir);
+	if (!p->daemon.include)
+		return -ENOMEM;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *path = NULL;
+		struct stat st;
+
+		if (de->d_name[0] == '.' || !str_has_suffix(de->d_name, ".conf"))
+			continue;
+		if (path_join(&path, dir, de->d_name, NULL) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		r = strv_push(&names, &n, &alloc, path);
+		if (r < 0)
+			goto out;
+		path = NULL;
+	}
+	if (n)
+		qsort(names, n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		r = parse_file(p, errors, names[i], false);
+		if (r == -ENOMEM)
+			goto out;
+	}
+	r = 0;
+out:
+	tier_strv_free(names);
+	return r;
+}
+
+static int load_common(struct tier_policy *p, struct tier_errors *errors, size_t errors_before,
+		       struct tier_policy **ret_policy)
+{
+	finish(p, errors);
+	if (errors->oom) {
+		tier_policy_free(p);
+		return -ENOMEM;
+	}
+	if (errors->n > errors_before) {
+		tier_policy_free(p);
+		return -EINVAL;
+	}
+	*ret_policy = p;
+	return 0;
+}
+
+_public_ int tier_policy_load(const char *main_file, const char *dropin_dir,
+			      struct tier_errors *errors, struct tier_policy **ret_policy)
+{
+	struct tier_errors *own = NULL;
+	struct tier_policy *p;
+	size_t before;
+	int r;
+
+	if (!main_file || !ret_policy)
+		return -EINVAL;
+	if (!errors) {
+		errors = own = tier_errors_new();
+		if (!errors)
+			return -ENOMEM;
+	}
+	before = errors->n;
+	p = policy_new();
+	if (!p) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = parse_file(p, errors, main_file, true);
+	if (r < 0) {
+		tier_policy_free(p);
+		goto out;
+	}
+	if (dropin_dir) {
+		p->daemon.include = NULL;
+		if (*dropin_dir)
+			r = load_dropins(p, errors, dropin_dir, true);
+	} else if (p->daemon.include) {
+		const char *inc = p->daemon.include;
+
+		p->daemon.include = NULL;
+		r = load_dropins(p, errors, inc, true);
+	} else {
+		_cleanup_free_ char *def = NULL;
+
+		if (asprintf(&def, "%s.d", main_file) < 0) {
+			r = -ENOMEM;
+		} else {
+			r = load_dropins(p, errors, def, false);
+		}
+	}
+	if (r < 0) {
+		tier_policy_free(p);
+		goto out;
+	}
+	r = load_common(p, errors, before, ret_policy);
+out:
+	tier_errors_free(own);
+	return r;
+}
+
+_public_ int tier_policy_load_buffer(const char *name, const char *data, size_t size,
+				     struct tier_errors *errors, struct tier_policy **ret_policy)
+{
+	struct tier_errors *own = NULL;
+	struct tier_policy *p;
+	size_t before;
+	int r;
+
+	if (!name || (!data && size) || !ret_policy)
+		return -EINVAL;
+	if (!errors) {
+		errors = own = tier_errors_new();
+		if (!errors)
+			return -ENOMEM;
+	}
+	before = errors->n;
+	p = policy_new();
+	if (!p) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = parse_buffer(p, errors, name, true, data ?: "", size);
+	if (r < 0) {
+		tier_policy_free(p);
+		goto out;
+	}
+	/* include= has no meaning without files */
+	p->daemon.include = NULL;
+	r = load_common(p, errors, before, ret_policy);
+out:
+	tier_errors_free(own);
+	return r;
+}
+
+/* --- accessors --- */
+
+_public_ const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy)
+{
+	return &policy->daemon;
+}
+
+_public_ uint64_t tier_amount_resolve(const struct tier_amount *amount, uint64_t capacity,
+				      uint64_t dflt)
+{
+	if (!amount)
+		return dflt;
+	switch (amount->kind) {
+	case TIER_AMOUNT_BYTES:
+		return amount->value;
+	case TIER_AMOUNT_PERCENT:
+		return (uint64_t)((unsigned __int128)capacity * amount->value / 10000);
+	case TIER_AMOUNT_MAX:
+		return UINT64_MAX;
+	default:
+		return dflt;
+	}
+}
+
+_public_ const char *tier_matcher_kind_to_string(enum tier_matcher_kind kind)
+{
+	static const char *const names[_TIER_MATCH_MAX] = {
+		[TIER_MATCH_CGROUP] = "cgroup",
+		[TIER_MATCH_UNIT] = "unit",
+		[TIER_MATCH_EXE] = "exe",
+		[TIER_MATCH_ANNOTATION] = "annotation",
+	};
+
+	if ((int)kind < 0 || kind >= _TIER_MATCH_MAX)
+		return NULL;
+	return names[kind];
+}
+
+_public_ size_t tier_policy_class_count(const struct tier_policy *policy)
+{
+	return policy->n_classes;
+}
+
+_public_ const struct tier_class *tier_policy_class(const struct tier_policy *policy, size_t i)
+{
+	return i < policy->n_classes ? &policy->classes[i]->pub : NULL;
+}
+
+_public_ const struct tier_class *tier_policy_find_class(const struct tier_policy *policy,
+							 const char *name)
+{
+	struct policy_class *c = name ? find_class(policy, name) : NULL;
+
+	return c ? &c->pub : NULL;
+}
+
+_public_ size_t tier_policy_rule_count(const struct tier_policy *policy)
+{
+	return policy->n_rules;
+}
+
+_public_ const struct tier_rule *tier_policy_rule(const struct tier_policy *policy, size_t i)
+{
+	return i < policy->n_rules ? &policy->rules[i]->pub : NULL;
+}
+
+_public_ const struct tier_rule *tier_policy_find_rule(const struct tier_policy *policy,
+						       const char *name)
+{
+	struct policy_rule *r = name ? find_rule(policy, name) : NULL;
+
+	return r ? &r->pub : NULL;
+}
+
+_public_ size_t tier_policy_file_count(const struct tier_policy *policy)
+{
+	return policy->n_files;
+}
+
+_public_ const char *tier_policy_file(const struct tier_policy *policy, size_t i)
+{
+	return i < policy->n_files ? policy->files[i] : NULL;
+}

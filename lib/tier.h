@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libtier: memory tiers, cgroups and tiering policy.
+ *
+ * Conventions (the same everywhere in this header):
+ *  - Functions that can fail return 0 (or a documented non-negative value)
+ *    on success and a negative errno on failure.  Out-parameters are named
+ *    ret_* and are left untouched when the function fails.
+ *  - The library never prints.  Diagnostics go to the log function set with
+ *    tier_ctx_set_log_fn(); without one they are dropped.
+ *  - Cgroup paths are relative to the cgroup2 mount root and start with '/'.
+ *    The root cgroup is "/".
+ *  - Sizes are bytes.  UINT64_MAX stands for the kernel's "max".
+ *  - Objects are opaque.  A few small value structs are public so callers can
+ *    build inputs (struct tier_observed) and read results without accessors.
+ */
+#ifndef LIBTIER_TIER_H
+#define LIBTIER_TIER_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Context
+ * ------------------------------------------------------------------------ */
+
+struct tier_ctx;
+
+/*
+ * Log hook.  priority is a syslog(3) priority (LOG_ERR ... LOG_DEBUG);
+ * file/line/fn locate the library call site.
+ */
+typedef void (*tier_log_fn)(void *data, int priority, const char *file, int line,
+			    const char *fn, const char *format, va_list args);
+
+/*
+ * Create a context.  Each root may be NULL to discover it:
+ *  cgroup_root: the cgroup2 mount point, found with libcgroup and, if that
+ *               fails, from <procfs_root>/self/mountinfo (fstype cgroup2);
+ *  sysfs_root:  "/sys";
+ *  procfs_root: "/proc".
+ * Given roots are used verbatim (they need not exist until used), so tests
+ * can point the library at a fake tree.  Returns -ENOENT if no cgroup2 mount
+ * can be discovered, -ENOMEM.
+ * The new context holds one reference.
+ */
+int tier_ctx_new(const char *cgroup_root, const char *sysfs_root, const char *procfs_root,
+		 struct tier_ctx **ret_ctx);
+struct tier_ctx *tier_ctx_ref(struct tier_ctx *ctx);
+struct tier_ctx *tier_ctx_unref(struct tier_ctx *ctx); /* always returns NULL */
+
+void tier_ctx_set_log_fn(struct tier_ctx *ctx, tier_log_fn fn, void *data);
+/* Messages with priority > this are not passed to the hook.  Default LOG_ERR;
+ * the environment variable TIER_LOG (err|warning|notice|info|debug or a
+ * number) overrides the default at tier_ctx_new(). */
+void tier_ctx_set_log_priority(struct tier_ctx *ctx, int priority);
+int tier_ctx_get_log_priority(const struct tier_ctx *ctx);
+void tier_ctx_set_userdata(struct tier_ctx *ctx, void *userdata);
+void *tier_ctx_get_userdata(const struct tier_ctx *ctx);
+
+const char *tier_ctx_get_cgroup_root(const struct tier_ctx *ctx);
+const char *tier_ctx_get_sysfs_root(const struct tier_ctx *ctx);
+const char *tier_ctx_get_procfs_root(const struct tier_ctx *ctx);
+
+/* ------------------------------------------------------------------------
+ * memory.numa_balancing modes
+ * ------------------------------------------------------------------------ */
+
+enum tier_mode {
+	TIER_MODE_INHERIT = 0,	/* constrains nothing */
+	TIER_MODE_FULL = 1,	/* placement + promotion (the global sysctl) */
+	TIER_MODE_PROMOTE = 2,	/* promotion-only scans */
+	TIER_MODE_OFF = 3,	/* no scanning */
+	_TIER_MODE_MAX,
+	TIER_MODE_INVALID = -1,
+};
+
+/* "inherit", "full", "promote", "off"; NULL for anything else. */
+const char *tier_mode_to_string(enum tier_mode mode);
+/* Exact match of one of the four names; -EINVAL otherwise. */
+int tier_mode_from_string(const char *s, enum tier_mode *ret_mode);
+/*
+ * The most restrictive of two modes (off < promote < full; inherit constrains
+ * nothing).  tier_mode_restrict(parent_effective, own) gives a cgroup's
+ * effective mode.  Two inherits give TIER_MODE_INHERIT; callers that want a
+ * "resolved" value treat INHERIT as FULL (nothing restricts the sysctl).
+ */
+enum tier_mode tier_mode_restrict(enum tier_mode a, enum tier_mode b);
+
+/* ------------------------------------------------------------------------
+ * Topology: NUMA nodes and memory tiers
+ * ------------------------------------------------------------------------ */
+
+#define TIER_ID_NONE (-1)
+
+struct tier_node {
+	int id;			/* NUMA node id */
+	int tier;		/* memory tier id (memory_tierN), TIER_ID_NONE if none */
+	bool has_memory;	/* in <sysfs>/devices/system/node/has_memory */
+	bool has_cpu;		/* in <sysfs>/devices/system/node/has_cpu */
+	bool top_tier;		/* the kernel's node_is_toptier() */
+	uint64_t mem_total;	/* bytes, from nodeN/meminfo MemTotal */
+	uint64_t mem_free;	/* bytes, from nodeN/meminfo MemFree */
+};
+
+struct tier_memtier {
+	int id;			/* N of memory_tierN; TIER_ID_NONE for the synthetic
+				 * single tier of a kernel without memory_tiering */
+	bool top;		/* its nodes are top tier */
+	unsigned n_nodes;
+	const int *nodes;	/* node ids, ascending */
+	uint64_t mem_total;	/* sum over its nodes */
+	uint64_t mem_free;
+};
+
+struct tier_topology;
+
+/*
+ * Read nodes from <sysfs>/devices/system/node/node* (has_memory, has_cpu,
+ * nodeN/meminfo) and tiers from <sysfs>/devices/virtual/memory_tiering/
+ * memory_tierN/nodelist.  Top tier follows the kernel's node_is_toptier():
+ * every tier up to and including the slowest tier that holds a node with
+ * CPUs; if no tier holds a CPU node (or has_cpu is unreadable), the fastest
+ * (lowest id) tier with memory.  Without memory_tiering in sysfs, all memory
+ * nodes form one synthetic top tier (id TIER_ID_NONE).  Without
+ * devices/system/node (a non-NUMA kernel), one node 0 is built from
+ * <procfs>/meminfo.  One tier is a normal, valid result.
+ */
+int tier_topology_read(struct tier_ctx *ctx, struct tier_topology **ret_topo);
+void tier_topology_free(struct tier_topology *topo);
+
+unsigned tier_topology_node_count(const struct tier_topology *topo);
+/* i-th node in ascending id order; NULL if out of range. */
+const struct tier_node *tier_topology_node(const struct tier_topology *topo, unsigned i);
+/* Node by NUMA id; NULL if absent. */
+const struct tier_node *tier_topology_find_node(const struct tier_topology *topo, int id);
+unsigned tier_topology_tier_count(const struct tier_topology *topo);
+/* i-th tier in ascending id order (fastest first); NULL if out of range. */
+const struct tier_memtier *tier_topology_tier(const struct tier_topology *topo, unsigned i);
+/* Sum of MemTotal of top-tier nodes (fast-tier capacity before any reserve). */
+uint64_t tier_topology_fast_capacity(const struct tier_topology *topo);
+/* Sum of MemTotal of all memory nodes. */
+uint64_t tier_topology_total_capacity(const struct tier_topology *topo);
+/* True if node id is top tier; nodes unknown to the topology count as top. */
+bool tier_topology_node_is_toptier(const struct tier_topology *topo, int node);
+
+/* ------------------------------------------------------------------------
+ * Cgroups
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Enumerate the cgroup tree below subtree (NULL or "/" = whole tree),
+ * including subtree itself: pre-order, siblings sorted by strcmp(), so a
+ * parent always comes before its children.  Returns a NULL-terminated array
+ * of malloc'ed paths (free with tier_strv_free()) and its length.
+ * -ENOENT if subtree does not exist.
+ */
+int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, char ***ret_paths,
+			  size_t *ret_n);
+void tier_strv_free(char **strv);
+
+/* True if the cgroup directory exists. */
+bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup);
+
+/*
+ * Raw attribute I/O (ndctl style: one read()/write(), trailing newline
+ * stripped).  -ENOENT if the cgroup does not exist, -EOPNOTSUPP if the cgroup
+ * exists but the file does not, otherwise the errno of open/read/write
+ * (EINVAL, EBUSY, EACCES, ... are passed through).
+ */
+int tier_cgroup_read(struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret_value);
+int tier_cgroup_write(struct tier_ctx *ctx, const char *cgroup, const char *file, const char *value);
+/* A number or "max" (-> UINT64_MAX); -EINVAL if the content is neither. */
+int tier_cgroup_read_u64(struct tier_ctx *ctx, const char *cgroup, const char *file,
+			 uint64_t *ret_value);
+/* Writes "max" for UINT64_MAX. */
+int tier_cgroup_write_u64(struct tier_ctx *ctx, const char *cgroup, const char *file,
+			  uint64_t value);
+
+/* One key of a "key value" file such as memory.stat; -ENODATA if absent. */
+int tier_cgroup_read_stat(struct tier_ctx *ctx, const char *cgroup, const char *file,
+			  const char *key, uint64_t *ret_value);
+
+/*
+ * memory.numa_stat: one key ("anon", "file", "shmem", ...) per node.
+ * Returns an array indexed by node id (ret_n = highest node id + 1; nodes not
+ * listed are 0).  Values are bytes as the kernel prints them.  -ENODATA if
+ * the key is absent.
+ */
+int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup, const char *key,
+			       uint64_t **ret_per_node, unsigned *ret_n);
+
+/*
+ * Fast/slow tier residency: anon + file of memory.numa_stat per node (file
+ * includes shmem), summed over top-tier and other nodes of topo.
+ */
+struct tier_residency {
+	uint64_t fast_bytes;
+	uint64_t slow_bytes;
+};
+int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_topology *topo,
+			       const char *cgroup, struct tier_residency *ret_res);
+
+/*
+ * memory.numa_balancing.  -EOPNOTSUPP when the cgroup exists but the file
+ * does not (kernel without the tierd patches, or the root cgroup), -ENOENT
+ * when the cgroup does not exist, -EINVAL for an unknown value.
+ */
+int tier_cgroup_get_mode(struct tier_ctx *ctx, const char *cgroup, enum tier_mode *ret_mode);
+int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum tier_mode mode);
+/*
+ * Effective mode: the most restrictive of the cgroup and all its ancestors
+ * (the root has no knob and counts as inherit).  Resolved: returns
+ * TIER_MODE_FULL when nothing restricts.  Same errors as tier_cgroup_get_mode.
+ */
+int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
+				   enum tier_mode *ret_mode);
+
+/* Bits of struct tier_cgroup_info.valid. */
+enum {
+	TIER_INFO_MODE = 1u << 0,		/* mode, effective_mode */
+	TIER_INFO_CURRENT = 1u << 1,
+	TIER_INFO_MIN = 1u << 2,
+	TIER_INFO_LOW = 1u << 3,
+	TIER_INFO_HIGH = 1u << 4,
+	TIER_INFO_MAX = 1u << 5,
+	TIER_INFO_RESIDENCY = 1u << 6,		/* fast_bytes, slow_bytes */
+	TIER_INFO_TOPTIER_MIN = 1u << 7,	/* memory.toptier_* (tier-aware limits) */
+	TIER_INFO_TOPTIER_LOW = 1u << 8,
+	TIER_INFO_TOPTIER_HIGH = 1u << 9,
+	TIER_INFO_TOPTIER_MAX = 1u << 10,
+};
+
+struct tier_cgroup_info {
+	unsigned valid;			/* TIER_INFO_* bits of fields that were read */
+	enum tier_mode mode;		/* configured memory.numa_balancing */
+	enum tier_mode effective_mode;	/* resolved (never INHERIT) */
+	uint64_t current, min, low, high, max;
+	uint64_t fast_bytes, slow_bytes;
+	uint64_t toptier_min, toptier_low, toptier_high, toptier_max;
+};
+
+/*
+ * Read everything above that exists; missing files just leave their bit
+ * clear.  topo may be NULL (no residency).  -ENOENT if the cgroup does not
+ * exist; other read errors are returned.
+ */
+int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topology *topo,
+			  const char *cgroup, struct tier_cgroup_info *ret_info);
+
+/* PIDs in cgroup.procs (ascending file order). */
+int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int **ret_pids,
+			  size_t *ret_n);
+/* readlink(<procfs>/PID/exe).  -ENOENT for a vanished process, -EACCES, ... */
+int tier_pid_exe(struct tier_ctx *ctx, int pid, char **ret_exe);
+
+/*
+ * Guess the systemd unit of a cgroup path from its components, like
+ * systemd's cg_path_get_unit(): the first component that is a unit name but
+ * not a .slice ("/system.slice/foo.service/x" -> "foo.service"); if there is
+ * none, the last .slice component.  -ENXIO if no component is a unit name.
+ * Pure (no I/O).
+ */
+int tier_cgroup_path_unit(const char *path, char **ret_unit);
+
+/* ------------------------------------------------------------------------
+ * Errors of policy parsing
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A list of diagnostics.  Each entry has a file (as it was opened, or the
+ * name given to tier_policy_load_buffer()), a line (0 = the whole file) and a
+ * message; tier_errors_get() returns the formatted "FILE:LINE: message"
+ * ("FILE: message" when line is 0).  Entries are in the order found: files in
+ * load order, lines ascending within a file, then cross-file checks (unknown
+ * classes) at the line of the referring key.
+ */
+struct tier_errors;
+
+struct tier_errors *tier_errors_new(void); /* NULL on ENOMEM */
+void tier_errors_free(struct tier_errors *errors);
+size_t tier_errors_count(const struct tier_errors *errors);
+const char *tier_errors_get(const struct tier_errors *errors, size_t i);
+const char *tier_errors_file(const struct tier_errors *errors, size_t i);
+unsigned tier_errors_line(const struct tier_errors *errors, size_t i);
+const char *tier_errors_message(const struct tier_errors *errors, size_t i);
+
+/* ------------------------------------------------------------------------
+ * Policy
+ * ------------------------------------------------------------------------ */
+
+struct tier_policy;
+
+/*
+ * Load main_file plus its drop-ins: every *.conf in the drop-in directory,
+ * in strcmp() order.  dropin_dir: NULL = [daemon] include= of the main file,
+ * else "<main_file>.d"; "" = no drop-ins.  A missing default drop-in
+ * directory is fine; a missing explicit one is an error.
+ *
+ * All problems are collected into errors (may be NULL) and the load fails
+ * with -EINVAL if there was any; *ret_policy is then untouched.
+ * -ENOENT/-EACCES/... if the main file cannot be opened (also recorded in
+ * errors), -ENOMEM.
+ */
+int tier_policy_load(const char *main_file, const char *dropin_dir, struct tier_errors *errors,
+		     struct tier_policy **ret_policy);
+/* Parse one buffer (need not be NUL-terminated; NUL bytes are an error)
+ * named name in diagnostics.  No drop-ins.  For tests and fuzzing. */
+int tier_policy_load_buffer(const char *name, const char *data, size_t size,
+			    struct tier_errors *errors, struct tier_policy **ret_policy);
+void tier_policy_free(struct tier_policy *policy);
+
+enum tier_log_level_value {
+	TIER_LOG_ERR = 3,	/* the syslog priorities */
+	TIER_LOG_WARNING = 4,
+	TIER_LOG_NOTICE = 5,
+	TIER_LOG_INFO = 6,
+	TIER_LOG_DEBUG = 7,
+};
+
+struct tier_daemon_config {
+	const char *cgroup_root;		/* default "/sys/fs/cgroup" */
+	uint64_t reconcile_interval_usec;	/* default 30 s */
+	uint64_t rebalance_interval_usec;	/* default 10 s */
+	bool dry_run;				/* default false */
+	int log_level;				/* syslog priority, default LOG_INFO */
+	uint64_t fast_tier_reserve;		/* bytes, default 256 MiB */
+	unsigned hysteresis_bp;			/* basis points (1/100 %), default 500 */
+	const char *include;			/* drop-in dir actually used, NULL if none */
+};
+const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy);
+
+/* An amount of memory in a class. */
+enum tier_amount_kind {
+	TIER_AMOUNT_UNSET = 0,
+	TIER_AMOUNT_BYTES,	/* value = bytes */
+	TIER_AMOUNT_PERCENT,	/* value = basis points of fast-tier capacity (0..10000) */
+	TIER_AMOUNT_MAX,	/* "max" */
+};
+struct tier_amount {
+	enum tier_amount_kind kind;
+	uint64_t value;
+};
+/* Bytes of an amount against a fast-tier capacity: UNSET -> dflt, MAX ->
+ * UINT64_MAX, PERCENT -> capacity * value / 10000. */
+uint64_t tier_amount_resolve(const struct tier_amount *amount, uint64_t capacity, uint64_t dflt);
+
+struct tier_class {
+	const char *name;
+	const char *file;		/* where [class:NAME] is */
+	unsigned line;
+	enum tier_mode mode;		/* default TIER_MODE_INHERIT */
+	unsigned weight;		/* 1..10000, default 100 */
+	struct tier_amount toptier_min;	/* BYTES or PERCENT, or UNSET */
+	struct tier_amount toptier_max;	/* BYTES, PERCENT, MAX, or UNSET */
+	struct tier_amount memory_low;	/* BYTES, MAX, or UNSET (leave alone) */
+	struct tier_amount memory_high;	/* BYTES, MAX, or UNSET (leave alone) */
+};
+
+enum tier_matcher_kind {
+	TIER_MATCH_CGROUP = 0,
+	TIER_MATCH_UNIT,
+	TIER_MATCH_EXE,
+	TIER_MATCH_ANNOTATION,
+	_TIER_MATCH_MAX,
+};
+/* "cgroup", "unit", "exe", "annotation" (the policy key names). */
+const char *tier_matcher_kind_to_string(enum tier_matcher_kind kind);
+
+struct tier_matcher {
+	enum tier_matcher_kind kind;
+	const char *pattern;	/* the value as written ("key=value" for annotations) */
+	const char *key;	/* annotation key, NULL for other kinds */
+	const char *value;	/* annotation value glob; for other kinds == pattern */
+	const char *file;
+	unsigned line;
+};
+
+struct tier_rule {
+	const char *name;
+	const char *class_name;
+	const struct tier_class *class;	/* resolved */
+	const char *file;		/* where [rule:NAME] is */
+	unsigned line;
+	size_t n_matchers;
+	const struct tier_matcher *matchers;	/* in file order */
+};
+
+size_t tier_policy_class_count(const struct tier_policy *policy);
+const struct tier_class *tier_policy_class(const struct tier_policy *policy, size_t i);
+const struct tier_class *tier_policy_find_class(const struct tier_policy *policy,
+						const char *name);
+/* Rules in evaluation order. */
+size_t tier_policy_rule_count(const struct tier_policy *policy);
+const struct tier_rule *tier_policy_rule(const struct tier_policy *policy, size_t i);
+const struct tier_rule *tier_policy_find_rule(const struct tier_policy *policy, const char *name);
+/* Files that were read, in order (main file first). */
+size_t tier_policy_file_count(const struct tier_policy *policy);
+const char *tier_policy_file(const struct tier_policy *policy, size_t i);
+
+/*
+ * Value parsers used by the policy (exported for tierctl).
+ * Size: digits with an optional fraction ("1.5G"), optional binary suffix
+ * K/M/G/T/P/E (case-insensitive, optionally followed by "i" and/or "B":
+ * "16G", "16GiB", "16gb"), or a plain "B"; result floored to bytes;
+ * -ERANGE on overflow, -EINVAL otherwise.
+ * Percent: "N%" or "N.NN%" (up to two decimals), 0..100% -> basis points.
+ * Duration: "N" (seconds), "Nms", "Ns", "Nm", "Nh" -> microseconds.
+ * Boolean: yes/no/true/false/on/off/1/0 (case-insensitive).
+ */
+int tier_parse_size(const char *s, uint64_t *ret_bytes);
+int tier_parse_percent(const char *s, unsigned *ret_bp);
+int tier_parse_duration(const char *s, uint64_t *ret_usec);
+int tier_parse_bool(const char *s, bool *ret_bool);
+
+/*
+ * Glob matching as used by rules.  With TIER_GLOB_PATHNAME ('cgroup' and
+ * 'exe' matchers): '*' and '?' and [...] never match '/', while a double star
+ * matches any string including '/': "/a/" + double star matches "/a/b/c" and
+ * "/a/"; "/a/" + double star + "/x" matches "/a/x" and "/a/b/x" (a
+ * "double star + slash" may match nothing).  Without it ('unit' and annotation values),
+ * '*' matches anything.  '\' escapes the next character.  Returns true on a
+ * match.  tier_glob_validate() returns -EINVAL for a malformed pattern
+ * (unterminated '[' or trailing '\').
+ */
+#define TIER_GLOB_PATHNAME 1u
+bool tier_glob_match(const char *pattern, const char *string, unsigned flags);
+int tier_glob_validate(const char *pattern);
+
+/* ------------------------------------------------------------------------
+ * Observed state (input of evaluation)
+ * ------------------------------------------------------------------------ */
+
+struct tier_observed_cgroup {
+	const char *path;			/* "/system.slice/foo.service" */
+	const char *unit;			/* systemd unit, or NULL */
+	const char *const *exes;		/* NULL-terminated, or NULL */
+	const char *const *annotations;		/* "key=value", NULL-terminated, or NULL */
+	bool mode_supported;			/* memory.numa_balancing exists */
+	enum tier_mode mode;			/* its value if supported */
+	uint64_t memory_low;			/* current values (UINT64_MAX = max) */
+	uint64_t memory_high;
+};
+
+struct tier_observed {
+	uint64_t fast_capacity;			/* bytes, for percentages (minus reserve
+						 * is the caller's choice) */
+	size_t n_cgroups;
+	const struct tier_observed_cgroup *cgroups;
+};
+
+enum {
+	TIER_OBSERVE_EXE = 1u << 0,		/* read cgroup.procs and /proc/PID/exe */
+	TIER_OBSERVE_ANNOTATIONS = 1u << 1,	/* "user.KEY" xattrs of the cgroup dir,
+						 * as "KEY=VALUE" */
+};
+
+/*
+ * Build a tier_observed from the live tree below subtree (NULL = all).
+ * unit comes from tier_cgroup_path_unit().  fast_capacity from topo (may be
+ * NULL -> 0).  Cgroups that vanish while being read are left out.  Free the
+ * result with tier_observed_free() (only for objects made by this function).
+ */
+int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo, const char *subtree,
+		 unsigned flags, struct tier_observed **ret_observed);
+void tier_observed_free(struct tier_observed *observed);
+
+/* ------------------------------------------------------------------------
+ * Evaluation (pure) and plan
+ * ------------------------------------------------------------------------ */
+
+struct tier_plan_entry {
+	const char *path;
+	/* Decision; rule == NULL means unmanaged (leave alone). */
+	const struct tier_rule *rule;
+	const struct tier_class *class;
+	const struct tier_matcher *matcher;	/* which matcher matched */
+	const char *matched_value;		/* what it matched: the path, unit, exe
+						 * or "key=value" annotation */
+	/* Desired values. */
+	bool set_mode;
+	enum tier_mode mode;
+	bool set_low;
+	uint64_t memory_low;
+	bool set_high;
+	uint64_t memory_high;
+	/* Fairness inputs resolved against fast_capacity (informational). */
+	unsigned weight;
+	uint64_t toptier_min;		/* 0 if unset */
+	uint64_t toptier_max;		/* UINT64_MAX if unset/max */
+	/* Copied from the observed state. */
+	bool mode_supported;
+	enum tier_mode current_mode;
+	uint64_t current_low, current_high;
+};
+
+struct tier_plan;
+
+/*
+ * Pure: no I/O.  For every observed cgroup in order, the first rule (policy
+ * order) with any matching matcher decides; matchers are tried in the rule's
+ * order.  The root cgroup "/" is never managed.  The plan refers to the
+ * policy's rules and classes: free the plan before the policy.
+ */
+int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *state,
+		  struct tier_plan **ret_plan);
+void tier_plan_free(struct tier_plan *plan);
+size_t tier_plan_count(const struct tier_plan *plan);
+const struct tier_plan_entry *tier_plan_entry(const struct tier_plan *plan, size_t i);
+const struct tier_plan_entry *tier_plan_find(const struct tier_plan *plan, const char *path);
+
+/* ------------------------------------------------------------------------
+ * Apply
+ * ------------------------------------------------------------------------ */
+
+enum tier_attr {
+	TIER_ATTR_NUMA_BALANCING = 0,	/* memory.numa_balancing */
+	TIER_ATTR_MEMORY_LOW,		/* memory.low */
+	TIER_ATTR_MEMORY_HIGH,		/* memory.high */
+	_TIER_ATTR_MAX,
+};
+/* The file name ("memory.numa_balancing", ...). */
+const char *tier_attr_to_string(enum tier_attr attr);
+
+enum tier_apply_status {
+	TIER_APPLY_UNMANAGED = 0,	/* no rule matched; nothing read or written */
+	TIER_APPLY_UNCHANGED,		/* current == desired */
+	TIER_APPLY_CHANGED,		/* written (or would be, in dry-run) */
+	TIER_APPLY_VANISHED,		/* cgroup gone (-ENOENT): skipped */
+	TIER_APPLY_UNSUPPORTED,		/* file missing (-EOPNOTSUPP): kernel lacks it */
+	TIER_APPLY_ERROR,		/* error holds -errno */
+};
+const char *tier_apply_status_to_string(enum tier_apply_status status);
+
+#define TIER_VALUE_MAX 32	/* holds any mode name or u64 / "max" */
+
+struct tier_apply_change {
+	enum tier_attr attr;
+	enum tier_apply_status status;	/* UNCHANGED, CHANGED, UNSUPPORTED, ERROR, VANISHED */
+	int error;			/* negative errno for ERROR/UNSUPPORTED/VANISHED */
+	char old_value[TIER_VALUE_MAX];	/* as read ("" if unreadable) */
+	char new_value[TIER_VALUE_MAX];	/* as written / to write */
+};
+
+struct tier_apply_result {
+	const char *path;
+	/* Summary: VANISHED if the cgroup is gone, else the worst of the
+	 * changes (ERROR > UNSUPPORTED > CHANGED > UNCHANGED). */
+	enum tier_apply_status status;
+	int error;			/* first negative errno, 0 if none */
+	unsigned n_changes;
+	struct tier_apply_change changes[_TIER_ATTR_MAX]; /* attrs the plan sets */
+};
+
+enum {
+	TIER_APPLY_DRY_RUN = 1u << 0,	/* read and diff, write nothing */
+};
+
+struct tier_apply_results;
+
+/*
+ * For each plan entry (same order), re-read the current values, write those
+ * that differ from the desired ones (memory.numa_balancing, memory.low,
+ * memory.high in that order), and record the outcome.  A cgroup that
+ * vanishes is VANISHED and does not affect the others.
+ * Returns the number of entries with status ERROR (>= 0), or a negative
+ * errno if nothing could be done (-ENOMEM, -EINVAL).
+ */
+int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsigned flags,
+	       struct tier_apply_results **ret_results);
+void tier_apply_results_free(struct tier_apply_results *results);
+size_t tier_apply_results_count(const struct tier_apply_results *results);
+const struct tier_apply_result *tier_apply_results_get(const struct tier_apply_results *results,
+						       size_t i);
+
+/* ------------------------------------------------------------------------
+ * Fairness (pure)
+ * ------------------------------------------------------------------------ */
+
+struct tier_share_input {
+	uint64_t weight;	/* > 0 */
+	uint64_t min;		/* guaranteed bytes (0 = none) */
+	uint64_t max;		/* cap (UINT64_MAX = none) */
+	uint64_t demand;	/* what it could use (UINT64_MAX = unbounded) */
+};
+
+/*
+ * Weighted max-min water-filling of capacity over n inputs into
+ * ret_targets[n]: minimums first (each capped by its max, scaled down
+ * proportionally if they exceed capacity), then the remaining capacity is
+ * shared in proportion to weight, no target above min(max, demand) (but never
+ * below its granted minimum), and what one cannot use goes to the others.
+ * -EINVAL for a zero weight or min > max.
+ */
+int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *inputs,
+		    uint64_t *ret_targets);
+/* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
+ * or all zeros. */
+double tier_jain_index(size_t n, const double *values);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBTIER_TIER_H */

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* File I/O and parsing helpers. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libtier-private.h"
+
+/* Join up to three components with '/', skipping NULL ones. */
+int path_join(char **ret, const char *a, const char *b, const char *c)
+{
+	const char *parts[3] = { a, b, c };
+	size_t len = 0;
+	char *s, *p;
+
+	for (size_t i = 0; i < 3; i++)
+		if (parts[i])
+			len += strlen(parts[i]) + 1;
+	s = malloc(len + 1);
+	if (!s)
+		return -ENOMEM;
+	p = s;
+	for (size_t i = 0; i < 3; i++) {
+		const char *x = parts[i];
+		size_t l;
+
+		if (!x)
+			continue;
+		if (p != s) {
+			while (*x == '/')
+				x++;
+			if (p[-1] != '/')
+				*p++ = '/';
+		}
+		l = strlen(x);
+		memcpy(p, x, l);
+		p += l;
+	}
+	*p = '\0';
+	/* strip a trailing slash except for "/" */
+	while (p - s > 1 && p[-1] == '/')
+		*--p = '\0';
+	*ret = s;
+	return 0;
+}
+
+/* Read a whole (regular or pseudo) file; NUL-terminated, size excludes it. */
+int read_file_full(const char *path, char **ret_buf, size_t *ret_size)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, alloc = 4096;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	buf = malloc(alloc);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (alloc - size < 2) {
+			char *nbuf;
+
+			if (alloc > SIZE_MAX / 2)
+				return -EFBIG;
+			nbuf = realloc(buf, alloc * 2);
+			if (!nbuf)
+				return -ENOMEM;
+			buf = nbuf;
+			alloc *= 2;
+		}
+		n = read(fd, buf + size, alloc - size - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+	}
+	buf[size] = '\0';
+	*ret_buf = TAKE_PTR(buf);
+	if (ret_size)
+		*ret_size = size;
+	return 0;
+}
+
+/*
+ * One attribute value: open O_CLOEXEC, read, strip the trailing newline.
+ * cgroup/sysfs attributes fit in a page, but files like memory.stat and
+ * cgroup.procs do not, so this reads until EOF with a growing buffer.
+ */
+int sysfs_read(const char *path, char **ret_value)
+{
+	char *buf;
+	size_t size;
+	int r;
+
+	r = read_file_full(path, &buf, &size);
+	if (r < 0)
+		return r;
+	if (size > 0 && buf[size - 1] == '\n')
+		buf[size - 1] = '\0';
+	*ret_value = buf;
+	return 0;
+}
+
+/* One write() of value (no newline appended, like echo -n). */
+int sysfs_write(const char *path, const char *value)
+{
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(value);
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	n = write(fd, value, len);
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int parse_int(const char *s, int *ret)
+{
+	long v;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+		return -ERANGE;
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "0-1,3" -> sorted unique array.  Empty string -> zero nodes. */
+int parse_nodelist(const char *s, int **ret_nodes, unsigned *ret_n)
+{
+	_cleanup_free_ int *nodes = NULL;
+	unsigned n = 0, alloc = 0;
+	const char *p = s;
+
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	while (*p) {
+		unsigned long a, b;
+		char *end;
+
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		errno = 0;
+		a = strtoul(p, &end, 10);
+		if (errno || a > INT_MAX)
+			return -ERANGE;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				return -EINVAL;
+			b = strtoul(p, &end, 10);
+			if (errno || b > INT_MAX || b < a)
+				return -ERANGE;
+			p = end;
+		}
+		if (b - a > 65536)
+			return -ERANGE;
+		for (unsigned long i = a; i <= b; i++) {
+			if (n == alloc) {
+				unsigned nalloc = alloc ? alloc * 2 : 8;
+				int *nn = realloc(nodes, nalloc * sizeof(int));
+
+				if (!nn)
+					return -ENOMEM;
+				nodes = nn;
+				alloc = nalloc;
+			}
+			nodes[n++] = (int)i;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p == '\n' || *p == ' ') {
+			while (*p == '\n' || *p == ' ')
+				p++;
+			if (*p)
+				return -EINVAL;
+		} else if (*p)
+			return -EINVAL;
+	}
+	if (n > 1) {
+		unsigned w = 1;
+
+		qsort(nodes, n, sizeof(int), cmp_int);
+		for (unsigned i = 1; i < n; i++)
+			if (nodes[i] != nodes[w - 1])
+				nodes[w++] = nodes[i];
+		n = w;
+	}
+	*ret_nodes = TAKE_PTR(nodes);
+	*ret_n = n;
+	return 0;
+}
+
+int strv_push(char ***strv, size_t *n, size_t *alloc, char *s)
+{
+	if (*n + 2 > *alloc) {
+		size_t nalloc = *alloc ? *alloc * 2 : 16;
+		char **nv = realloc(*strv, nalloc * sizeof(char *));
+
+		if (!nv)
+			return -ENOMEM;
+		*strv = nv;
+		*alloc = nalloc;
+	}
+	(*strv)[(*n)++] = s;
+	(*strv)[*n] = NULL;
+	return 0;
+}
+
+_public_ void tier_strv_free(char **strv)
+{
+	if (!strv)
+		return;
+	for (char **p = strv; *p; p++)
+		free(*p);
+	free(strv);
+}
+
+int log_level_from_string(const char *s, int *ret)
+{
+	static const struct {
+		const char *name;
+		int prio;
+	} levels[] = {
+		{ "err", LOG_ERR },	    { "error", LOG_ERR },   { "warning", LOG_WARNING },
+		{ "notice", LOG_NOTICE }, { "info", LOG_INFO }, { "debug", LOG_DEBUG },
+	};
+	int v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(levels); i++)
+		if (strcasecmp(s, levels[i].name) == 0) {
+			*ret = levels[i].prio;
+			return 0;
+		}
+	if (parse_int(s, &v) == 0 && v >= 0 && v <= LOG_DEBUG) {
+		*ret = v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+bool str_has_suffix(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+char *strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* --- value parsers (public) --- */
+
+_public_ int tier_parse_bool(const char *s, bool *ret_bool)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*ret_bool = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*ret_bool = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * Parse "digits[.digits]" into an integer scaled by 10^frac_digits_wanted;
+ * returns the position after the number.  Extra fraction digits are
+ * truncated only when allow_truncate, otherwise -EINVAL.
+ */
+static int parse_decimal(const char *s, unsigned frac_digits, bool allow_truncate,
+			 unsigned __int128 *ret_scaled, const char **ret_end)
+{
+	unsigned __int128 v = 0;
+	const char *p = s;
+	unsigned nd = 0, fd = 0;
+
+	while (isdigit((unsigned char)*p)) {
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > UINT64_MAX)
+			return -ERANGE;
+		p++;
+		nd++;
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -EINVAL;
+		while (isdigit((unsigned char)*p)) {
+			if (fd < frac_digits) {
+				v = v * 10 + (unsigned)(*p - '0');
+				fd++;
+			} else if (!allow_truncate) {
+				return -EINVAL;
+			}
+			p++;
+		}
+	}
+	if (nd == 0)
+		return -EINVAL;
+	for (; fd < frac_digits; fd++)
+		v *= 10;
+	*ret_scaled = v;
+	*ret_end = p;
+	return 0;
+}
+
+_public_ int tier_parse_size(const char *s, uint64_t *ret_bytes)
+{
+	const unsigned frac = 9;
+	unsigned __int128 v, mult = 1, scale = 1000000000u;
+	const char *p;
+	int shift = 0, r;
+
+	if (!s)
+		return -EINVAL;
+	r = parse_decimal(s, frac, true, &v, &p);
+	if (r < 0)
+		return r;
+	switch (*p) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	case 'p': case 'P': shift = 50; break;
+	case 'e': case 'E': shift = 60; break;
+	default: break;
+	}
+	if (shift) {
+		p++;
+		if (*p == 'i')
+			p++;
+		if (*p == 'B' || *p == 'b')
+			p++;
+	} else if (*p == 'B' || *p == 'b') {
+		p++;
+	}
+	if (*p)
+		return -EINVAL;
+	mult = (unsigned __int128)1 << shift;
+	/* v < 2^64 * 10^9 < 2^94, mult <= 2^60: product fits 2^154? no, check. */
+	if (v > ((unsigned __int128)UINT64_MAX + 1) * scale)
+		return -ERANGE;
+	/* avoid overflow: divide first where possible */
+	{
+		unsigned __int128 whole = v / scale, part = v % scale;
+		unsigned __int128 bytes = whole * mult + part * mult / scale;
+
+		if (whole > UINT64_MAX || bytes > UINT64_MAX)
+			return -ERANGE;
+		*ret_bytes = (uint64_t)bytes;
+	}
+	return 0;
+}
+
+_public_ int tier_parse_percent(const char *s, unsigned *ret_bp)
+{
+	unsigned __int128 v;
+	const char *p;
+	int r;
+
+	if (!s)
+		return -EINVAL;
+	r = parse_decimal(s, 2, false, &v, &p);
+	if (r < 0)
+		return r;
+	if (strcmp(p, "%") != 0)
+		return -EINVAL;
+	if (v > 10000)
+		return -ERANGE;
+	*ret_bp = (unsigned)v;
+	return 0;
+}
+
+_public_ int tier_parse_duration(const char *s, uint64_t *ret_usec)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t usec;
+	} units[] = {
+		{ "", 1000000ull },    { "s", 1000000ull },	  { "sec", 1000000ull },
+		{ "ms", 1000ull },     { "msec", 1000ull },	  { "us", 1ull },
+		{ "usec", 1ull },      { "m", 60000000ull },	  { "min", 60000000ull },
+		{ "h", 3600000000ull },
+	};
+	unsigned __int128 v;
+	const char *p;
+	int r;
+
+	if (!s)
+		return -EINVAL;
+	r = parse_decimal(s, 0, false, &v, &p);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(p, units[i].suffix) == 0) {
+			unsigned __int128 us = v * units[i].usec;
+
+			if (us > UINT64_MAX)
+				return -ERANGE;
+			*ret_usec = (uint64_t)us;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Fake sysfs/cgroupfs/procfs trees in a temporary directory. */
+#ifndef TIER_TEST_FIXTURE_H
+#define TIER_TEST_FIXTURE_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "tier.h"
+
+struct fx {
+	char *root;	/* mkdtemp */
+	char *cg;	/* <root>/cgroup */
+	char *sys;	/* <root>/sys */
+	char *proc;	/* <root>/proc */
+	struct tier_ctx *ctx;
+};
+
+struct fx *fx_new(void);
+void fx_free(struct fx *fx);
+
+/* Write content to <root>/<rel>, creating directories. */
+void fx_write(const char *root, const char *rel, const char *content);
+void fx_mkdir(const char *root, const char *rel);
+char *fx_read(const char *root, const char *rel); /* malloc'ed, NULL if missing */
+void fx_unlink(const char *root, const char *rel);
+void fx_rmtree(const char *path);
+/* Set a file's mtime to a fixed old time; fx_mtime() returns it (0 if missing). */
+void fx_age(const char *root, const char *rel);
+time_t fx_mtime(const char *root, const char *rel);
+
+/* Topology: node with the kernel's meminfo format (sizes in kB). */
+void fx_node(struct fx *fx, int node, uint64_t total_kb, uint64_t free_kb);
+void fx_node_lists(struct fx *fx, const char *has_memory, const char *has_cpu);
+void fx_memtier(struct fx *fx, int tier, const char *nodelist);
+
+/*
+ * A cgroup with the memory controller files of a 6.12 kernel; with_knob
+ * adds memory.numa_balancing = knob (NULL: no file, like a stock kernel).
+ * numa_stat: anon/file per node in bytes for nodes 0 and 1.
+ */
+void fx_cgroup(struct fx *fx, const char *path, const char *knob);
+void fx_cgroup_numa(struct fx *fx, const char *path, uint64_t anon0, uint64_t anon1,
+		    uint64_t file0, uint64_t file1);
+
+/* Assert helper: a string-contains check with a readable failure. */
+#define ck_assert_strstr(hay, needle)                                                   \
+	ck_assert_msg((hay) && strstr((hay), (needle)), "'%s' does not contain '%s'",  \
+		      (hay) ? (hay) : "(null)", (needle))
+
+/* Suites */
+Suite *suite_util(void);
+Suite *suite_topology(void);
+Suite *suite_cgroup(void);
+Suite *suite_policy(void);
+Suite *suite_evaluate(void);
+Suite *suite_apply(void);
+Suite *suite_fair(void);
+
+#endif

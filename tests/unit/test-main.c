@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* libtier unit tests (Check). */
+#include <stdlib.h>
+
+#include "fixture.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_util());
+	int failed;
+
+	srunner_add_suite(sr, suite_topology());
+	srunner_add_suite(sr, suite_cgroup());
+	srunner_add_suite(sr, suite_policy());
+	srunner_add_suite(sr, suite_evaluate());
+	srunner_add_suite(sr, suite_apply());
+	srunner_add_suite(sr, suite_fair());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
