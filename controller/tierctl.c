@@ -1,0 +1,1386 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierctl: check, explain and apply the memory tiering policy.
+ *
+ *   tierctl [GLOBAL OPTIONS] VERB [ARGS]
+ *
+ * Every verb works standalone on the files (policy, cgroup tree, sysfs,
+ * procfs); the roots can be injected for tests. See tierctl(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <tier.h>
+
+#include "json.h"
+#include "macro.h"
+
+#ifndef TIERCTL_VERSION
+#define TIERCTL_VERSION "0.1.0"
+#endif
+
+#define DEFAULT_CONFIG "/etc/tierd/tierd.conf"
+
+#define NOSUPPORT_MSG \
+	"kernel does not support memory.numa_balancing (the tierd kernel patches are not applied)"
+
+/* Exit codes, documented in tierctl(1). */
+enum {
+	EXIT_OK = 0,
+	EXIT_POLICY = 1,	/* policy or validation errors */
+	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_NOCGROUP = 3,	/* the cgroup given does not exist */
+	EXIT_NOTSUPP = 4,	/* kernel lacks memory.numa_balancing */
+	EXIT_SYSTEM = 5,	/* any other system error */
+};
+
+struct tierctl {
+	const char *config;
+	const char *cgroup_root;
+	const char *sysfs_root;
+	const char *procfs_root;
+	bool json;
+	struct json j;
+};
+
+struct verb {
+	const char *name;
+	int (*run)(struct tierctl *t, int argc, char **argv);
+	const char *args;
+	const char *help;
+};
+
+static const struct verb *find_verb(const char *name);
+
+/* ------------------------------------------------------------------------
+ * Diagnostics
+ * ------------------------------------------------------------------------ */
+
+_printf_(1, 2) static void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tierctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* "tierctl: <message>: strerror(-r)" and the exit code for r. */
+_printf_(2, 3) static int fail(int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tierctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(r < 0 ? -r : r));
+	return EXIT_SYSTEM;
+}
+
+_printf_(6, 0) static void log_hook(void *data, int priority, const char *file, int line, const char *fn,
+		     const char *format, va_list args)
+{
+	char *s = NULL;
+	size_t n;
+
+	if (vasprintf(&s, format, args) < 0)
+		return;
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == '\n')
+		s[--n] = '\0';
+	fprintf(stderr, "tierctl: libtier: %s\n", s);
+	free(s);
+}
+
+/*
+ * Report an error about a cgroup and return the exit code for it.
+ * -ENOENT: the cgroup does not exist; -EOPNOTSUPP: the knob is missing,
+ * either because the kernel lacks it or because the cgroup has no memory
+ * controller (told apart by memory.current).
+ */
+static int cgroup_fail(struct tier_ctx *ctx, const char *cg, int r, const char *what)
+{
+	_cleanup_free_ char *v = NULL;
+
+	switch (r) {
+	case -ENOENT:
+		msg("cgroup %s not found: %s", cg, strerror(ENOENT));
+		return EXIT_NOCGROUP;
+	case -EOPNOTSUPP:
+		if (strcmp(cg, "/") == 0) {
+			msg("%s: the root cgroup has no memory.numa_balancing", cg);
+			return EXIT_USAGE;
+		}
+		if (tier_cgroup_read(ctx, cg, "memory.current", &v) == -EOPNOTSUPP) {
+			msg("%s: memory controller not enabled (add +memory to the parent's "
+			    "cgroup.subtree_control)", cg);
+			return EXIT_SYSTEM;
+		}
+		msg(NOSUPPORT_MSG);
+		return EXIT_NOTSUPP;
+	default:
+		return fail(r, "%s: %s", cg, what);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Formatting helpers
+ * ------------------------------------------------------------------------ */
+
+#define SIZE_BUF 32
+
+/* Human-readable binary size ("16.0G"), "max" for UINT64_MAX. */
+static const char *fmt_size(uint64_t v, char buf[static SIZE_BUF])
+{
+	static const char units[] = "KMGTPE";
+	double d = (double)v;
+	int u = -1;
+
+	if (v == UINT64_MAX)
+		return "max";
+	if (v < 1024) {
+		snprintf(buf, SIZE_BUF, "%" PRIu64, v);
+		return buf;
+	}
+	while (d >= 1024.0 && u < 5) {
+		d /= 1024.0;
+		u++;
+	}
+	snprintf(buf, SIZE_BUF, "%.1f%c", d, units[u]);
+	return buf;
+}
+
+/* Exact size: the largest binary suffix that divides v ("16G", "1536M"). */
+static const char *fmt_size_exact(uint64_t v, char buf[static SIZE_BUF])
+{
+	static const char units[] = "KMGTPE";
+	int u = -1;
+
+	if (v == UINT64_MAX)
+		return "max";
+	while (v != 0 && v % 1024 == 0 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, SIZE_BUF, "%" PRIu64, v);
+	else
+		snprintf(buf, SIZE_BUF, "%" PRIu64 "%c", v, units[u]);
+	return buf;
+}
+
+/* A class amount as written: "16G", "50%", "12.5%", "max", or NULL if unset. */
+static const char *fmt_amount(const struct tier_amount *a, char buf[static SIZE_BUF])
+{
+	switch (a->kind) {
+	case TIER_AMOUNT_BYTES:
+		return fmt_size_exact(a->value, buf);
+	case TIER_AMOUNT_PERCENT:
+		if (a->value % 100 == 0)
+			snprintf(buf, SIZE_BUF, "%" PRIu64 "%%", a->value / 100);
+		else
+			snprintf(buf, SIZE_BUF, "%" PRIu64 ".%02" PRIu64 "%%", a->value / 100,
+				 a->value % 100);
+		return buf;
+	case TIER_AMOUNT_MAX:
+		return "max";
+	default:
+		return NULL;
+	}
+}
+
+static const char *mode_str(enum tier_mode m)
+{
+	const char *s = tier_mode_to_string(m);
+
+	return s ? s : "?";
+}
+
+/*
+ * Canonical cgroup path: leading '/', no repeated or trailing '/', no "."
+ * or ".." components. -EINVAL for those.
+ */
+static int normalize_cgroup(const char *in, char **ret)
+{
+	size_t n = strlen(in);
+	char *out = malloc(n + 2);
+	size_t o = 0;
+	const char *p = in;
+
+	if (!out)
+		return -ENOMEM;
+	out[o++] = '/';
+	while (*p) {
+		const char *e;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchrnul(p, '/');
+		len = (size_t)(e - p);
+		if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
+			free(out);
+			return -EINVAL;
+		}
+		if (o > 1)
+			out[o++] = '/';
+		memcpy(out + o, p, len);
+		o += len;
+		p = e;
+	}
+	out[o] = '\0';
+	*ret = out;
+	return 0;
+}
+
+/*
+ * The effective mode of cg and which cgroup imposes it (the nearest
+ * ancestor-or-self holding the most restrictive value; NULL if nothing
+ * restricts). The resolved mode is FULL when nothing restricts. Errors of
+ * cg itself are returned; ancestors without the knob (the root) count as
+ * inherit.
+ */
+static int effective_mode(struct tier_ctx *ctx, const char *cg, enum tier_mode *ret_mode,
+			  char **ret_source)
+{
+	_cleanup_free_ char *p = strdup(cg);
+	_cleanup_free_ char *src = NULL;
+	enum tier_mode eff = TIER_MODE_INHERIT, m;
+	bool self = true;
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	for (;;) {
+		char *slash;
+
+		if (strcmp(p, "/") == 0)
+			break;
+		r = tier_cgroup_get_mode(ctx, p, &m);
+		if (r < 0) {
+			if (self)
+				return r;
+			if (r != -EOPNOTSUPP)
+				return r;
+			m = TIER_MODE_INHERIT;
+		}
+		self = false;
+		/* Walking up: the topmost cgroup holding the winning value is
+		 * the one that binds. */
+		if (m != TIER_MODE_INHERIT && tier_mode_restrict(eff, m) == m) {
+			free(src);
+			src = strdup(p);
+			if (!src)
+				return -ENOMEM;
+			eff = m;
+		}
+		slash = strrchr(p, '/');
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (eff == TIER_MODE_INHERIT || eff == TIER_MODE_FULL) {
+		/* Nothing restricts the global sysctl. */
+		eff = TIER_MODE_FULL;
+		free(src);
+		src = NULL;
+	}
+	*ret_mode = eff;
+	*ret_source = TAKE_PTR(src);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Shared setup: policy, context, topology, plan
+ * ------------------------------------------------------------------------ */
+
+static void print_errors(const struct tier_errors *errors)
+{
+	size_t n = tier_errors_count(errors);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s\n", tier_errors_get(errors, i));
+}
+
+/* Load t->config with its drop-ins; report problems; returns an exit code. */
+static int load_policy(struct tierctl *t, struct tier_policy **ret)
+{
+	struct tier_errors *errors = tier_errors_new();
+	size_t n;
+	int r;
+
+	if (!errors)
+		return fail(-ENOMEM, "cannot load policy");
+	r = tier_policy_load(t->config, NULL, errors, ret);
+	n = tier_errors_count(errors);
+	if (r == -EINVAL && n > 0) {
+		print_errors(errors);
+		msg("%s: policy has %zu error%s, not used", t->config, n, n == 1 ? "" : "s");
+		tier_errors_free(errors);
+		return EXIT_POLICY;
+	}
+	tier_errors_free(errors);
+	if (r < 0)
+		return fail(r, "cannot load policy %s", t->config);
+	return EXIT_OK;
+}
+
+/*
+ * The context. Cgroup root: --cgroup-root, else the policy's cgroup_root,
+ * else fallback, else discovered by the library.
+ */
+static int open_ctx(struct tierctl *t, const struct tier_policy *policy, const char *fallback,
+		    struct tier_ctx **ret)
+{
+	const char *cg = t->cgroup_root;
+	int r;
+
+	if (!cg && policy)
+		cg = tier_policy_daemon(policy)->cgroup_root;
+	if (!cg)
+		cg = fallback;
+	r = tier_ctx_new(cg, t->sysfs_root, t->procfs_root, ret);
+	if (r == -ENOENT && !cg) {
+		msg("no cgroup2 mount found (use --cgroup-root)");
+		return EXIT_SYSTEM;
+	}
+	if (r < 0)
+		return fail(r, "cannot create libtier context");
+	tier_ctx_set_log_fn(*ret, log_hook, NULL);
+	return EXIT_OK;
+}
+
+/* Topology; a failure to read it is not fatal (no residency, no %). */
+static struct tier_topology *read_topology(struct tier_ctx *ctx)
+{
+	struct tier_topology *topo = NULL;
+	int r = tier_topology_read(ctx, &topo);
+
+	if (r < 0) {
+		errno = -r;
+		msg("cannot read memory tiers from %s, ignoring: %m",
+		    tier_ctx_get_sysfs_root(ctx));
+		return NULL;
+	}
+	return topo;
+}
+
+/* Everything a policy verb needs. */
+struct session {
+	struct tier_policy *policy;
+	struct tier_ctx *ctx;
+	struct tier_topology *topo;
+	struct tier_observed *observed;
+	struct tier_plan *plan;
+};
+
+static void session_done(struct session *s)
+{
+	tier_plan_free(s->plan);
+	tier_observed_free(s->observed);
+	tier_topology_free(s->topo);
+	tier_ctx_unref(s->ctx);
+	tier_policy_free(s->policy);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Load the policy, observe subtree (NULL = all) and evaluate. */
+static int session_start(struct tierctl *t, struct session *s, const char *subtree)
+{
+	int rc, r;
+
+	memset(s, 0, sizeof(*s));
+	rc = load_policy(t, &s->policy);
+	if (rc)
+		return rc;
+	rc = open_ctx(t, s->policy, NULL, &s->ctx);
+	if (rc)
+		return rc;
+	if (subtree && !tier_cgroup_exists(s->ctx, subtree))
+		return cgroup_fail(s->ctx, subtree, -ENOENT, "");
+	s->topo = read_topology(s->ctx);
+	r = tier_observe(s->ctx, s->topo, subtree, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS,
+			 &s->observed);
+	if (r == -ENOENT)
+		return cgroup_fail(s->ctx, subtree ? subtree : "/", r, "");
+	if (r < 0)
+		return fail(r, "cannot read the cgroup tree at %s",
+			    tier_ctx_get_cgroup_root(s->ctx));
+	r = tier_evaluate(s->policy, s->observed, &s->plan);
+	if (r < 0)
+		return fail(r, "cannot evaluate the policy");
+	return EXIT_OK;
+}
+
+/*
+ * Verb option parsing: only --help and the verb's own flags. Returns -1 to
+ * continue, or an exit code.
+ */
+static int verb_opts(const struct verb *v, int argc, char **argv, const struct option *extra,
+		     int *flag_val)
+{
+	struct option opts[4] = {
+		{ "help", no_argument, NULL, 'h' },
+	};
+	int c;
+
+	if (extra)
+		opts[1] = extra[0];
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: tierctl [OPTIONS] %s%s%s\n%s\n", v->name,
+			       v->args[0] ? " " : "", v->args, v->help);
+			return EXIT_OK;
+		case 'F':
+			*flag_val = 1;
+			break;
+		default:
+			msg("%s: unknown option '%s' (see tierctl %s --help)", v->name,
+			    argv[optind - 1], v->name);
+			return EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
+static int want_args(const struct verb *v, int argc, int min, int max)
+{
+	int n = argc - optind;
+
+	if (n < min || n > max) {
+		msg("%s: %s arguments (usage: tierctl %s %s)", v->name,
+		    n < min ? "missing" : "too many", v->name, v->args);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * check FILE...
+ * ------------------------------------------------------------------------ */
+
+static int verb_check(struct tierctl *t, int argc, char **argv)
+{
+	const struct verb *v = find_verb("check");
+	int rc = EXIT_OK, r;
+
+	r = verb_opts(v, argc, argv, NULL, NULL);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 1, INT32_MAX);
+	if (r >= 0)
+		return r;
+
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_key(&t->j, "files");
+		json_array_begin(&t->j);
+	}
+	for (int i = optind; i < argc; i++) {
+		const char *file = argv[i];
+		struct tier_errors *errors = tier_errors_new();
+		struct tier_policy *policy = NULL;
+		size_t n;
+
+		if (!errors)
+			return fail(-ENOMEM, "check");
+		r = tier_policy_load(file, NULL, errors, &policy);
+		n = tier_errors_count(errors);
+		print_errors(errors);
+		if (r < 0 && n == 0)
+			fail(r, "%s", file);
+		if (r == -EINVAL || r == -ENOMEM)
+			rc = rc ?: EXIT_POLICY;
+		else if (r < 0)
+			rc = EXIT_SYSTEM;
+		if (r == 0 && !t->json)
+			printf("%s: ok (%zu classes, %zu rules)\n", file,
+			       tier_policy_class_count(policy), tier_policy_rule_count(policy));
+		if (t->json) {
+			json_object_begin(&t->j);
+			json_kv_string(&t->j, "file", file);
+			json_kv_bool(&t->j, "ok", r == 0);
+			if (r == 0) {
+				json_kv_uint(&t->j, "classes", tier_policy_class_count(policy));
+				json_kv_uint(&t->j, "rules", tier_policy_rule_count(policy));
+				json_key(&t->j, "files_read");
+				json_array_begin(&t->j);
+				for (size_t k = 0; k < tier_policy_file_count(policy); k++)
+					json_string(&t->j, tier_policy_file(policy, k));
+				json_array_end(&t->j);
+			} else if (n == 0) {
+				json_kv_string(&t->j, "error", strerror(-r));
+			}
+			json_key(&t->j, "errors");
+			json_array_begin(&t->j);
+			for (size_t k = 0; k < n; k++) {
+				json_object_begin(&t->j);
+				json_kv_string(&t->j, "file", tier_errors_file(errors, k));
+				json_kv_uint(&t->j, "line", tier_errors_line(errors, k));
+				json_kv_string(&t->j, "message", tier_errors_message(errors, k));
+				json_object_end(&t->j);
+			}
+			json_array_end(&t->j);
+			json_object_end(&t->j);
+		}
+		tier_policy_free(policy);
+		tier_errors_free(errors);
+	}
+	if (t->json) {
+		json_array_end(&t->j);
+		json_object_end(&t->j);
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * explain CGROUP
+ * ------------------------------------------------------------------------ */
+
+static void explain_amount_text(const char *key, const struct tier_amount *a, uint64_t resolved)
+{
+	char b1[SIZE_BUF], b2[SIZE_BUF];
+	const char *s = fmt_amount(a, b1);
+
+	if (!s)
+		return;
+	if (a->kind == TIER_AMOUNT_PERCENT)
+		printf("%-16s %s of the fast tier = %s\n", key, s, fmt_size(resolved, b2));
+	else
+		printf("%-16s %s\n", key, s);
+}
+
+static void explain_amount_json(struct json *j, const char *key, const struct tier_amount *a,
+				uint64_t resolved)
+{
+	char b[SIZE_BUF];
+	const char *s = fmt_amount(a, b);
+
+	json_key(j, key);
+	if (!s) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_string(j, "value", s);
+	if (resolved == UINT64_MAX)
+		json_kv_null(j, "bytes");
+	else
+		json_kv_uint(j, "bytes", resolved);
+	json_object_end(j);
+}
+
+static int verb_explain(struct tierctl *t, int argc, char **argv)
+{
+	const struct verb *v = find_verb("explain");
+	_cleanup_free_ char *cg = NULL, *src = NULL;
+	const struct tier_observed_cgroup *oc = NULL;
+	const struct tier_plan_entry *e;
+	const struct tier_class *c;
+	struct session s;
+	enum tier_mode cur = TIER_MODE_INVALID, eff = TIER_MODE_INVALID;
+	int cur_r, eff_r;
+	int rc, r;
+
+	r = verb_opts(v, argc, argv, NULL, NULL);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 1, 1);
+	if (r >= 0)
+		return r;
+	if (normalize_cgroup(argv[optind], &cg) < 0) {
+		msg("invalid cgroup path '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	rc = session_start(t, &s, cg);
+	if (rc)
+		goto out;
+
+	e = tier_plan_find(s.plan, cg);
+	for (size_t i = 0; i < s.observed->n_cgroups; i++)
+		if (strcmp(s.observed->cgroups[i].path, cg) == 0)
+			oc = &s.observed->cgroups[i];
+	if (!e || !oc) {
+		rc = cgroup_fail(s.ctx, cg, -ENOENT, "");
+		goto out;
+	}
+	c = e->class;
+
+	if (strcmp(cg, "/") == 0) {
+		cur_r = -EOPNOTSUPP;
+		eff_r = 0;
+		eff = TIER_MODE_FULL;
+	} else {
+		cur_r = tier_cgroup_get_mode(s.ctx, cg, &cur);
+		eff_r = effective_mode(s.ctx, cg, &eff, &src);
+	}
+	if (cur_r == -ENOENT) {
+		rc = cgroup_fail(s.ctx, cg, cur_r, "");
+		goto out;
+	}
+
+	if (t->json) {
+		struct json *j = &t->j;
+
+		json_object_begin(j);
+		json_kv_string(j, "cgroup", cg);
+		json_kv_string(j, "unit", oc->unit);
+		json_kv_bool(j, "managed", e->rule != NULL);
+		if (e->rule) {
+			json_key(j, "rule");
+			json_object_begin(j);
+			json_kv_string(j, "name", e->rule->name);
+			json_kv_string(j, "file", e->rule->file);
+			json_kv_uint(j, "line", e->rule->line);
+			json_object_end(j);
+			json_key(j, "matcher");
+			if (e->matcher) {
+				json_object_begin(j);
+				json_kv_string(j, "kind",
+					       tier_matcher_kind_to_string(e->matcher->kind));
+				json_kv_string(j, "pattern", e->matcher->pattern);
+				json_kv_string(j, "file", e->matcher->file);
+				json_kv_uint(j, "line", e->matcher->line);
+				json_kv_string(j, "matched", e->matched_value);
+				json_object_end(j);
+			} else {
+				json_null(j);
+			}
+			json_key(j, "class");
+			json_object_begin(j);
+			json_kv_string(j, "name", c->name);
+			json_kv_string(j, "mode", mode_str(c->mode));
+			json_kv_uint(j, "weight", c->weight);
+			explain_amount_json(j, "toptier_min", &c->toptier_min, e->toptier_min);
+			explain_amount_json(j, "toptier_max", &c->toptier_max, e->toptier_max);
+			explain_amount_json(j, "memory_low", &c->memory_low, e->memory_low);
+			explain_amount_json(j, "memory_high", &c->memory_high, e->memory_high);
+			json_object_end(j);
+			json_kv_string(j, "desired_mode", e->set_mode ? mode_str(e->mode) : NULL);
+		} else {
+			json_kv_null(j, "rule");
+			json_kv_null(j, "matcher");
+			json_kv_null(j, "class");
+			json_kv_null(j, "desired_mode");
+		}
+		json_kv_bool(j, "supported", cur_r != -EOPNOTSUPP || strcmp(cg, "/") == 0);
+		json_kv_string(j, "configured", cur_r == 0 ? mode_str(cur) : NULL);
+		json_kv_string(j, "effective", eff_r == 0 ? mode_str(eff) : NULL);
+		json_kv_string(j, "effective_source", src);
+		json_object_end(j);
+	} else {
+		printf("%-16s %s\n", "cgroup:", cg);
+		if (oc->unit)
+			printf("%-16s %s\n", "unit:", oc->unit);
+		if (!e->rule) {
+			printf("no rule matches: unmanaged\n");
+		} else {
+			printf("%-16s %s (%s:%u)\n", "rule:", e->rule->name, e->rule->file,
+			       e->rule->line);
+			if (e->matcher) {
+				printf("%-16s %s = %s", "matched by:",
+				       tier_matcher_kind_to_string(e->matcher->kind),
+				       e->matcher->pattern);
+				if (e->matched_value &&
+				    strcmp(e->matched_value, e->matcher->pattern) != 0)
+					printf(" (%s)", e->matched_value);
+				printf("\n");
+			}
+			printf("%-16s %s\n", "class:", c->name);
+			printf("%-16s %s\n", "desired mode:",
+			       e->set_mode ? mode_str(e->mode) : "(left alone)");
+			printf("%-16s %u\n", "weight:", c->weight);
+			explain_amount_text("toptier_min:", &c->toptier_min, e->toptier_min);
+			explain_amount_text("toptier_max:", &c->toptier_max, e->toptier_max);
+			explain_amount_text("memory_low:", &c->memory_low, e->memory_low);
+			explain_amount_text("memory_high:", &c->memory_high, e->memory_high);
+		}
+		if (strcmp(cg, "/") == 0)
+			printf("%-16s %s\n", "configured mode:", "(the root has no knob)");
+		else if (cur_r == 0)
+			printf("%-16s %s\n", "configured mode:", mode_str(cur));
+		else if (cur_r == -EOPNOTSUPP)
+			printf("%-16s %s\n", "configured mode:", "(not supported by the kernel)");
+		else
+			printf("%-16s (%s)\n", "configured mode:", strerror(-cur_r));
+		if (eff_r == 0)
+			printf("%-16s %s%s%s%s\n", "effective mode:", mode_str(eff),
+			       src ? " (set by " : "", src ? src : "", src ? ")" : "");
+	}
+	if (cur_r == -EOPNOTSUPP && strcmp(cg, "/") != 0)
+		rc = cgroup_fail(s.ctx, cg, cur_r, "");
+out:
+	session_done(&s);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * apply [--dry-run]
+ * ------------------------------------------------------------------------ */
+
+static int verb_apply(struct tierctl *t, int argc, char **argv)
+{
+	static const struct option dry[] = { { "dry-run", no_argument, NULL, 'F' } };
+	const struct verb *v = find_verb("apply");
+	struct tier_apply_results *res = NULL;
+	size_t n_seen = 0, n_managed = 0, n_changed = 0, n_unchanged = 0, n_vanished = 0;
+	size_t n_unsupported = 0, n_nomemcg = 0, n_failed = 0;
+	int dry_run = 0;
+	struct session s;
+	int rc, r;
+
+	r = verb_opts(v, argc, argv, dry, &dry_run);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 0, 0);
+	if (r >= 0)
+		return r;
+
+	rc = session_start(t, &s, NULL);
+	if (rc)
+		goto out;
+	r = tier_apply(s.ctx, s.plan, dry_run ? TIER_APPLY_DRY_RUN : 0, &res);
+	if (r < 0) {
+		rc = fail(r, "apply");
+		goto out;
+	}
+
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_bool(&t->j, "dry_run", dry_run);
+		json_key(&t->j, "changes");
+		json_array_begin(&t->j);
+	}
+	n_seen = tier_apply_results_count(res);
+	for (size_t i = 0; i < n_seen; i++) {
+		const struct tier_apply_result *a = tier_apply_results_get(res, i);
+		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
+		bool changed = false, unsupported = false;
+
+		if (!e || strcmp(e->path, a->path) != 0)
+			e = tier_plan_find(s.plan, a->path);
+		if (a->status == TIER_APPLY_UNMANAGED || !e || !e->rule)
+			continue;
+		n_managed++;
+		if (a->status == TIER_APPLY_VANISHED) {
+			n_vanished++;
+			continue;
+		}
+		for (unsigned k = 0; k < a->n_changes; k++) {
+			const struct tier_apply_change *ch = &a->changes[k];
+			const char *attr = tier_attr_to_string(ch->attr);
+
+			switch (ch->status) {
+			case TIER_APPLY_CHANGED:
+				changed = true;
+				if (t->json) {
+					json_object_begin(&t->j);
+					json_kv_string(&t->j, "cgroup", a->path);
+					json_kv_string(&t->j, "attribute", attr);
+					json_kv_string(&t->j, "old", ch->old_value);
+					json_kv_string(&t->j, "new", ch->new_value);
+					json_kv_string(&t->j, "rule", e->rule->name);
+					json_kv_string(&t->j, "class", e->class->name);
+					json_object_end(&t->j);
+				} else {
+					printf("%s: %s %s -> %s (rule %s, class %s)\n", a->path,
+					       attr, ch->old_value[0] ? ch->old_value : "?",
+					       ch->new_value, e->rule->name, e->class->name);
+				}
+				break;
+			case TIER_APPLY_UNSUPPORTED:
+				unsupported = true;
+				break;
+			case TIER_APPLY_ERROR:
+				n_failed++;
+				fail(ch->error, "%s: cannot write %s %s", a->path, attr,
+				     ch->new_value);
+				break;
+			default:
+				break;
+			}
+		}
+		if (unsupported) {
+			_cleanup_free_ char *cur = NULL;
+
+			if (tier_cgroup_read(s.ctx, a->path, "memory.current", &cur) ==
+			    -EOPNOTSUPP) {
+				n_nomemcg++;
+				msg("%s: memory controller not enabled, skipped", a->path);
+			} else {
+				n_unsupported++;
+			}
+		}
+		if (changed)
+			n_changed++;
+		else if (a->status == TIER_APPLY_UNCHANGED)
+			n_unchanged++;
+	}
+	if (t->json) {
+		json_array_end(&t->j);
+		json_key(&t->j, "summary");
+		json_object_begin(&t->j);
+		json_kv_uint(&t->j, "cgroups", n_seen);
+		json_kv_uint(&t->j, "managed", n_managed);
+		json_kv_uint(&t->j, "changed", n_changed);
+		json_kv_uint(&t->j, "unchanged", n_unchanged);
+		json_kv_uint(&t->j, "vanished", n_vanished);
+		json_kv_uint(&t->j, "unsupported", n_unsupported);
+		json_kv_uint(&t->j, "no_memory_controller", n_nomemcg);
+		json_kv_uint(&t->j, "failed", n_failed);
+		json_object_end(&t->j);
+		json_object_end(&t->j);
+	} else {
+		printf("%s%zu cgroups, %zu managed, %zu %s, %zu unchanged", dry_run ? "dry run: " : "",
+		       n_seen, n_managed, n_changed, dry_run ? "would change" : "changed",
+		       n_unchanged);
+		if (n_vanished)
+			printf(", %zu vanished", n_vanished);
+		if (n_unsupported)
+			printf(", %zu unsupported", n_unsupported);
+		if (n_nomemcg)
+			printf(", %zu without memory controller", n_nomemcg);
+		printf(", %zu failed\n", n_failed);
+	}
+	if (n_unsupported) {
+		msg(NOSUPPORT_MSG);
+		rc = EXIT_NOTSUPP;
+	}
+	if (n_failed)
+		rc = EXIT_SYSTEM;
+out:
+	tier_apply_results_free(res);
+	session_done(&s);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * get CGROUP / set CGROUP MODE
+ * ------------------------------------------------------------------------ */
+
+static int verb_get(struct tierctl *t, int argc, char **argv)
+{
+	const struct verb *v = find_verb("get");
+	_cleanup_free_ char *cg = NULL, *src = NULL;
+	struct tier_ctx *ctx = NULL;
+	enum tier_mode cur = TIER_MODE_INVALID, eff = TIER_MODE_FULL;
+	bool root;
+	int rc, r;
+
+	r = verb_opts(v, argc, argv, NULL, NULL);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 1, 1);
+	if (r >= 0)
+		return r;
+	if (normalize_cgroup(argv[optind], &cg) < 0) {
+		msg("invalid cgroup path '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	rc = open_ctx(t, NULL, NULL, &ctx);
+	if (rc)
+		return rc;
+	root = strcmp(cg, "/") == 0;
+	if (!tier_cgroup_exists(ctx, cg)) {
+		rc = cgroup_fail(ctx, cg, -ENOENT, "");
+		goto out;
+	}
+	if (!root) {
+		r = tier_cgroup_get_mode(ctx, cg, &cur);
+		if (r < 0) {
+			rc = cgroup_fail(ctx, cg, r, "cannot read memory.numa_balancing");
+			goto out;
+		}
+		r = effective_mode(ctx, cg, &eff, &src);
+		if (r < 0) {
+			rc = cgroup_fail(ctx, cg, r, "cannot read the effective mode");
+			goto out;
+		}
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_string(&t->j, "cgroup", cg);
+		json_kv_string(&t->j, "configured", root ? NULL : mode_str(cur));
+		json_kv_string(&t->j, "effective", mode_str(eff));
+		json_kv_string(&t->j, "effective_source", src);
+		json_object_end(&t->j);
+	} else if (root) {
+		printf("%s: configured -, effective %s (the root has no knob)\n", cg,
+		       mode_str(eff));
+	} else {
+		printf("%s: configured %s, effective %s", cg, mode_str(cur), mode_str(eff));
+		if (src && strcmp(src, cg) != 0)
+			printf(" (set by %s)", src);
+		printf("\n");
+	}
+out:
+	tier_ctx_unref(ctx);
+	return rc;
+}
+
+static int verb_set(struct tierctl *t, int argc, char **argv)
+{
+	const struct verb *v = find_verb("set");
+	_cleanup_free_ char *cg = NULL;
+	struct tier_ctx *ctx = NULL;
+	enum tier_mode old, mode;
+	int rc, r;
+
+	r = verb_opts(v, argc, argv, NULL, NULL);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 2, 2);
+	if (r >= 0)
+		return r;
+	if (normalize_cgroup(argv[optind], &cg) < 0) {
+		msg("invalid cgroup path '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (tier_mode_from_string(argv[optind + 1], &mode) < 0) {
+		msg("invalid mode '%s' (expected inherit, full, promote or off)",
+		    argv[optind + 1]);
+		return EXIT_USAGE;
+	}
+	rc = open_ctx(t, NULL, NULL, &ctx);
+	if (rc)
+		return rc;
+	if (!tier_cgroup_exists(ctx, cg)) {
+		rc = cgroup_fail(ctx, cg, -ENOENT, "");
+		goto out;
+	}
+	r = tier_cgroup_get_mode(ctx, cg, &old);
+	if (r < 0) {
+		rc = cgroup_fail(ctx, cg, r, "cannot read memory.numa_balancing");
+		goto out;
+	}
+	if (old != mode) {
+		r = tier_cgroup_set_mode(ctx, cg, mode);
+		if (r < 0) {
+			rc = cgroup_fail(ctx, cg, r, "cannot write memory.numa_balancing");
+			goto out;
+		}
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_string(&t->j, "cgroup", cg);
+		json_kv_string(&t->j, "old", mode_str(old));
+		json_kv_string(&t->j, "new", mode_str(mode));
+		json_kv_bool(&t->j, "changed", old != mode);
+		json_object_end(&t->j);
+	} else if (old != mode) {
+		printf("%s: memory.numa_balancing %s -> %s\n", cg, mode_str(old), mode_str(mode));
+	} else {
+		printf("%s: memory.numa_balancing already %s\n", cg, mode_str(mode));
+	}
+out:
+	tier_ctx_unref(ctx);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * status [--all]
+ * ------------------------------------------------------------------------ */
+
+static int verb_status(struct tierctl *t, int argc, char **argv)
+{
+	static const struct option all_opt[] = { { "all", no_argument, NULL, 'F' } };
+	const struct verb *v = find_verb("status");
+	size_t width = strlen("CGROUP"), cwidth = strlen("CLASS"), n, n_unsupported = 0;
+	int all = 0;
+	struct session s;
+	int rc, r;
+
+	r = verb_opts(v, argc, argv, all_opt, &all);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 0, 0);
+	if (r >= 0)
+		return r;
+	rc = session_start(t, &s, NULL);
+	if (rc)
+		goto out;
+
+	n = tier_plan_count(s.plan);
+	for (size_t i = 0; i < n; i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
+
+		if (!e->rule && !all)
+			continue;
+		if (strlen(e->path) > width)
+			width = strlen(e->path);
+		if (e->class && strlen(e->class->name) > cwidth)
+			cwidth = strlen(e->class->name);
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_key(&t->j, "cgroups");
+		json_array_begin(&t->j);
+	} else {
+		printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s\n", (int)width, "CGROUP", (int)cwidth,
+		       "CLASS", "CONFIGURED", "EFFECTIVE", "FAST", "SLOW");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
+		struct tier_cgroup_info info;
+		bool has_mode, has_res;
+		char b1[SIZE_BUF], b2[SIZE_BUF];
+
+		if (!e->rule && !all)
+			continue;
+		r = tier_cgroup_read_info(s.ctx, s.topo, e->path, &info);
+		if (r == -ENOENT)
+			continue; /* vanished meanwhile */
+		if (r < 0) {
+			fail(r, "%s: cannot read", e->path);
+			rc = EXIT_SYSTEM;
+			continue;
+		}
+		has_mode = info.valid & TIER_INFO_MODE;
+		has_res = info.valid & TIER_INFO_RESIDENCY;
+		if (!has_mode && e->rule && strcmp(e->path, "/") != 0)
+			n_unsupported++;
+		if (t->json) {
+			json_object_begin(&t->j);
+			json_kv_string(&t->j, "cgroup", e->path);
+			json_kv_string(&t->j, "class", e->class ? e->class->name : NULL);
+			json_kv_string(&t->j, "rule", e->rule ? e->rule->name : NULL);
+			json_kv_string(&t->j, "configured", has_mode ? mode_str(info.mode) : NULL);
+			json_kv_string(&t->j, "effective",
+				       has_mode ? mode_str(info.effective_mode) : NULL);
+			if (has_res) {
+				json_kv_uint(&t->j, "fast_bytes", info.fast_bytes);
+				json_kv_uint(&t->j, "slow_bytes", info.slow_bytes);
+			} else {
+				json_kv_null(&t->j, "fast_bytes");
+				json_kv_null(&t->j, "slow_bytes");
+			}
+			json_object_end(&t->j);
+		} else {
+			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s\n", (int)width, e->path,
+			       (int)cwidth, e->class ? e->class->name : "-",
+			       has_mode ? mode_str(info.mode) : "-",
+			       has_mode ? mode_str(info.effective_mode) : "-",
+			       has_res ? fmt_size(info.fast_bytes, b1) : "-",
+			       has_res ? fmt_size(info.slow_bytes, b2) : "-");
+		}
+	}
+	if (t->json) {
+		json_array_end(&t->j);
+		json_object_end(&t->j);
+	}
+	if (n_unsupported)
+		msg("%zu managed cgroup%s without memory.numa_balancing: " NOSUPPORT_MSG
+		    " or the memory controller is not enabled there",
+		    n_unsupported, n_unsupported == 1 ? "" : "s");
+out:
+	session_done(&s);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * topology
+ * ------------------------------------------------------------------------ */
+
+/* kernel.numa_balancing from procfs, -1 if unreadable. */
+static long read_numa_balancing_sysctl(struct tier_ctx *ctx)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	char buf[32], *end;
+	long v;
+
+	if (asprintf(&path, "%s/sys/kernel/numa_balancing", tier_ctx_get_procfs_root(ctx)) < 0)
+		return -1;
+	f = fopen(path, "re");
+	if (!f || !fgets(buf, sizeof(buf), f))
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	return v;
+}
+
+static void fmt_nodes(const struct tier_memtier *tier, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < tier->n_nodes && o < size; k++) {
+		int w = snprintf(buf + o, size - o, "%s%d", k ? "," : "", tier->nodes[k]);
+
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+	if (o >= size && size > 4)
+		strcpy(buf + size - 4, "...");
+}
+
+static int verb_topology(struct tierctl *t, int argc, char **argv)
+{
+	const struct verb *v = find_verb("topology");
+	struct tier_topology *topo = NULL;
+	struct tier_ctx *ctx = NULL;
+	unsigned n_nodes, n_tiers;
+	long sysctl;
+	int rc, r;
+
+	r = verb_opts(v, argc, argv, NULL, NULL);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 0, 0);
+	if (r >= 0)
+		return r;
+	/* The cgroup root is not used: give one so no discovery happens. */
+	rc = open_ctx(t, NULL, "/sys/fs/cgroup", &ctx);
+	if (rc)
+		return rc;
+	r = tier_topology_read(ctx, &topo);
+	if (r < 0) {
+		rc = fail(r, "cannot read memory tiers from %s", tier_ctx_get_sysfs_root(ctx));
+		goto out;
+	}
+	n_nodes = tier_topology_node_count(topo);
+	n_tiers = tier_topology_tier_count(topo);
+	sysctl = read_numa_balancing_sysctl(ctx);
+
+	if (t->json) {
+		struct json *j = &t->j;
+
+		json_object_begin(j);
+		json_key(j, "nodes");
+		json_array_begin(j);
+		for (unsigned i = 0; i < n_nodes; i++) {
+			const struct tier_node *nd = tier_topology_node(topo, i);
+
+			json_object_begin(j);
+			json_kv_int(j, "node", nd->id);
+			if (nd->tier == TIER_ID_NONE)
+				json_kv_null(j, "tier");
+			else
+				json_kv_int(j, "tier", nd->tier);
+			json_kv_bool(j, "top_tier", nd->top_tier);
+			json_kv_bool(j, "has_cpu", nd->has_cpu);
+			json_kv_bool(j, "has_memory", nd->has_memory);
+			json_kv_uint(j, "mem_total", nd->mem_total);
+			json_kv_uint(j, "mem_free", nd->mem_free);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_key(j, "tiers");
+		json_array_begin(j);
+		for (unsigned i = 0; i < n_tiers; i++) {
+			const struct tier_memtier *tr = tier_topology_tier(topo, i);
+
+			json_object_begin(j);
+			if (tr->id == TIER_ID_NONE)
+				json_kv_null(j, "tier");
+			else
+				json_kv_int(j, "tier", tr->id);
+			json_kv_bool(j, "top", tr->top);
+			json_key(j, "nodes");
+			json_array_begin(j);
+			for (unsigned k = 0; k < tr->n_nodes; k++)
+				json_int(j, tr->nodes[k]);
+			json_array_end(j);
+			json_kv_uint(j, "mem_total", tr->mem_total);
+			json_kv_uint(j, "mem_free", tr->mem_free);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_kv_uint(j, "fast_capacity", tier_topology_fast_capacity(topo));
+		json_kv_uint(j, "total_capacity", tier_topology_total_capacity(topo));
+		json_kv_bool(j, "tiering_active", n_tiers > 1);
+		if (sysctl >= 0)
+			json_kv_int(j, "numa_balancing_sysctl", sysctl);
+		else
+			json_kv_null(j, "numa_balancing_sysctl");
+		json_object_end(j);
+	} else {
+		char b1[SIZE_BUF], b2[SIZE_BUF], nodes[128];
+
+		printf("%-5s %-6s %-4s %-4s %10s %10s\n", "NODE", "TIER", "TOP", "CPU", "MEMTOTAL",
+		       "MEMFREE");
+		for (unsigned i = 0; i < n_nodes; i++) {
+			const struct tier_node *nd = tier_topology_node(topo, i);
+			char tb[16];
+
+			if (nd->tier == TIER_ID_NONE)
+				strcpy(tb, "-");
+			else
+				snprintf(tb, sizeof(tb), "%d", nd->tier);
+			printf("%-5d %-6s %-4s %-4s %10s %10s\n", nd->id, tb,
+			       nd->top_tier ? "yes" : "no", nd->has_cpu ? "yes" : "no",
+			       fmt_size(nd->mem_total, b1), fmt_size(nd->mem_free, b2));
+		}
+		printf("\n");
+		for (unsigned i = 0; i < n_tiers; i++) {
+			const struct tier_memtier *tr = tier_topology_tier(topo, i);
+
+			fmt_nodes(tr, nodes, sizeof(nodes));
+			if (tr->id == TIER_ID_NONE)
+				printf("tier -: ");
+			else
+				printf("tier %d: ", tr->id);
+			printf("nodes %s, %s total, %s free%s\n", nodes,
+			       fmt_size(tr->mem_total, b1), fmt_size(tr->mem_free, b2),
+			       tr->top ? " (top tier)" : "");
+		}
+		if (n_tiers <= 1)
+			printf("single memory tier: tiering inactive\n");
+		else
+			printf("%u memory tiers: fast-tier capacity %s of %s\n", n_tiers,
+			       fmt_size(tier_topology_fast_capacity(topo), b1),
+			       fmt_size(tier_topology_total_capacity(topo), b2));
+		if (sysctl >= 0)
+			printf("kernel.numa_balancing = %ld%s\n", sysctl,
+			       sysctl & 2 ? " (memory tiering mode)" :
+			       n_tiers > 1 ? " (promotion needs bit 2, memory tiering mode)" : "");
+	}
+out:
+	tier_topology_free(topo);
+	tier_ctx_unref(ctx);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * main
+ * ------------------------------------------------------------------------ */
+
+static const struct verb verbs[] = {
+	{ "check", verb_check, "FILE...",
+	  "Parse each policy FILE (with its drop-ins); print FILE:LINE errors." },
+	{ "explain", verb_explain, "CGROUP",
+	  "Show which rule matches CGROUP, through which matcher, and what it gets." },
+	{ "apply", verb_apply, "[--dry-run]",
+	  "Apply the policy to the cgroup tree; print every change." },
+	{ "get", verb_get, "CGROUP", "Show the configured and effective memory.numa_balancing." },
+	{ "set", verb_set, "CGROUP MODE",
+	  "Write memory.numa_balancing (inherit, full, promote, off)." },
+	{ "status", verb_status, "[--all]",
+	  "Table of managed (--all: all) cgroups: class, modes, fast/slow-tier bytes." },
+	{ "topology", verb_topology, "", "Show NUMA nodes and memory tiers." },
+};
+
+static const struct verb *find_verb(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		if (strcmp(verbs[i].name, name) == 0)
+			return &verbs[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: tierctl [OPTIONS] COMMAND [ARGS]\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s %s", verbs[i].name, verbs[i].args);
+		fprintf(f, "  %-22s %s\n", head, verbs[i].help);
+	}
+	fprintf(f, "\nOptions:\n"
+		   "  --config FILE          policy file (default " DEFAULT_CONFIG ")\n"
+		   "  --cgroup-root DIR      cgroup2 mount (default: policy's cgroup_root)\n"
+		   "  --sysfs-root DIR       sysfs mount (default /sys)\n"
+		   "  --procfs-root DIR      procfs mount (default /proc)\n"
+		   "  --json                 print JSON\n"
+		   "  -h, --help             this help\n"
+		   "      --version          print the version\n\n"
+		   "Exit status: 0 ok, 1 policy errors, 2 usage, 3 no such cgroup,\n"
+		   "4 kernel lacks memory.numa_balancing, 5 other system error.\n"
+		   "See tierctl(1) and tierd.conf(5).\n");
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_CONFIG = 0x100, OPT_CGROUP, OPT_SYSFS, OPT_PROCFS, OPT_JSON, OPT_VERSION };
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "cgroup-root", required_argument, NULL, OPT_CGROUP },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
+		{ "procfs-root", required_argument, NULL, OPT_PROCFS },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{}
+	};
+	struct tierctl t = { .config = DEFAULT_CONFIG };
+	const struct verb *v;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CONFIG:
+			t.config = optarg;
+			break;
+		case OPT_CGROUP:
+			t.cgroup_root = optarg;
+			break;
+		case OPT_SYSFS:
+			t.sysfs_root = optarg;
+			break;
+		case OPT_PROCFS:
+			t.procfs_root = optarg;
+			break;
+		case OPT_JSON:
+			t.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case OPT_VERSION:
+			printf("tierctl %s\n", TIERCTL_VERSION);
+			return EXIT_OK;
+		case ':':
+			msg("option '%s' needs an argument", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			msg("unknown option '%s' (see tierctl --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[optind], "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	v = find_verb(argv[optind]);
+	if (!v) {
+		msg("unknown command '%s' (see tierctl --help)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (t.json)
+		json_init(&t.j, stdout);
+	rc = v->run(&t, argc - optind, argv + optind);
+	if (t.json)
+		json_finish(&t.j);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fail(-errno, "cannot write output");
+		return EXIT_SYSTEM;
+	}
+	return rc;
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# tierctl status: managed cgroups by default, --all for all, --json.
+. "$SRCDIR/tests/cli/lib.sh"
+
+mk_standard_tree
+C="--config $T/tierd.conf"
+
+tc $C status
+expect_rc 0
+expect_out "^CGROUP +CLASS +CONFIGURED +EFFECTIVE +FAST +SLOW\$"
+expect_out "^/system.slice/postgresql@15-main.service +latency +inherit +full +3.0G +1.0G\$"
+expect_out "^/system.slice/mariadb.service +latency +full +full +1.0M +0\$"
+expect_out "^/system.slice/memcached.service +pinned +inherit +full +0 +2.0M\$"
+expect_out "^/batch.slice/job1/step +batch +promote +promote "
+expect_no_out "cron|user.slice|^/ "
+n=$(($(wc -l <"$T/out") - 1))
+[ "$n" = 5 ] || fail "expected 5 managed cgroups, got $n"
+
+tc $C status --all
+expect_rc 0
+expect_out "^/system.slice/cron.service +- +off +off "
+expect_out "^/user.slice/user-1000.slice +- +promote +promote "
+n=$(($(wc -l <"$T/out") - 1))
+[ "$n" = 11 ] || fail "expected 11 cgroups with --all, got $n"
+
+tc --json $C status --all
+expect_rc 0
+json_ok "$T/out"
+if command -v jq >/dev/null 2>&1; then
+	[ "$(jq '.cgroups | length' "$T/out")" = 11 ] || fail "json: 11 cgroups"
+	v=$(jq -r '.cgroups[] | select(.cgroup == "/system.slice/postgresql@15-main.service") | "\(.class) \(.rule) \(.configured) \(.effective) \(.fast_bytes) \(.slow_bytes)"' "$T/out")
+	[ "$v" = "latency db inherit full 3221225472 1073741824" ] || fail "json: postgresql row: $v"
+	v=$(jq -r '.cgroups[] | select(.cgroup == "/system.slice/cron.service") | .class' "$T/out")
+	[ "$v" = null ] || fail "json: cron class $v"
+fi
+
+# Cgroup names that need escaping in JSON.
+mk_cg '/batch.slice/we"ird\name	tab' off
+tc --json $C status
+expect_rc 0
+json_ok "$T/out"
+if command -v jq >/dev/null 2>&1; then
+	jq -r '.cgroups[].cgroup' "$T/out" | grep -q 'we"ird\\name	tab' || fail "json: escaped name"
+fi
+exit 0
