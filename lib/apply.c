@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "libtier-private.h"
 
@@ -38,6 +39,13 @@ _public_ const char *tier_apply_status_to_string(enum tier_apply_status status)
 	return names[status];
 }
 
+static uint64_t page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (uint64_t)ps : 4096;
+}
+
 static void fmt_u64(char *buf, uint64_t v)
 {
 	if (v == UINT64_MAX)
@@ -67,6 +75,13 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 	} else {
 		uint64_t want = attr == TIER_ATTR_MEMORY_LOW ? e->memory_low : e->memory_high;
 		uint64_t cur;
+
+		/*
+		 * The kernel keeps memory.low/high in pages and reads back a
+		 * rounded-down value: write that value, so the next diff is empty.
+		 */
+		if (want != UINT64_MAX)
+			want -= want % page_size();
 
 		fmt_u64(ch->new_value, want);
 		r = tier_cgroup_read_u64(ctx, cgroup, file, &cur);

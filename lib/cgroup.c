@@ -461,36 +461,22 @@ _public_ int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topol
 	return 0;
 }
 
-_public_ int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int **ret_pids,
-				   size_t *ret_n)
+/* cgroup.procs content -> pids. */
+static int parse_pids(char *buf, int **ret_pids, size_t *ret_n)
 {
-	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ int *pids = NULL;
 	size_t n = 0, alloc = 0;
 	char *tok, *save = NULL;
 	int r;
 
-	if (!ret_pids || !ret_n)
-		return -EINVAL;
-	r = tier_cgroup_read(ctx, cgroup, "cgroup.procs", &buf);
-	if (r < 0)
-		return r;
 	for (tok = strtok_r(buf, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
 		int pid;
 
 		r = parse_int(strip(tok), &pid);
 		if (r < 0 || pid <= 0)
 			return -EINVAL;
-		if (n == alloc) {
-			size_t nalloc = alloc ? alloc * 2 : 16;
-			int *np = realloc(pids, nalloc * sizeof(int));
-
-			if (!np)
-				return -ENOMEM;
-			pids = np;
-			alloc = nalloc;
-		}
-		pids[n++] = pid;
+		if (ARRAY_PUSH(pids, n, alloc, pid) < 0)
+			return -ENOMEM;
 	}
 	if (!pids) {
 		pids = calloc(1, sizeof(int));
@@ -500,6 +486,20 @@ _public_ int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int
 	*ret_pids = TAKE_PTR(pids);
 	*ret_n = n;
 	return 0;
+}
+
+_public_ int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int **ret_pids,
+				   size_t *ret_n)
+{
+	_cleanup_free_ char *buf = NULL;
+
+	if (!ret_pids || !ret_n)
+		return -EINVAL;
+	int r = tier_cgroup_read(ctx, cgroup, "cgroup.procs", &buf);
+
+	if (r < 0)
+		return r;
+	return parse_pids(buf, ret_pids, ret_n);
 }
 
 _public_ int tier_pid_exe(struct tier_ctx *ctx, int pid, char **ret_exe)
@@ -761,14 +761,20 @@ _public_ void tier_observed_free(struct tier_observed *observed)
 	free(o);
 }
 
-static int observe_exes(struct tier_ctx *ctx, const char *cgroup, char ***ret)
+/* The observe helpers work on an open cgroup directory: one path walk per
+ * cgroup instead of one per file. */
+static int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
 {
+	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ int *pids = NULL;
 	char **exes = NULL;
 	size_t n = 0, alloc = 0, np = 0;
 	int r;
 
-	r = tier_cgroup_read_pids(ctx, cgroup, &pids, &np);
+	r = sysfs_read_at(dfd, "cgroup.procs", &buf);
+	if (r < 0)
+		return r;
+	r = parse_pids(buf, &pids, &np);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < np; i++) {
@@ -800,18 +806,15 @@ fail:
 	return r;
 }
 
-static int observe_annotations(struct tier_ctx *ctx, const char *cgroup, char ***ret)
+static int observe_annotations(int dfd, char ***ret)
 {
-	_cleanup_free_ char *path = NULL, *names = NULL;
+	_cleanup_free_ char *names = NULL;
 	char **out = NULL;
 	size_t n = 0, alloc = 0;
 	ssize_t len;
 	int r;
 
-	r = cgroup_path(ctx, cgroup, NULL, &path);
-	if (r < 0)
-		return r;
-	len = listxattr(path, NULL, 0);
+	len = flistxattr(dfd, NULL, 0);
 	if (len < 0)
 		return errno == ENOTSUP ? 0 : negative_errno();
 	if (len == 0)
@@ -819,7 +822,7 @@ static int observe_annotations(struct tier_ctx *ctx, const char *cgroup, char **
 	names = malloc((size_t)len + 1);
 	if (!names)
 		return -ENOMEM;
-	len = listxattr(path, names, (size_t)len);
+	len = flistxattr(dfd, names, (size_t)len);
 	if (len < 0)
 		return negative_errno();
 	names[len] = '\0';
@@ -830,7 +833,7 @@ static int observe_annotations(struct tier_ctx *ctx, const char *cgroup, char **
 
 		if (strncmp(name, "user.", 5) != 0)
 			continue;
-		vl = getxattr(path, name, NULL, 0);
+		vl = fgetxattr(dfd, name, NULL, 0);
 		if (vl < 0)
 			continue;
 		val = malloc((size_t)vl + 1);
@@ -838,7 +841,7 @@ static int observe_annotations(struct tier_ctx *ctx, const char *cgroup, char **
 			r = -ENOMEM;
 			goto fail;
 		}
-		vl = getxattr(path, name, val, (size_t)vl);
+		vl = fgetxattr(dfd, name, val, (size_t)vl);
 		if (vl < 0)
 			continue;
 		val[vl] = '\0';
@@ -857,6 +860,67 @@ static int observe_annotations(struct tier_ctx *ctx, const char *cgroup, char **
 fail:
 	tier_strv_free(out);
 	return r;
+}
+
+/* A number or "max" from a file of dfd; -ENOENT if the file is missing. */
+static int read_u64_at(int dfd, const char *file, uint64_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	r = sysfs_read_at(dfd, file, &buf);
+	if (r < 0)
+		return r;
+	return parse_u64_or_max(buf, ret);
+}
+
+/* Fill one observed cgroup; -ENOENT if it vanished. */
+static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w, const char *path,
+		       unsigned flags)
+{
+	struct tier_observed_cgroup *c = &o->cgroups[w];
+	_cleanup_free_ char *dir = NULL, *mode = NULL;
+	_cleanup_close_ int dfd = -1;
+	uint64_t v;
+	int r;
+
+	r = cgroup_path(ctx, path, NULL, &dir);
+	if (r < 0)
+		return r;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return negative_errno();
+	c->path = path;
+	c->memory_low = 0;
+	c->memory_high = UINT64_MAX;
+	c->mode = TIER_MODE_INHERIT;
+	r = sysfs_read_at(dfd, "memory.numa_balancing", &mode);
+	if (r == -ENOMEM)
+		return r;
+	c->mode_supported = r >= 0 && tier_mode_from_string(strip(mode), &c->mode) >= 0;
+	if (!c->mode_supported)
+		c->mode = TIER_MODE_INHERIT;
+	if (read_u64_at(dfd, "memory.low", &v) >= 0)
+		c->memory_low = v;
+	if (read_u64_at(dfd, "memory.high", &v) >= 0)
+		c->memory_high = v;
+	r = tier_cgroup_path_unit(path, &o->units[w]);
+	if (r == -ENOMEM)
+		return r;
+	c->unit = o->units[w];
+	if (flags & TIER_OBSERVE_EXE) {
+		r = observe_exes(ctx, dfd, &o->exes[w]);
+		if (r == -ENOMEM)
+			return r;
+		c->exes = (const char *const *)o->exes[w];
+	}
+	if (flags & TIER_OBSERVE_ANNOTATIONS) {
+		r = observe_annotations(dfd, &o->annotations[w]);
+		if (r == -ENOMEM)
+			return r;
+		c->annotations = (const char *const *)o->annotations[w];
+	}
+	return 0;
 }
 
 _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo,
@@ -883,49 +947,22 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct tier_observed_cgroup *c = &o->cgroups[w];
-		const char *path = o->paths[i];
-		uint64_t v;
-
-		c->path = path;
-		c->memory_low = 0;
-		c->memory_high = UINT64_MAX;
-		r = tier_cgroup_get_mode(ctx, path, &c->mode);
-		if (r == -ENOENT)
-			continue; /* vanished */
+		o->n = w + 1; /* so a failure frees slot w */
+		r = observe_one(ctx, o, w, o->paths[i], flags);
 		if (r == -ENOMEM)
 			goto fail;
-		c->mode_supported = r >= 0;
-		if (r < 0)
-			c->mode = TIER_MODE_INHERIT;
-		r = tier_cgroup_read_u64(ctx, path, "memory.low", &v);
-		if (r == -ENOENT)
+		if (r < 0) {
+			/* vanished (or unreadable): leave it out */
+			dbg(ctx, "%s: %s, skipping", o->paths[i], strerror(-r));
+			free(o->units[w]);
+			tier_strv_free(o->exes[w]);
+			tier_strv_free(o->annotations[w]);
+			o->units[w] = NULL;
+			o->exes[w] = o->annotations[w] = NULL;
+			memset(&o->cgroups[w], 0, sizeof(o->cgroups[w]));
 			continue;
-		if (r >= 0)
-			c->memory_low = v;
-		r = tier_cgroup_read_u64(ctx, path, "memory.high", &v);
-		if (r == -ENOENT)
-			continue;
-		if (r >= 0)
-			c->memory_high = v;
-		r = tier_cgroup_path_unit(path, &o->units[w]);
-		if (r == -ENOMEM)
-			goto fail;
-		c->unit = o->units[w];
-		if (flags & TIER_OBSERVE_EXE) {
-			r = observe_exes(ctx, path, &o->exes[w]);
-			if (r == -ENOMEM)
-				goto fail;
-			c->exes = (const char *const *)o->exes[w];
-		}
-		if (flags & TIER_OBSERVE_ANNOTATIONS) {
-			r = observe_annotations(ctx, path, &o->annotations[w]);
-			if (r == -ENOMEM)
-				goto fail;
-			c->annotations = (const char *const *)o->annotations[w];
 		}
 		w++;
-		o->n = w;
 	}
 	o->n = w;
 	o->pub.n_cgroups = w;
@@ -934,7 +971,6 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
 	*ret_observed = &o->pub;
 	return 0;
 fail:
-	o->n = w + 1 <= n ? w + 1 : w;
 	tier_observed_free(&o->pub);
 	return r;
 }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 
 #include <libcgroup.h>
 
@@ -44,6 +46,13 @@ static int cgroup_error_to_errno(int r)
 	}
 }
 
+static bool is_cgroup2(const char *path)
+{
+	struct statfs sfs;
+
+	return statfs(path, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
 static void cgroup_logger_forward(void *userdata, int level, const char *fmt, va_list ap)
 {
 	struct tier_ctx *ctx = userdata;
@@ -77,6 +86,12 @@ static int discover_cgroup_libcgroup(struct tier_ctx *ctx, char **ret)
 		return r;
 	if (!mnt)
 		return -ENOENT;
+	/* on a hybrid (v1 + v2) host libcgroup returns the v1 memory hierarchy */
+	if (!is_cgroup2(mnt)) {
+		dbg(ctx, "libcgroup's memory mount %s is not cgroup2", mnt);
+		free(mnt);
+		return -ENOENT;
+	}
 	*ret = mnt;
 	return 0;
 }
@@ -98,7 +113,7 @@ static void unescape_mount(char *s)
 	*w = '\0';
 }
 
-static int discover_cgroup_mountinfo(const char *procfs_root, char **ret)
+int discover_cgroup_mountinfo(const char *procfs_root, char **ret)
 {
 	_cleanup_free_ char *path = NULL, *buf = NULL;
 	char *line, *save = NULL;

@@ -38,20 +38,21 @@ static const char *plan_strdup(struct tier_plan *plan, const char *s)
 
 /* Does matcher j of rule r match cgroup c?  Sets *ret_value to what matched. */
 static bool matcher_matches(const struct policy_rule *r, size_t j,
-			    const struct tier_observed_cgroup *c, const char **ret_value)
+			    const struct tier_observed_cgroup *c, size_t path_len, size_t unit_len,
+			    const char **ret_value)
 {
 	const struct tier_matcher *m = &r->matchers[j];
 	const struct glob *g = &r->globs[j];
 
 	switch (m->kind) {
 	case TIER_MATCH_CGROUP:
-		if (glob_match_compiled(g, c->path)) {
+		if (glob_match_len(g, c->path, path_len)) {
 			*ret_value = c->path;
 			return true;
 		}
 		return false;
 	case TIER_MATCH_UNIT:
-		if (c->unit && glob_match_compiled(g, c->unit)) {
+		if (c->unit && glob_match_len(g, c->unit, unit_len)) {
 			*ret_value = c->unit;
 			return true;
 		}
@@ -91,9 +92,71 @@ static bool is_root(const char *path)
 	return true;
 }
 
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct index_cand *x = a, *y = b;
+
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
+	return (x->matcher > y->matcher) - (x->matcher < y->matcher);
+}
+
+/* Candidates (rule, matcher) for cgroup c, sorted in policy order. */
+static int collect(const struct tier_policy *policy, const struct tier_observed_cgroup *c,
+		   size_t path_len, size_t unit_len, struct index_cand **cands, size_t *n,
+		   size_t *alloc)
+{
+	int r;
+
+	*n = 0;
+	r = prefix_index_lookup(&policy->index[TIER_MATCH_CGROUP], c->path, path_len, cands, n,
+				alloc);
+	if (r >= 0 && c->unit)
+		r = prefix_index_lookup(&policy->index[TIER_MATCH_UNIT], c->unit, unit_len, cands, n,
+					alloc);
+	for (const char *const *e = c->exes; r >= 0 && e && *e; e++)
+		r = prefix_index_lookup(&policy->index[TIER_MATCH_EXE], *e, strlen(*e), cands, n,
+					alloc);
+	for (const char *const *a = c->annotations; r >= 0 && a && *a; a++)
+		r = prefix_index_lookup(&policy->index[TIER_MATCH_ANNOTATION], *a, strlen(*a), cands,
+					n, alloc);
+	if (r < 0)
+		return r;
+	if (*n > 1)
+		qsort(*cands, *n, sizeof(**cands), cmp_cand);
+	return 0;
+}
+
+static int decide(struct tier_plan *plan, struct tier_plan_entry *e, const struct policy_rule *r,
+		  size_t j, const struct tier_observed_cgroup *c, const char *value, uint64_t cap)
+{
+	const struct tier_class *cls = r->pub.class;
+
+	e->rule = &r->pub;
+	e->class = cls;
+	e->matcher = &r->matchers[j];
+	e->matched_value = value == c->path ? e->path : plan_strdup(plan, value);
+	if (!e->matched_value)
+		return -ENOMEM;
+	if (!cls)
+		return 0;
+	e->set_mode = true;
+	e->mode = cls->mode;
+	e->set_low = cls->memory_low.kind != TIER_AMOUNT_UNSET;
+	e->memory_low = tier_amount_resolve(&cls->memory_low, cap, 0);
+	e->set_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
+	e->memory_high = tier_amount_resolve(&cls->memory_high, cap, UINT64_MAX);
+	e->weight = cls->weight;
+	e->toptier_min = tier_amount_resolve(&cls->toptier_min, cap, 0);
+	e->toptier_max = tier_amount_resolve(&cls->toptier_max, cap, UINT64_MAX);
+	return 0;
+}
+
 _public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *state,
 			   struct tier_plan **ret_plan)
 {
+	_cleanup_free_ struct index_cand *cands = NULL;
+	size_t n_cands = 0, alloc_cands = 0;
 	struct tier_plan *plan;
 	uint64_t cap;
 
@@ -109,6 +172,7 @@ _public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_o
 	for (size_t i = 0; i < state->n_cgroups; i++) {
 		const struct tier_observed_cgroup *c = &state->cgroups[i];
 		struct tier_plan_entry *e = &plan->entries[i];
+		size_t path_len, unit_len;
 
 		if (!c->path) {
 			tier_plan_free(plan);
@@ -125,36 +189,22 @@ _public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_o
 		plan->n = i + 1;
 		if (is_root(c->path))
 			continue;
-		for (size_t k = 0; k < policy->n_rules && !e->rule; k++) {
-			const struct policy_rule *r = policy->rules[k];
+		path_len = strlen(c->path);
+		unit_len = c->unit ? strlen(c->unit) : 0;
+		if (collect(policy, c, path_len, unit_len, &cands, &n_cands, &alloc_cands) < 0)
+			goto oom;
+		for (size_t k = 0; k < n_cands; k++) {
+			const struct policy_rule *r = policy->rules[cands[k].rule];
+			const char *value = NULL;
 
-			for (size_t j = 0; j < r->pub.n_matchers; j++) {
-				const struct tier_class *cls = r->pub.class;
-				const char *value = NULL;
-
-				if (!matcher_matches(r, j, c, &value))
-					continue;
-				e->rule = &r->pub;
-				e->class = cls;
-				e->matcher = &r->matchers[j];
-				e->matched_value = value == c->path ? e->path : plan_strdup(plan, value);
-				if (!e->matched_value)
-					goto oom;
-				if (cls) {
-					e->set_mode = true;
-					e->mode = cls->mode;
-					e->set_low = cls->memory_low.kind != TIER_AMOUNT_UNSET;
-					e->memory_low = tier_amount_resolve(&cls->memory_low, cap, 0);
-					e->set_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
-					e->memory_high = tier_amount_resolve(&cls->memory_high, cap,
-									     UINT64_MAX);
-					e->weight = cls->weight;
-					e->toptier_min = tier_amount_resolve(&cls->toptier_min, cap, 0);
-					e->toptier_max = tier_amount_resolve(&cls->toptier_max, cap,
-									     UINT64_MAX);
-				}
-				break;
-			}
+			if (k > 0 && cands[k].rule == cands[k - 1].rule &&
+			    cands[k].matcher == cands[k - 1].matcher)
+				continue;
+			if (!matcher_matches(r, cands[k].matcher, c, path_len, unit_len, &value))
+				continue;
+			if (decide(plan, e, r, cands[k].matcher, c, value, cap) < 0)
+				goto oom;
+			break;
 		}
 	}
 	*ret_plan = plan;

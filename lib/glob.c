@@ -160,16 +160,92 @@ int glob_compile(const char *pattern, unsigned flags, struct glob *ret)
 			break;
 		}
 	}
+	{
+		size_t pl = 0, sl = 0;
+		char *prefix, *suffix;
+
+		while (pl < n && tok[pl].type == G_LIT)
+			pl++;
+		if (pl < n)
+			while (sl < n - pl && tok[n - 1 - sl].type == G_LIT)
+				sl++;
+		prefix = malloc(pl + 1);
+		suffix = malloc(sl + 1);
+		if (!prefix || !suffix) {
+			free(prefix);
+			free(suffix);
+			free(tok);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < pl; i++)
+			prefix[i] = (char)tok[i].c;
+		prefix[pl] = '\0';
+		for (size_t i = 0; i < sl; i++)
+			suffix[i] = (char)tok[n - sl + i].c;
+		suffix[sl] = '\0';
+		ret->prefix = prefix;
+		ret->prefix_len = pl;
+		ret->suffix = suffix;
+		ret->suffix_len = sl;
+		ret->literal = pl == n;
+		ret->runs = NULL;
+		ret->run_len = NULL;
+		ret->n_runs = 0;
+		/* interior literal runs of 2+ characters */
+		for (size_t i = pl; i + sl < n;) {
+			size_t j = i;
+			char *run;
+
+			while (j + sl < n && tok[j].type == G_LIT)
+				j++;
+			if (j - i >= 2) {
+				size_t nr = ret->n_runs;
+				char **nruns = realloc(ret->runs, (nr + 1) * sizeof(char *));
+				size_t *nlen;
+
+				if (!nruns)
+					goto oom;
+				ret->runs = nruns;
+				nlen = realloc(ret->run_len, (nr + 1) * sizeof(size_t));
+				if (!nlen)
+					goto oom;
+				ret->run_len = nlen;
+				run = malloc(j - i);
+				if (!run)
+					goto oom;
+				for (size_t k = i; k < j; k++)
+					run[k - i] = (char)tok[k].c;
+				ret->runs[nr] = run;
+				ret->run_len[nr] = j - i;
+				ret->n_runs = nr + 1;
+			}
+			i = j + 1;
+		}
+	}
 	ret->tok = tok;
 	ret->n = n;
 	ret->flags = flags;
 	return 0;
+oom:
+	ret->tok = tok;
+	glob_free(ret);
+	return -ENOMEM;
 }
 
 void glob_free(struct glob *g)
 {
+	for (size_t i = 0; i < g->n_runs; i++)
+		free(g->runs[i]);
+	free(g->runs);
+	free(g->run_len);
+	g->runs = NULL;
+	g->run_len = NULL;
+	g->n_runs = 0;
 	free(g->tok);
+	free(g->prefix);
+	free(g->suffix);
 	g->tok = NULL;
+	g->prefix = g->suffix = NULL;
 	g->n = 0;
 }
 
@@ -256,12 +332,23 @@ static int bt(const struct gtok *tok, size_t nt, size_t i, const char *s, bool p
 	}
 }
 
+/*
+ * NFA states are token indexes.  A state is LOOP when it stays active by
+ * consuming a character in a star, ENTERED when reached from the previous
+ * token.  The empty match of '**' + '/' is only possible on entry: after it
+ * consumed characters it must end in '/'.
+ */
+enum { LOOP = 1, ENTERED = 2 };
+
 static void closure(const struct gtok *tok, size_t nt, unsigned char *set)
 {
-	for (size_t i = 0; i < nt; i++)
-		if (set[i] && (tok[i].type == G_STAR || tok[i].type == G_DSTAR ||
-			       tok[i].type == G_DSTAR_SLASH))
-			set[i + 1] = 1;
+	for (size_t i = 0; i < nt; i++) {
+		if (!set[i])
+			continue;
+		if (tok[i].type == G_STAR || tok[i].type == G_DSTAR ||
+		    (tok[i].type == G_DSTAR_SLASH && (set[i] & ENTERED)))
+			set[i + 1] |= ENTERED;
+	}
 }
 
 static bool nfa(const struct gtok *tok, size_t nt, const char *s, bool pathname)
@@ -270,7 +357,7 @@ static bool nfa(const struct gtok *tok, size_t nt, const char *s, bool pathname)
 
 	if (!cur || !next)
 		return false; /* ENOMEM: treat as no match */
-	cur[0] = 1;
+	cur[0] = ENTERED;
 	closure(tok, nt, cur);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -283,42 +370,64 @@ static bool nfa(const struct gtok *tok, size_t nt, const char *s, bool pathname)
 			switch (tok[i].type) {
 			case G_STAR:
 				if (!(pathname && c == '/'))
-					next[i] = 1;
+					next[i] |= LOOP;
 				break;
 			case G_DSTAR:
-				next[i] = 1;
+				next[i] |= LOOP;
 				break;
 			case G_DSTAR_SLASH:
-				next[i] = 1;
+				next[i] |= LOOP;
 				if (c == '/')
-					next[i + 1] = 1;
+					next[i + 1] |= ENTERED;
 				break;
 			default:
 				if (tok_match_char(&tok[i], c, pathname))
-					next[i + 1] = 1;
+					next[i + 1] |= ENTERED;
 				break;
 			}
 		}
 		closure(tok, nt, next);
 		for (size_t i = 0; i <= nt; i++)
-			any |= next[i];
+			any |= next[i] != 0;
 		if (!any)
 			return false;
 		memcpy(cur, next, nt + 1);
 	}
-	return cur[nt];
+	return cur[nt] != 0;
 }
 
-bool glob_match_compiled(const struct glob *g, const char *s)
+bool glob_match_len(const struct glob *g, const char *s, size_t len)
 {
 	bool pathname = g->flags & TIER_GLOB_PATHNAME;
 	long budget = 4096;
 	int r;
 
-	r = bt(g->tok, g->n, 0, s, pathname, &budget);
+	if (g->literal)
+		return len == g->prefix_len && memcmp(s, g->prefix, len) == 0;
+	if (len < g->prefix_len + g->suffix_len || memcmp(s, g->prefix, g->prefix_len) != 0 ||
+	    memcmp(s + len - g->suffix_len, g->suffix, g->suffix_len) != 0)
+		return false;
+	/* the literal runs must occur in order between prefix and suffix */
+	{
+		const char *p = s + g->prefix_len, *end = s + len - g->suffix_len;
+
+		for (size_t i = 0; i < g->n_runs; i++) {
+			const char *q = memmem(p, (size_t)(end - p), g->runs[i], g->run_len[i]);
+
+			if (!q)
+				return false;
+			p = q + g->run_len[i];
+		}
+	}
+	r = bt(g->tok, g->n, g->prefix_len, s + g->prefix_len, pathname, &budget);
 	if (r >= 0)
 		return r;
 	return nfa(g->tok, g->n, s, pathname);
+}
+
+bool glob_match_compiled(const struct glob *g, const char *s)
+{
+	return glob_match_len(g, s, strlen(s));
 }
 
 /* Reference path for tests: the NFA only. */

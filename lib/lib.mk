@@ -22,7 +22,7 @@ LIBTIER_VERSION := 0.1.0
 LIBTIER_SONAME  := libtier.so.0
 LIBTIER_PKGS    := libcgroup inih
 
-LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c topology.c cgroup.c glob.c policy.c \
+LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c topology.c cgroup.c glob.c policy.c index.c \
 	evaluate.c apply.c fair.c)
 LIBTIER_HDRS := lib/tier.h lib/libtier-private.h lib/macro.h lib/glob.h lib/policy.h
 
@@ -107,7 +107,10 @@ install-libtier: libtier
 	ln -sf libtier.so.$(LIBTIER_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBTIER_SONAME)
 	ln -sf $(LIBTIER_SONAME) $(DESTDIR)$(LIBDIR)/libtier.so
 	$(INSTALL) -m 0644 lib/tier.h $(DESTDIR)$(INCLUDEDIR)/tier.h
-	$(INSTALL) -m 0644 $(LIBTIER_PC) $(DESTDIR)$(PKGCONFIGDIR)/libtier.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(LIBTIER_VERSION)|' \
+		lib/libtier.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/libtier.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/libtier.pc
 
 ALL_TARGETS     += libtier
 INSTALL_TARGETS += install-libtier

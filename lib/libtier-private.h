@@ -39,7 +39,9 @@ void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int li
 /* util.c */
 int path_join(char **ret, const char *a, const char *b, const char *c);
 int read_file_full(const char *path, char **ret_buf, size_t *ret_size);
+int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size);
 int sysfs_read(const char *path, char **ret_value);
+int sysfs_read_at(int dfd, const char *path, char **ret_value);
 int sysfs_write(const char *path, const char *value);
 int parse_u64(const char *s, uint64_t *ret);
 int parse_int(const char *s, int *ret);
@@ -48,6 +50,9 @@ int strv_push(char ***strv, size_t *n, size_t *alloc, char *s);
 int log_level_from_string(const char *s, int *ret);
 bool str_has_suffix(const char *s, const char *suffix);
 char *strip(char *s);
+
+/* ctx.c */
+int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 
 /* cgroup.c */
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);

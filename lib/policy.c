@@ -175,6 +175,8 @@ _public_ void tier_policy_free(struct tier_policy *policy)
 	free(policy->rules);
 	tier_strv_free(policy->files);
 	tier_strv_free(policy->strings);
+	for (int k = 0; k < _TIER_MATCH_MAX; k++)
+		prefix_index_free(&policy->index[k]);
 	free(policy);
 }
 
@@ -600,7 +602,7 @@ static void rule_matcher(struct parser *ps, enum tier_matcher_kind kind, const c
 	struct tier_policy *p = ps->policy;
 	struct policy_rule *r = ps->rule;
 	struct tier_matcher *m;
-	const char *pattern = value, *problem;
+	const char *pattern = value, *problem, *key_name = NULL;
 	_cleanup_free_ char *akey = NULL;
 	unsigned flags = 0;
 
@@ -642,11 +644,11 @@ static void rule_matcher(struct parser *ps, enum tier_matcher_kind kind, const c
 			return;
 		}
 		/* strip spaces around '=' ("key = value" inside the value) */
-		strip(akey);
+		key_name = strip(akey);
 		pattern = eq + 1;
 		while (isspace((unsigned char)*pattern))
 			pattern++;
-		if (!*akey) {
+		if (!*key_name) {
 			perr(ps, "invalid annotation '%s' (expected KEY=VALUE)", value);
 			return;
 		}
@@ -684,10 +686,10 @@ static void rule_matcher(struct parser *ps, enum tier_matcher_kind kind, const c
 	m->kind = kind;
 	m->pattern = pstrdup(p, value);
 	m->value = kind == TIER_MATCH_ANNOTATION ? pstrdup(p, pattern) : m->pattern;
-	m->key = akey ? pstrdup(p, akey) : NULL;
+	m->key = key_name ? pstrdup(p, key_name) : NULL;
 	m->file = ps->file;
 	m->line = ps->lineno;
-	if (!m->pattern || !m->value || (akey && !m->key)) {
+	if (!m->pattern || !m->value || (key_name && !m->key)) {
 		ps->oom = true;
 		return;
 	}
@@ -860,6 +862,10 @@ static int handler(void *user, const char *section, const char *name, const char
 
 	if (!value)
 		value = "";
+	if (!*name) {
+		perr(ps, "syntax error: missing key before '='");
+		return 1;
+	}
 	switch (ps->kind) {
 	case SEC_NONE:
 		perr(ps, "key '%s' outside any section", name);
@@ -1029,6 +1035,8 @@ static int load_common(struct tier_policy *p, struct tier_errors *errors, size_t
 		       struct tier_policy **ret_policy)
 {
 	finish(p, errors);
+	if (errors->n == errors_before && policy_build_index(p) < 0)
+		errors->oom = true;
 	if (errors->oom) {
 		tier_policy_free(p);
 		return -ENOMEM;

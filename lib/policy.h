@@ -30,6 +30,28 @@ struct policy_rule {
 	unsigned class_line;		/* line of "class =", 0 if none */
 };
 
+struct index_cand {
+	uint32_t rule;
+	uint32_t matcher;
+};
+
+struct index_bucket {
+	char *prefix;
+	size_t len;
+	uint64_t hash;
+	struct index_cand *cands;
+	size_t n, alloc;
+};
+
+struct prefix_index {
+	struct index_bucket *buckets;
+	size_t n_buckets, alloc_buckets;
+	size_t *table;			/* open addressing, bucket index + 1 */
+	size_t table_size;		/* power of two */
+	unsigned char *len_present;	/* [len] = a prefix of that length exists */
+	size_t max_len;			/* size of len_present */
+};
+
 struct tier_policy {
 	struct tier_daemon_config daemon;
 	struct policy_class **classes;
@@ -40,6 +62,13 @@ struct tier_policy {
 	size_t n_files, alloc_files;
 	char **strings;			/* every string the public structs point to */
 	size_t n_strings, alloc_strings;
+	struct prefix_index index[_TIER_MATCH_MAX];
 };
+
+/* index.c */
+int policy_build_index(struct tier_policy *p);
+void prefix_index_free(struct prefix_index *idx);
+int prefix_index_lookup(const struct prefix_index *idx, const char *s, size_t len,
+			struct index_cand **cands, size_t *n, size_t *alloc);
 
 #endif

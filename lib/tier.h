@@ -41,8 +41,11 @@ typedef void (*tier_log_fn)(void *data, int priority, const char *file, int line
 
 /*
  * Create a context.  Each root may be NULL to discover it:
- *  cgroup_root: the cgroup2 mount point, found with libcgroup and, if that
- *               fails, from <procfs_root>/self/mountinfo (fstype cgroup2);
+ *  cgroup_root: the cgroup2 mount point, found with libcgroup (memory
+ *               controller mount, accepted only if statfs() says cgroup2:
+ *               on a hybrid v1/v2 host libcgroup returns the v1 hierarchy)
+ *               and otherwise from <procfs_root>/self/mountinfo (the first
+ *               mount of fstype cgroup2);
  *  sysfs_root:  "/sys";
  *  procfs_root: "/proc".
  * Given roots are used verbatim (they need not exist until used), so tests
@@ -298,6 +301,39 @@ const char *tier_errors_message(const struct tier_errors *errors, size_t i);
 struct tier_policy;
 
 /*
+ * Policy file format (tierd.conf(5) documents it for users).
+ *
+ * Syntax (inih, plus our reader): "[section]" headers; "key = value" (or
+ * "key: value"); whole-line comments start with ';' or '#'; an inline
+ * comment is " ;" (whitespace, then ';') to the end of the line; leading and
+ * trailing whitespace is ignored, and an indented line is an ordinary line
+ * (never a continuation); CRLF line endings and a UTF-8 BOM are accepted.
+ * A line may be at most 198 characters (inih's INI_MAX_LINE is 200).
+ * Names and values are case-sensitive.
+ *
+ * Sections: [daemon], [class:NAME], [rule:NAME]; NAME is 1..64 of
+ * [A-Za-z0-9_.-].  Classes and rules may be defined in any file; defining a
+ * name twice (in any file) is an error that names the first definition.
+ * Rules are evaluated in load order (main file, then drop-ins in strcmp()
+ * order of their file names; only "*.conf" regular files not starting with
+ * '.'), first match wins.  A [daemon] key may be set once per file; a later
+ * file overrides an earlier one.  "include" is only allowed in the main file
+ * and is relative to the main file's directory unless absolute.
+ *
+ * Every key except cgroup/unit/exe/annotation may appear once per section.
+ * Values: SIZE as tier_parse_size(), N% as tier_parse_percent(), durations
+ * as tier_parse_duration(), booleans as tier_parse_bool(), modes exactly
+ * inherit|full|promote|off, log_level exactly err|warning|notice|info|debug.
+ * Patterns: cgroup = an absolute glob (TIER_GLOB_PATHNAME); exe = an
+ * absolute glob or one starting with '*' (TIER_GLOB_PATHNAME); unit = a glob
+ * without '/'; annotation = KEY=GLOB (spaces around '=' are stripped; KEY is
+ * matched exactly, GLOB without TIER_GLOB_PATHNAME).
+ * Checks after all files: a rule needs a "class" naming an existing class and
+ * at least one matcher; toptier_min <= toptier_max when both are sizes or
+ * both percentages.
+ */
+
+/*
  * Load main_file plus its drop-ins: every *.conf in the drop-in directory,
  * in strcmp() order.  dropin_dir: NULL = [daemon] include= of the main file,
  * else "<main_file>.d"; "" = no drop-ins.  A missing default drop-in
@@ -505,7 +541,9 @@ struct tier_plan;
 /*
  * Pure: no I/O.  For every observed cgroup in order, the first rule (policy
  * order) with any matching matcher decides; matchers are tried in the rule's
- * order.  The root cgroup "/" is never managed.  The plan refers to the
+ * order.  Matchers are indexed by their literal prefix at load time, so the
+ * cost is about the number of candidate rules per cgroup, not the number of
+ * rules (10,000 cgroups x 200 rules: ~1-2 ms).  The root cgroup "/" is never managed.  The plan refers to the
  * policy's rules and classes: free the plan before the policy.
  */
 int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *state,
@@ -567,7 +605,11 @@ struct tier_apply_results;
 /*
  * For each plan entry (same order), re-read the current values, write those
  * that differ from the desired ones (memory.numa_balancing, memory.low,
- * memory.high in that order), and record the outcome.  A cgroup that
+ * memory.high in that order), and record the outcome.  memory.low/high are
+ * rounded down to the page size first (the kernel stores pages and reads
+ * back the rounded value), so a second apply finds nothing to change.
+ * Raw files are written: for units that systemd owns, callers should set
+ * MemoryLow=/MemoryHigh= through systemd and leave set_low/set_high out.  A cgroup that
  * vanishes is VANISHED and does not affect the others.
  * Returns the number of entries with status ERROR (>= 0), or a negative
  * errno if nothing could be done (-ENOMEM, -EINVAL).

@@ -54,11 +54,17 @@ int path_join(char **ret, const char *a, const char *b, const char *c)
 /* Read a whole (regular or pseudo) file; NUL-terminated, size excludes it. */
 int read_file_full(const char *path, char **ret_buf, size_t *ret_size)
 {
+	return read_file_at(AT_FDCWD, path, ret_buf, ret_size);
+}
+
+/* read_file_full() relative to a directory fd (AT_FDCWD for plain paths). */
+int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size)
+{
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0, alloc = 4096;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
 	buf = malloc(alloc);
@@ -102,11 +108,16 @@ int read_file_full(const char *path, char **ret_buf, size_t *ret_size)
  */
 int sysfs_read(const char *path, char **ret_value)
 {
+	return sysfs_read_at(AT_FDCWD, path, ret_value);
+}
+
+int sysfs_read_at(int dfd, const char *path, char **ret_value)
+{
 	char *buf;
 	size_t size;
 	int r;
 
-	r = read_file_full(path, &buf, &size);
+	r = read_file_at(dfd, path, &buf, &size);
 	if (r < 0)
 		return r;
 	if (size > 0 && buf[size - 1] == '\n')
@@ -122,7 +133,8 @@ int sysfs_write(const char *path, const char *value)
 	size_t len = strlen(value);
 	ssize_t n;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC is a no-op on kernfs and keeps regular files (test trees) exact */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
 	n = write(fd, value, len);

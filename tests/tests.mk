@@ -45,8 +45,9 @@ check-lib-unit: $(LIBTIER_TEST_ASAN)
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(LIBTIER_TEST_ASAN))
 
 check-lib-valgrind: $(LIBTIER_TEST_PLAIN)
-	$(Q)$(call run_test,lib-valgrind,env CK_FORK=no valgrind -q --error-exitcode=1 \
+	$(Q)$(call run_test,lib-valgrind,env CK_FORK=no CK_VERBOSITY=silent TIER_TEST_SLOW=1 valgrind -q --error-exitcode=1 \
 		--leak-check=full --errors-for-leak-kinds=definite $(LIBTIER_TEST_PLAIN))
 
+CLEAN_FILES        += $(LIBTIER_TEST_ASAN) $(LIBTIER_TEST_PLAIN)
 CHECK_UNIT_TARGETS += check-lib-unit
 CHECK_TARGETS      += check-lib-unit check-lib-valgrind

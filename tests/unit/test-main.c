@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* libtier unit tests (Check). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fixture.h"
@@ -15,8 +16,11 @@ int main(void)
 	srunner_add_suite(sr, suite_evaluate());
 	srunner_add_suite(sr, suite_apply());
 	srunner_add_suite(sr, suite_fair());
-	srunner_run_all(sr, CK_NORMAL);
+	/* CK_VERBOSITY=silent (the valgrind run) keeps its log out of the summary */
+	srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
+	if (getenv("CK_VERBOSITY"))
+		printf("libtier unit tests: %d run, %d failed\n", srunner_ntests_run(sr), failed);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

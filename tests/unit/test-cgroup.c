@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* cgroup I/O, enumeration, effective modes, observe. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+START_TEST(test_enumerate)
+{
+	struct fx *fx = fx_new();
+	char **paths = NULL;
+	size_t n = 0;
+
+	fx_cgroup(fx, "/system.slice", "inherit");
+	fx_cgroup(fx, "/system.slice/b.service", "inherit");
+	fx_cgroup(fx, "/system.slice/a.service", "inherit");
+	fx_cgroup(fx, "/system.slice/a.service/sub", "inherit");
+	fx_cgroup(fx, "/init.scope", "inherit");
+	fx_cgroup(fx, "/user.slice", "inherit");
+	ck_assert_int_eq(tier_cgroup_enumerate(fx->ctx, NULL, &paths, &n), 0);
+	ck_assert_uint_eq(n, 7);
+	ck_assert_str_eq(paths[0], "/");
+	ck_assert_str_eq(paths[1], "/init.scope");
+	ck_assert_str_eq(paths[2], "/system.slice");
+	ck_assert_str_eq(paths[3], "/system.slice/a.service");
+	ck_assert_str_eq(paths[4], "/system.slice/a.service/sub");
+	ck_assert_str_eq(paths[5], "/system.slice/b.service");
+	ck_assert_str_eq(paths[6], "/user.slice");
+	ck_assert_ptr_null(paths[7]);
+	tier_strv_free(paths);
+
+	ck_assert_int_eq(tier_cgroup_enumerate(fx->ctx, "/system.slice/a.service", &paths, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(paths[1], "/system.slice/a.service/sub");
+	tier_strv_free(paths);
+
+	paths = NULL;
+	ck_assert_int_eq(tier_cgroup_enumerate(fx->ctx, "/nope", &paths, &n), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_enumerate(fx->ctx, "relative", &paths, &n), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_enumerate(fx->ctx, "/../etc", &paths, &n), -EINVAL);
+	ck_assert_ptr_null(paths);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_read_values)
+{
+	struct fx *fx = fx_new();
+	uint64_t v = 7;
+	char *s = NULL;
+
+	fx_cgroup(fx, "/a", "promote");
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.current", &v), 0);
+	ck_assert_uint_eq(v, 8388608);
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.high", &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.low", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	v = 7;
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.toptier_high", &v), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/gone", "memory.current", &v), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.stat", &v), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "../x", &v), -EINVAL);
+	ck_assert_uint_eq(v, 7);
+	fx_write(fx->cg, "/a/memory.swap.max", "99999999999999999999999\n");
+	ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.swap.max", &v), -ERANGE);
+
+	ck_assert_int_eq(tier_cgroup_read_stat(fx->ctx, "/a", "memory.stat", "pgpromote_success", &v),
+			 0);
+	ck_assert_uint_eq(v, 42);
+	ck_assert_int_eq(tier_cgroup_read_stat(fx->ctx, "/a", "memory.stat", "numa_hint_faults", &v),
+			 0);
+	ck_assert_uint_eq(v, 512);
+	ck_assert_int_eq(tier_cgroup_read_stat(fx->ctx, "/a", "memory.stat", "anon", &v), 0);
+	ck_assert_uint_eq(v, 4194304);
+	ck_assert_int_eq(tier_cgroup_read_stat(fx->ctx, "/a", "memory.stat", "pgpromote", &v),
+			 -ENODATA);
+	ck_assert_int_eq(tier_cgroup_read_stat(fx->ctx, "/a", "memory.stat", "no_such", &v), -ENODATA);
+
+	ck_assert_int_eq(tier_cgroup_read(fx->ctx, "/a", "memory.numa_balancing", &s), 0);
+	ck_assert_str_eq(s, "promote");
+	free(s);
+	/* raw write: no newline added */
+	ck_assert_int_eq(tier_cgroup_write(fx->ctx, "/a", "memory.low", "4096"), 0);
+	s = fx_read(fx->cg, "/a/memory.low");
+	ck_assert_str_eq(s, "4096");
+	free(s);
+	ck_assert_int_eq(tier_cgroup_write_u64(fx->ctx, "/a", "memory.high", UINT64_MAX), 0);
+	s = fx_read(fx->cg, "/a/memory.high");
+	ck_assert_str_eq(s, "max");
+	free(s);
+	ck_assert_int_eq(tier_cgroup_write(fx->ctx, "/a", "memory.toptier_low", "1"), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_write(fx->ctx, "/gone", "memory.low", "1"), -ENOENT);
+	ck_assert(tier_cgroup_exists(fx->ctx, "/a"));
+	ck_assert(!tier_cgroup_exists(fx->ctx, "/gone"));
+	fx_free(fx);
+}
+END_TEST
+
+/* Errors are passed through, not collapsed: EACCES stays EACCES. */
+START_TEST(test_errno_passthrough)
+{
+	struct fx *fx = fx_new();
+	uint64_t v;
+	char *path;
+
+	if (geteuid() == 0) {
+		/* root ignores permissions; use a directory where a file is expected */
+		fx_cgroup(fx, "/a", "inherit");
+		fx_unlink(fx->cg, "/a/memory.low");
+		fx_mkdir(fx->cg, "/a/memory.low");
+		ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.low", &v), -EISDIR);
+	} else {
+		fx_cgroup(fx, "/a", "inherit");
+		ck_assert(asprintf(&path, "%s/a/memory.low", fx->cg) >= 0);
+		ck_assert_int_eq(chmod(path, 0), 0);
+		ck_assert_int_eq(tier_cgroup_read_u64(fx->ctx, "/a", "memory.low", &v), -EACCES);
+		ck_assert_int_eq(tier_cgroup_write(fx->ctx, "/a", "memory.low", "1"), -EACCES);
+		free(path);
+	}
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_numa_stat)
+{
+	struct fx *fx = fx_new();
+	struct tier_topology *t = NULL;
+	struct tier_residency res = { 1, 1 };
+	uint64_t *per = NULL;
+	unsigned n = 0;
+
+	fx_node(fx, 0, 1024 * 1024, 1024);
+	fx_node(fx, 1, 1024 * 1024, 1024);
+	fx_node_lists(fx, "0-1", "0");
+	fx_memtier(fx, 4, "0");
+	fx_memtier(fx, 67, "1");
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &t), 0);
+	fx_cgroup(fx, "/db", NULL);
+	fx_cgroup_numa(fx, "/db", 1000, 2000, 30000, 40000);
+	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "anon", &per, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(per[0], 1000);
+	ck_assert_uint_eq(per[1], 2000);
+	free(per);
+	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "kernel_stack", &per, &n), 0);
+	ck_assert_uint_eq(per[0], 16384);
+	free(per);
+	per = NULL;
+	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "nope", &per, &n), -ENODATA);
+	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "file_", &per, &n), -ENODATA);
+	ck_assert_ptr_null(per);
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &res), 0);
+	ck_assert_uint_eq(res.fast_bytes, 31000);
+	ck_assert_uint_eq(res.slow_bytes, 42000);
+	/* sparse node ids */
+	fx_write(fx->cg, "/db/memory.numa_stat", "anon N0=5 N3=7\nfile N3=1\n");
+	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "anon", &per, &n), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(per[1], 0);
+	ck_assert_uint_eq(per[3], 7);
+	free(per);
+	fx_write(fx->cg, "/db/memory.numa_stat", "anon N0=x\n");
+	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "anon", &per, &n), -EINVAL);
+	tier_topology_free(t);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_mode_io)
+{
+	struct fx *fx = fx_new();
+	enum tier_mode m = TIER_MODE_INVALID;
+	char *s;
+
+	fx_cgroup(fx, "/a", "full");
+	fx_cgroup(fx, "/stock", NULL);
+	ck_assert_int_eq(tier_cgroup_get_mode(fx->ctx, "/a", &m), 0);
+	ck_assert_int_eq(m, TIER_MODE_FULL);
+	ck_assert_int_eq(tier_cgroup_set_mode(fx->ctx, "/a", TIER_MODE_OFF), 0);
+	s = fx_read(fx->cg, "/a/memory.numa_balancing");
+	ck_assert_str_eq(s, "off");
+	free(s);
+	ck_assert_int_eq(tier_cgroup_get_mode(fx->ctx, "/a", &m), 0);
+	ck_assert_int_eq(m, TIER_MODE_OFF);
+	/* kernel without the knob, missing cgroup, root, bad value */
+	m = TIER_MODE_INVALID;
+	ck_assert_int_eq(tier_cgroup_get_mode(fx->ctx, "/stock", &m), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_set_mode(fx->ctx, "/stock", TIER_MODE_OFF), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_get_mode(fx->ctx, "/gone", &m), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_set_mode(fx->ctx, "/gone", TIER_MODE_OFF), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_get_mode(fx->ctx, "/", &m), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_set_mode(fx->ctx, "/a", TIER_MODE_INVALID), -EINVAL);
+	fx_write(fx->cg, "/a/memory.numa_balancing", "sideways\n");
+	ck_assert_int_eq(tier_cgroup_get_mode(fx->ctx, "/a", &m), -EINVAL);
+	ck_assert_int_eq(m, TIER_MODE_INVALID);
+	fx_free(fx);
+}
+END_TEST
+
+/* Effective mode: the most restrictive of the cgroup and its ancestors. */
+static const struct {
+	const char *chain[4]; /* values from the top-level cgroup down */
+	enum tier_mode effective;
+} inheritance[] = {
+	{ { "inherit", NULL }, TIER_MODE_FULL },
+	{ { "full", NULL }, TIER_MODE_FULL },
+	{ { "promote", NULL }, TIER_MODE_PROMOTE },
+	{ { "off", NULL }, TIER_MODE_OFF },
+	{ { "inherit", "inherit", "inherit", NULL }, TIER_MODE_FULL },
+	{ { "off", "full", NULL }, TIER_MODE_OFF },
+	{ { "promote", "full", NULL }, TIER_MODE_PROMOTE },
+	{ { "full", "promote", NULL }, TIER_MODE_PROMOTE },
+	{ { "promote", "off", NULL }, TIER_MODE_OFF },
+	{ { "off", "inherit", "inherit", NULL }, TIER_MODE_OFF },
+	{ { "inherit", "promote", "inherit", NULL }, TIER_MODE_PROMOTE },
+	{ { "full", "inherit", "full", NULL }, TIER_MODE_FULL },
+	{ { "inherit", "full", "off", "full" }, TIER_MODE_OFF },
+	{ { "promote", "inherit", "full", "inherit" }, TIER_MODE_PROMOTE },
+};
+
+START_TEST(test_effective_mode)
+{
+	struct fx *fx = fx_new();
+	char path[256] = "";
+	enum tier_mode m = TIER_MODE_INVALID;
+	size_t i = (size_t)_i;
+
+	for (int d = 0; d < 4 && inheritance[i].chain[d]; d++) {
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/c%d", d);
+		fx_cgroup(fx, path, inheritance[i].chain[d]);
+	}
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, path, &m), 0);
+	ck_assert_msg(m == inheritance[i].effective, "case %zu: got %s", i, tier_mode_to_string(m));
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_effective_mode_errors)
+{
+	struct fx *fx = fx_new();
+	enum tier_mode m = TIER_MODE_INVALID;
+
+	fx_cgroup(fx, "/a", "off");
+	fx_cgroup(fx, "/a/b", NULL); /* knob missing below a knob: EOPNOTSUPP */
+	fx_cgroup(fx, "/s", NULL);
+	fx_cgroup(fx, "/s/t", "full");
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/s/t", &m), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/gone", &m), -ENOENT);
+	ck_assert_int_eq(m, TIER_MODE_INVALID);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/", &m), 0);
+	ck_assert_int_eq(m, TIER_MODE_FULL);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "//a//", &m), 0);
+	ck_assert_int_eq(m, TIER_MODE_OFF);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_info)
+{
+	struct fx *fx = fx_new();
+	struct tier_topology *t = NULL;
+	struct tier_cgroup_info info;
+
+	fx_node(fx, 0, 1024, 512);
+	fx_node(fx, 1, 1024, 512);
+	fx_node_lists(fx, "0-1", "0");
+	fx_memtier(fx, 4, "0");
+	fx_memtier(fx, 67, "1");
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &t), 0);
+	fx_cgroup(fx, "/p", "promote");
+	fx_cgroup(fx, "/p/c", "full");
+	fx_write(fx->cg, "/p/c/memory.toptier_high", "1048576\n");
+	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, t, "/p/c", &info), 0);
+	ck_assert(info.valid & TIER_INFO_MODE);
+	ck_assert_int_eq(info.mode, TIER_MODE_FULL);
+	ck_assert_int_eq(info.effective_mode, TIER_MODE_PROMOTE);
+	ck_assert(info.valid & TIER_INFO_RESIDENCY);
+	ck_assert_uint_eq(info.fast_bytes, 3145728 + 4194304);
+	ck_assert_uint_eq(info.slow_bytes, 1048576);
+	ck_assert(info.valid & TIER_INFO_TOPTIER_HIGH);
+	ck_assert(!(info.valid & TIER_INFO_TOPTIER_LOW));
+	ck_assert_uint_eq(info.toptier_high, 1048576);
+	ck_assert_uint_eq(info.max, UINT64_MAX);
+	ck_assert_uint_eq(info.current, 8388608);
+
+	fx_cgroup(fx, "/stock", NULL);
+	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, NULL, "/stock", &info), 0);
+	ck_assert(!(info.valid & TIER_INFO_MODE));
+	ck_assert(!(info.valid & TIER_INFO_RESIDENCY));
+	ck_assert(info.valid & TIER_INFO_CURRENT);
+	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, t, "/gone", &info), -ENOENT);
+	tier_topology_free(t);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_pids_exe)
+{
+	struct fx *fx = fx_new();
+	int *pids = NULL;
+	size_t n = 0;
+	char *exe = NULL, *target;
+
+	fx_cgroup(fx, "/a", "inherit");
+	fx_write(fx->cg, "/a/cgroup.procs", "100\n200\n");
+	ck_assert_int_eq(tier_cgroup_read_pids(fx->ctx, "/a", &pids, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(pids[0], 100);
+	ck_assert_int_eq(pids[1], 200);
+	free(pids);
+	fx_mkdir(fx->proc, "100");
+	ck_assert(asprintf(&target, "%s/100/exe", fx->proc) >= 0);
+	ck_assert_int_eq(symlink("/usr/sbin/mysqld", target), 0);
+	free(target);
+	ck_assert_int_eq(tier_pid_exe(fx->ctx, 100, &exe), 0);
+	ck_assert_str_eq(exe, "/usr/sbin/mysqld");
+	free(exe);
+	exe = NULL;
+	ck_assert_int_eq(tier_pid_exe(fx->ctx, 200, &exe), -ENOENT);
+	ck_assert_int_eq(tier_pid_exe(fx->ctx, 0, &exe), -EINVAL);
+	ck_assert_ptr_null(exe);
+	fx_write(fx->cg, "/a/cgroup.procs", "abc\n");
+	ck_assert_int_eq(tier_cgroup_read_pids(fx->ctx, "/a", &pids, &n), -EINVAL);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_observe)
+{
+	struct fx *fx = fx_new();
+	struct tier_observed *o = NULL;
+	const struct tier_observed_cgroup *c;
+	char *target, *dir;
+	bool have_xattr;
+
+	fx_cgroup(fx, "/system.slice", "inherit");
+	fx_cgroup(fx, "/system.slice/mysql.service", "off");
+	fx_cgroup(fx, "/stock", NULL);
+	fx_write(fx->cg, "/system.slice/mysql.service/cgroup.procs", "100\n101\n102\n");
+	fx_write(fx->cg, "/system.slice/mysql.service/memory.low", "1024\n");
+	fx_mkdir(fx->proc, "100");
+	fx_mkdir(fx->proc, "101");
+	ck_assert(asprintf(&target, "%s/100/exe", fx->proc) >= 0);
+	ck_assert_int_eq(symlink("/usr/sbin/mysqld", target), 0);
+	free(target);
+	ck_assert(asprintf(&target, "%s/101/exe", fx->proc) >= 0);
+	ck_assert_int_eq(symlink("/usr/sbin/mysqld", target), 0);
+	free(target);
+	ck_assert(asprintf(&dir, "%s/system.slice/mysql.service", fx->cg) >= 0);
+	have_xattr = setxattr(dir, "user.tierd.io/class", "latency", 7, 0) == 0;
+	free(dir);
+
+	ck_assert_int_eq(tier_observe(fx->ctx, NULL, NULL,
+				      TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &o), 0);
+	ck_assert_uint_eq(o->n_cgroups, 4);
+	ck_assert_str_eq(o->cgroups[0].path, "/");
+	ck_assert(!o->cgroups[0].mode_supported);
+	c = &o->cgroups[2];
+	ck_assert_str_eq(c->path, "/system.slice");
+	ck_assert_str_eq(c->unit, "system.slice");
+	c = &o->cgroups[3];
+	ck_assert_str_eq(c->path, "/system.slice/mysql.service");
+	ck_assert_str_eq(c->unit, "mysql.service");
+	ck_assert(c->mode_supported);
+	ck_assert_int_eq(c->mode, TIER_MODE_OFF);
+	ck_assert_uint_eq(c->memory_low, 1024);
+	ck_assert_uint_eq(c->memory_high, UINT64_MAX);
+	ck_assert_ptr_nonnull(c->exes);
+	ck_assert_str_eq(c->exes[0], "/usr/sbin/mysqld"); /* deduplicated */
+	ck_assert_ptr_null(c->exes[1]);
+	if (have_xattr) {
+		ck_assert_ptr_nonnull(c->annotations);
+		ck_assert_str_eq(c->annotations[0], "tierd.io/class=latency");
+	}
+	c = &o->cgroups[1];
+	ck_assert_str_eq(c->path, "/stock");
+	ck_assert(!c->mode_supported);
+	ck_assert_ptr_null(c->unit);
+	tier_observed_free(o);
+	fx_free(fx);
+}
+END_TEST
+
+Suite *suite_cgroup(void)
+{
+	Suite *s = suite_create("cgroup");
+	TCase *tc = tcase_create("io");
+	TCase *te = tcase_create("inheritance");
+
+	tcase_add_test(tc, test_enumerate);
+	tcase_add_test(tc, test_read_values);
+	tcase_add_test(tc, test_errno_passthrough);
+	tcase_add_test(tc, test_numa_stat);
+	tcase_add_test(tc, test_mode_io);
+	tcase_add_test(tc, test_info);
+	tcase_add_test(tc, test_pids_exe);
+	tcase_add_test(tc, test_observe);
+	suite_add_tcase(s, tc);
+	tcase_add_loop_test(te, test_effective_mode, 0,
+			    (int)(sizeof(inheritance) / sizeof(inheritance[0])));
+	tcase_add_test(te, test_effective_mode_errors);
+	suite_add_tcase(s, te);
+	return s;
+}

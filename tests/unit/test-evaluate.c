@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Evaluation: first match wins, matcher kinds, explain information. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fixture.h"
+
+static struct tier_policy *load(const char *text)
+{
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	int r = tier_policy_load_buffer("t.conf", text, strlen(text), e, &p);
+
+	for (size_t i = 0; i < tier_errors_count(e); i++)
+		fprintf(stderr, "%s\n", tier_errors_get(e, i));
+	ck_assert_int_eq(r, 0);
+	tier_errors_free(e);
+	return p;
+}
+
+static const char policy_text[] =
+	"[class:latency]\nmode = full\nweight = 400\ntoptier_min = 25%\ntoptier_max = 1G\n"
+	"memory_low = 64M\n"
+	"[class:batch]\nmode = promote\nmemory_high = max\n"
+	"[class:quiet]\nmode = off\n"
+	"[rule:pg]\n"			/* 12 */
+	"class = latency\n"
+	"cgroup = /system.slice/postgresql*.service\n"
+	"unit = mariadb.service\n"
+	"exe = /usr/sbin/mysqld\n"
+	"[rule:everything-in-batch]\n"	/* 17 */
+	"class = batch\n"
+	"cgroup = /batch.slice/**\n"
+	"annotation = tierd.io/class=batch*\n"
+	"[rule:also-pg]\n"		/* 21 */
+	"class = quiet\n"
+	"cgroup = /system.slice/postgresql@15.service\n"
+	"cgroup = /system.slice/*.service\n"
+	"[rule:root]\n"
+	"class = quiet\n"
+	"cgroup = /**\n";
+
+START_TEST(test_first_match)
+{
+	struct tier_policy *p = load(policy_text);
+	static const char *const mysqld[] = { "/usr/bin/bash", "/usr/sbin/mysqld", NULL };
+	static const char *const ann[] = { "other=x", "tierd.io/class=batch-low", NULL };
+	static const char *const ann_nomatch[] = { "tierd.io/class=latency", "tierd.io/classx=batch",
+						   NULL };
+	const struct tier_observed_cgroup cg[] = {
+		{ .path = "/", .mode_supported = false },
+		{ .path = "/system.slice/postgresql@15.service", .unit = "postgresql@15.service",
+		  .mode_supported = true, .mode = TIER_MODE_INHERIT, .memory_low = 0,
+		  .memory_high = UINT64_MAX },
+		{ .path = "/system.slice/mariadb.service", .unit = "mariadb.service",
+		  .mode_supported = true },
+		{ .path = "/system.slice/x.service/y", .unit = "x.service", .exes = mysqld,
+		  .mode_supported = true },
+		{ .path = "/batch.slice/job1/task", .mode_supported = true },
+		{ .path = "/kubepods/pod1", .annotations = ann, .mode_supported = true },
+		{ .path = "/kubepods/pod2", .annotations = ann_nomatch, .mode_supported = true },
+		{ .path = "/system.slice/cron.service", .unit = "cron.service", .mode_supported = true },
+		{ .path = "/system.slice/cron.service/sub", .mode_supported = true },
+	};
+	struct tier_observed obs = { .fast_capacity = 4ull << 30, .n_cgroups = 9, .cgroups = cg };
+	struct tier_plan *plan = NULL;
+	const struct tier_plan_entry *e;
+
+	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	ck_assert_uint_eq(tier_plan_count(plan), 9);
+
+	e = tier_plan_entry(plan, 0); /* the root is never managed */
+	ck_assert_str_eq(e->path, "/");
+	ck_assert_ptr_null(e->rule);
+	ck_assert(!e->set_mode);
+
+	e = tier_plan_entry(plan, 1); /* pg first, although also-pg matches too */
+	ck_assert_str_eq(e->rule->name, "pg");
+	ck_assert_str_eq(e->class->name, "latency");
+	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_CGROUP);
+	ck_assert_str_eq(e->matcher->pattern, "/system.slice/postgresql*.service");
+	ck_assert_uint_eq(e->matcher->line, 14);
+	ck_assert_str_eq(e->matched_value, "/system.slice/postgresql@15.service");
+	ck_assert(e->set_mode);
+	ck_assert_int_eq(e->mode, TIER_MODE_FULL);
+	ck_assert(e->set_low);
+	ck_assert_uint_eq(e->memory_low, 64ull << 20);
+	ck_assert(!e->set_high);
+	ck_assert_uint_eq(e->weight, 400);
+	ck_assert_uint_eq(e->toptier_min, 1ull << 30); /* 25% of 4G */
+	ck_assert_uint_eq(e->toptier_max, 1ull << 30);
+	ck_assert(e->mode_supported);
+	ck_assert_int_eq(e->current_mode, TIER_MODE_INHERIT);
+
+	e = tier_plan_entry(plan, 2); /* unit matcher */
+	ck_assert_str_eq(e->rule->name, "pg");
+	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_UNIT);
+	ck_assert_str_eq(e->matched_value, "mariadb.service");
+
+	e = tier_plan_entry(plan, 3); /* exe matcher, second exe */
+	ck_assert_str_eq(e->rule->name, "pg");
+	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_EXE);
+	ck_assert_str_eq(e->matched_value, "/usr/sbin/mysqld");
+
+	e = tier_plan_entry(plan, 4); /* ** crosses '/' */
+	ck_assert_str_eq(e->rule->name, "everything-in-batch");
+	ck_assert_int_eq(e->mode, TIER_MODE_PROMOTE);
+	ck_assert(e->set_high);
+	ck_assert_uint_eq(e->memory_high, UINT64_MAX);
+	ck_assert(!e->set_low);
+	ck_assert_uint_eq(e->toptier_min, 0);
+	ck_assert_uint_eq(e->toptier_max, UINT64_MAX);
+
+	e = tier_plan_entry(plan, 5); /* annotation with a glob value */
+	ck_assert_str_eq(e->rule->name, "everything-in-batch");
+	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_ANNOTATION);
+	ck_assert_str_eq(e->matched_value, "tierd.io/class=batch-low");
+
+	e = tier_plan_entry(plan, 6); /* annotation key must match exactly: falls to rule root */
+	ck_assert_str_eq(e->rule->name, "root");
+
+	e = tier_plan_entry(plan, 7); /* second matcher of also-pg */
+	ck_assert_str_eq(e->rule->name, "also-pg");
+	ck_assert_str_eq(e->matcher->pattern, "/system.slice/*.service");
+	ck_assert_uint_eq(e->matcher->line, 24);
+	ck_assert_int_eq(e->mode, TIER_MODE_OFF);
+
+	e = tier_plan_entry(plan, 8); /* '*' does not cross '/' */
+	ck_assert_str_eq(e->rule->name, "root");
+
+	ck_assert_ptr_eq(tier_plan_find(plan, "/kubepods/pod1"), tier_plan_entry(plan, 5));
+	ck_assert_ptr_null(tier_plan_find(plan, "/nope"));
+	ck_assert_ptr_null(tier_plan_entry(plan, 9));
+	tier_plan_free(plan);
+	tier_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_unmanaged_and_pure)
+{
+	struct tier_policy *p = load("[class:c]\n[rule:r]\nclass = c\nunit = *.service\n");
+	char path[] = "/system.slice/a.service";
+	char unit[] = "a.service";
+	const struct tier_observed_cgroup cg[] = {
+		{ .path = path, .unit = unit },
+		{ .path = "/user.slice" },
+	};
+	struct tier_observed obs = { .n_cgroups = 2, .cgroups = cg };
+	struct tier_plan *plan = NULL;
+	const struct tier_plan_entry *e;
+
+	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	/* the plan owns its strings: scribbling over the input changes nothing */
+	memset(path, 'x', sizeof(path) - 1);
+	memset(unit, 'x', sizeof(unit) - 1);
+	e = tier_plan_entry(plan, 0);
+	ck_assert_str_eq(e->path, "/system.slice/a.service");
+	ck_assert_str_eq(e->matched_value, "a.service");
+	ck_assert_int_eq(e->mode, TIER_MODE_INHERIT); /* class default */
+	ck_assert(e->set_mode);
+	e = tier_plan_entry(plan, 1);
+	ck_assert_ptr_null(e->rule);
+	ck_assert_ptr_null(e->class);
+	ck_assert_ptr_null(e->matcher);
+	tier_plan_free(plan);
+
+	obs.n_cgroups = 0;
+	obs.cgroups = NULL;
+	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	ck_assert_uint_eq(tier_plan_count(plan), 0);
+	tier_plan_free(plan);
+	ck_assert_int_eq(tier_evaluate(NULL, &obs, &plan), -EINVAL);
+	tier_policy_free(p);
+}
+END_TEST
+
+/* 10,000 cgroups x 200 rules; the bound is loose (sanitizers), bench/ measures. */
+START_TEST(test_scale)
+{
+	size_t n_rules = 200, n_cg = 10000, len = 0;
+	char *text = NULL;
+	FILE *f = open_memstream(&text, &len);
+	struct tier_observed_cgroup *cg = calloc(n_cg, sizeof(*cg));
+	char **paths = calloc(n_cg, sizeof(char *));
+	struct tier_observed obs = { .fast_capacity = 1ull << 34, .n_cgroups = n_cg, .cgroups = cg };
+	struct tier_policy *p;
+	struct tier_plan *plan = NULL;
+	struct timespec a, b;
+	double ms;
+	size_t managed = 0;
+
+	ck_assert(f && cg && paths);
+	fprintf(f, "[class:c]\nmode = promote\n");
+	for (size_t i = 0; i < n_rules; i++)
+		fprintf(f, "[rule:r%zu]\nclass = c\ncgroup = /system.slice/app%zu-*.service\n"
+			   "cgroup = /tenants/t%zu/**\nunit = app%zu-*.scope\n",
+			i, i, i, i);
+	fclose(f);
+	p = load(text);
+	for (size_t i = 0; i < n_cg; i++) {
+		ck_assert(asprintf(&paths[i], i % 2 ? "/system.slice/app%zu-%zu.service" :
+						      "/tenants/t%zu/x/y%zu",
+				   (i * 7) % 250, i) >= 0);
+		cg[i].path = paths[i];
+	}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	for (size_t i = 0; i < n_cg; i++)
+		managed += tier_plan_entry(plan, i)->rule != NULL;
+	printf("evaluate: %zu cgroups x %zu rules: %.1f ms, %zu managed\n", n_cg, n_rules, ms,
+	       managed);
+	ck_assert_uint_eq(managed, 8000); /* (i*7)%250 < 200 for 4/5 of them */
+	/* valgrind is ~30x slower: it sets TIER_TEST_SLOW */
+	if (!getenv("TIER_TEST_SLOW"))
+		ck_assert_msg(ms < 2000, "evaluate took %.1f ms", ms);
+	tier_plan_free(plan);
+	tier_policy_free(p);
+	for (size_t i = 0; i < n_cg; i++)
+		free(paths[i]);
+	free(paths);
+	free(cg);
+	free(text);
+}
+END_TEST
+
+/* The prefix index must give exactly what trying every rule in order gives. */
+static unsigned lcg_state;
+
+static unsigned lcg(unsigned n)
+{
+	lcg_state = lcg_state * 1103515245u + 12345u;
+	return (lcg_state >> 16) % n;
+}
+
+static bool brute_match(const struct tier_matcher *m, const struct tier_observed_cgroup *c)
+{
+	switch (m->kind) {
+	case TIER_MATCH_CGROUP:
+		return tier_glob_match(m->value, c->path, TIER_GLOB_PATHNAME);
+	case TIER_MATCH_UNIT:
+		return c->unit && tier_glob_match(m->value, c->unit, 0);
+	case TIER_MATCH_EXE:
+		for (const char *const *e = c->exes; e && *e; e++)
+			if (tier_glob_match(m->value, *e, TIER_GLOB_PATHNAME))
+				return true;
+		return false;
+	case TIER_MATCH_ANNOTATION:
+		for (const char *const *a = c->annotations; a && *a; a++) {
+			size_t kl = strlen(m->key);
+
+			if (strncmp(*a, m->key, kl) == 0 && (*a)[kl] == '=' &&
+			    tier_glob_match(m->value, *a + kl + 1, 0))
+				return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+START_TEST(test_index_agrees)
+{
+	static const char *const cg_pat[] = { "/a/*", "/a/**", "/**/x", "/a/b", "/a/[bc]/*", "/*",
+					      "/a?/**", "/b/**/c*", "/**", "/a/b/c", "/x*y", "/a/\\*",
+					      "/c.service", "/b/*.service", "/a/b/**/x" };
+	static const char *const unit_pat[] = { "*.service", "a*.scope", "b.service", "[ab]*", "c*" };
+	static const char *const exe_pat[] = { "/usr/bin/*", "/usr/**", "/opt/x/bin/y", "*" };
+	static const char *const ann_pat[] = { "k=v*", "k=*", "team=web", "x=[ab]", "kk=v" };
+	static const char *const comp[] = { "a", "b", "c", "x", "y", "x.y", "a.service", "c.service",
+					    "*", "ab" };
+	static const char *const units[] = { "a.service", "b.service", "ab.scope", "c.slice" };
+	static const char *const exes[][3] = { { "/usr/bin/a", NULL },
+					       { "/opt/x/bin/y", "/usr/lib/z", NULL },
+					       { "/bin/sh", NULL } };
+	static const char *const anns[][3] = { { "k=v1", NULL },
+					       { "kk=v", "team=web", NULL },
+					       { "x=a", NULL },
+					       { "k=", NULL } };
+	const size_t n_cg = 3000;
+	char *text = NULL, **paths = calloc(n_cg, sizeof(char *));
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct tier_observed_cgroup *cg = calloc(n_cg, sizeof(*cg));
+	struct tier_observed obs = { .n_cgroups = n_cg, .cgroups = cg };
+	struct tier_policy *p;
+	struct tier_plan *plan = NULL;
+
+	ck_assert(f && cg && paths);
+	lcg_state = 42;
+	fprintf(f, "[class:c]\n");
+	for (int i = 0; i < 80; i++) {
+		int nm = 1 + (int)lcg(3);
+
+		fprintf(f, "[rule:r%d]\nclass = c\n", i);
+		for (int j = 0; j < nm; j++) {
+			switch (lcg(4)) {
+			case 0:
+				fprintf(f, "cgroup = %s\n", cg_pat[lcg(sizeof(cg_pat) / sizeof(*cg_pat))]);
+				break;
+			case 1:
+				fprintf(f, "unit = %s\n", unit_pat[lcg(sizeof(unit_pat) / sizeof(*unit_pat))]);
+				break;
+			case 2:
+				fprintf(f, "exe = %s\n", exe_pat[lcg(sizeof(exe_pat) / sizeof(*exe_pat))]);
+				break;
+			default:
+				fprintf(f, "annotation = %s\n", ann_pat[lcg(sizeof(ann_pat) / sizeof(*ann_pat))]);
+				break;
+			}
+		}
+	}
+	fclose(f);
+	p = load(text);
+	for (size_t i = 0; i < n_cg; i++) {
+		char buf[256] = "";
+		unsigned depth = 1 + lcg(4);
+
+		for (unsigned d = 0; d < depth; d++) {
+			strcat(buf, "/");
+			strcat(buf, comp[lcg(sizeof(comp) / sizeof(*comp))]);
+		}
+		paths[i] = strdup(buf);
+		cg[i].path = paths[i];
+		cg[i].unit = lcg(2) ? units[lcg(4)] : NULL;
+		cg[i].exes = lcg(2) ? exes[lcg(3)] : NULL;
+		cg[i].annotations = lcg(2) ? anns[lcg(4)] : NULL;
+	}
+	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	for (size_t i = 0; i < n_cg; i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		const struct tier_rule *want = NULL;
+		const struct tier_matcher *want_m = NULL;
+
+		for (size_t r = 0; r < tier_policy_rule_count(p) && !want; r++) {
+			const struct tier_rule *rule = tier_policy_rule(p, r);
+
+			for (size_t j = 0; j < rule->n_matchers; j++)
+				if (brute_match(&rule->matchers[j], &cg[i])) {
+					want = rule;
+					want_m = &rule->matchers[j];
+					break;
+				}
+		}
+		ck_assert_msg(e->rule == want && e->matcher == want_m,
+			      "%s: index says %s/%s, brute force %s/%s", cg[i].path,
+			      e->rule ? e->rule->name : "-", e->matcher ? e->matcher->pattern : "-",
+			      want ? want->name : "-", want_m ? want_m->pattern : "-");
+	}
+	tier_plan_free(plan);
+	tier_policy_free(p);
+	for (size_t i = 0; i < n_cg; i++)
+		free(paths[i]);
+	free(paths);
+	free(cg);
+	free(text);
+}
+END_TEST
+
+Suite *suite_evaluate(void)
+{
+	Suite *s = suite_create("evaluate");
+	TCase *tc = tcase_create("evaluate");
+
+	tcase_add_test(tc, test_first_match);
+	tcase_add_test(tc, test_unmanaged_and_pure);
+	tcase_add_test(tc, test_scale);
+	tcase_add_test(tc, test_index_agrees);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}

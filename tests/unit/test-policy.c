@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Policy parsing: a table of bad inputs with their FILE:LINE messages, good
+ * policies, drop-ins. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "fixture.h"
+
+#define CLASS_C "[class:c]\n"
+
+static const struct bad_policy {
+	const char *text;
+	const char *expect;	/* substring of one formatted error */
+	size_t n_errors;	/* exact count, 0 = do not check */
+} bad[] = {
+	/* sections */
+	{ "[foo]\n", "t.conf:1: unknown section [foo]", 1 },
+	{ "[Class:x]\n", "t.conf:1: unknown section [Class:x]", 1 },
+	{ "[ ]\n", "t.conf:1: unknown section []", 1 },
+	{ "[foo]\nbar = 1\n", "t.conf:1: unknown section [foo]", 1 }, /* keys not re-reported */
+	{ "x = 1\n", "t.conf:1: key 'x' outside any section", 1 },
+	{ "; comment\n\nmode = full\n[class:a]\n", "t.conf:3: key 'mode' outside any section", 1 },
+	{ "[class:db\nmode = full\n", "t.conf:1: syntax error: section header without closing ']'",
+	  1 },
+	{ "[daemon] junk\n", "t.conf:1: syntax error: unexpected text after section header", 1 },
+	{ "[class:c]\njust some words\n", "t.conf:2: syntax error: expected 'key = value'", 1 },
+	/* names */
+	{ "[class:]\n", "t.conf:1: empty class name in [class:]", 1 },
+	{ "[rule:]\n", "t.conf:1: empty rule name in [rule:]", 1 },
+	{ "[class:a b]\n", "t.conf:1: invalid class name 'a b'", 1 },
+	{ "[rule:x/y]\n", "t.conf:1: invalid rule name 'x/y'", 1 },
+	{ "[class:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n",
+	  "t.conf:1: class name 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' is too "
+	  "long (max 64 characters)",
+	  1 },
+	{ "[class:a]\n[class:a]\n", "t.conf:2: duplicate class 'a' (first defined at t.conf:1)", 1 },
+	{ CLASS_C "[rule:r]\nclass = c\ncgroup = /x\n[rule:r]\nclass = c\n",
+	  "t.conf:5: duplicate rule 'r' (first defined at t.conf:2)", 1 },
+	/* class keys */
+	{ "[class:db]\nmdoe = full\n", "t.conf:2: unknown key 'mdoe' in [class:db]", 1 },
+	{ "[class:db]\ncgroup = /x\n", "t.conf:2: unknown key 'cgroup' in [class:db]", 1 },
+	{ "[class:db]\nmode = fast\n",
+	  "t.conf:2: invalid mode 'fast' (expected inherit, full, promote or off)", 1 },
+	{ "[class:db]\nmode = Full\n", "t.conf:2: invalid mode 'Full'", 1 },
+	{ "[class:db]\nmode =\n", "t.conf:2: missing value for 'mode' in [class:db]", 1 },
+	{ "[class:db]\nmode = full\nmode = off\n",
+	  "t.conf:3: duplicate key 'mode' in [class:db] (first set at line 2)", 1 },
+	{ "[class:db]\nweight = 0\n", "t.conf:2: weight 0 out of range (1..10000)", 1 },
+	{ "[class:db]\nweight = 10001\n", "t.conf:2: weight 10001 out of range (1..10000)", 1 },
+	{ "[class:db]\nweight = abc\n", "t.conf:2: invalid weight 'abc'", 1 },
+	{ "[class:db]\nweight = -5\n", "t.conf:2: invalid weight '-5'", 1 },
+	{ "[class:db]\nweight = 99999999999999999999999\n",
+	  "t.conf:2: weight 99999999999999999999999 out of range", 1 },
+	{ "[class:db]\ntoptier_min = 12Q\n", "t.conf:2: invalid size '12Q' for toptier_min", 1 },
+	{ "[class:db]\ntoptier_min = max\n", "t.conf:2: invalid size 'max' for toptier_min", 1 },
+	{ "[class:db]\ntoptier_min = 99999999999T\n",
+	  "t.conf:2: size '99999999999T' out of range for toptier_min", 1 },
+	{ "[class:db]\ntoptier_max = 150%\n",
+	  "t.conf:2: percentage '150%' out of range for toptier_max (0%..100%)", 1 },
+	{ "[class:db]\ntoptier_max = 5.555%\n", "t.conf:2: invalid size '5.555%' for toptier_max",
+	  1 },
+	{ "[class:db]\ntoptier_min = 10G\ntoptier_max = 1G\n",
+	  "t.conf:3: toptier_min is greater than toptier_max in [class:db]", 1 },
+	{ "[class:db]\ntoptier_max = 20%\ntoptier_min = 50%\n",
+	  "t.conf:3: toptier_min is greater than toptier_max in [class:db]", 1 },
+	{ "[class:db]\nmemory_low = 10%\n",
+	  "t.conf:2: percentage '10%' not allowed for memory_low (expected a size or 'max')", 1 },
+	{ "[class:db]\nmemory_high = 1X\n", "t.conf:2: invalid size '1X' for memory_high", 1 },
+	/* rule keys */
+	{ "[rule:web]\nclass = gold\ncgroup = /web\n",
+	  "t.conf:2: rule 'web' names unknown class 'gold'", 1 },
+	{ "[rule:r]\ncgroup = /x\n", "t.conf:1: rule 'r' has no 'class' key", 1 },
+	{ CLASS_C "[rule:r]\nclass = c\n",
+	  "t.conf:2: rule 'r' has no matchers (cgroup, unit, exe or annotation)", 1 },
+	{ CLASS_C "[rule:r]\nclass = c\nclass = c\ncgroup = /x\n",
+	  "t.conf:4: duplicate key 'class' in [rule:r] (first set at line 3)", 1 },
+	{ CLASS_C "[rule:r]\nclass = a b\ncgroup = /x\n", "t.conf:3: invalid class name 'a b'", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\ncgroups = /x\n", "t.conf:4: unknown key 'cgroups' in [rule:r]",
+	  2 },
+	{ CLASS_C "[rule:r]\nclass = c\ncgroup = /a[bc\n",
+	  "t.conf:4: invalid cgroup pattern '/a[bc': unterminated or invalid '[' class", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\nexe = /usr/bin/[z-a]\n",
+	  "t.conf:4: invalid exe pattern '/usr/bin/[z-a]'", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\ncgroup = /a\\\n",
+	  "t.conf:4: invalid cgroup pattern '/a\\': trailing '\\'", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\nunit = [x\n", "t.conf:4: invalid unit pattern '[x'", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\ncgroup = system.slice/x\n",
+	  "t.conf:4: cgroup pattern 'system.slice/x' must start with '/'", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\nexe = mysqld\n",
+	  "t.conf:4: exe pattern 'mysqld' must be an absolute path", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\nunit = a/b.service\n",
+	  "t.conf:4: unit pattern 'a/b.service' must not contain '/'", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\nannotation = foo\n",
+	  "t.conf:4: invalid annotation 'foo' (expected KEY=VALUE)", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\nannotation = =x\n",
+	  "t.conf:4: invalid annotation '=x' (expected KEY=VALUE)", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\nannotation = k=[v\n",
+	  "t.conf:4: invalid annotation pattern '[v'", 2 },
+	{ CLASS_C "[rule:r]\nclass = c\ncgroup =\n", "t.conf:4: missing value for 'cgroup' in [rule:r]",
+	  2 },
+	/* daemon keys */
+	{ "[daemon]\ninterval = 5s\n", "t.conf:2: unknown key 'interval' in [daemon]", 1 },
+	{ "[daemon]\ncgroup_root = sys/fs/cgroup\n",
+	  "t.conf:2: cgroup_root 'sys/fs/cgroup' must be an absolute path", 1 },
+	{ "[daemon]\nreconcile_interval = 5x\n",
+	  "t.conf:2: invalid duration '5x' for reconcile_interval", 1 },
+	{ "[daemon]\nrebalance_interval = 0\n", "t.conf:2: invalid duration '0' for rebalance_interval",
+	  1 },
+	{ "[daemon]\ndry_run = maybe\n", "t.conf:2: invalid boolean 'maybe' for dry_run", 1 },
+	{ "[daemon]\ndry_run = yes\ndry_run = no\n",
+	  "t.conf:3: duplicate key 'dry_run' in [daemon] (first set at line 2)", 1 },
+	{ "[daemon]\nlog_level = verbose\n", "t.conf:2: invalid log_level 'verbose'", 1 },
+	{ "[daemon]\nfast_tier_reserve = lots\n",
+	  "t.conf:2: invalid size 'lots' for fast_tier_reserve", 1 },
+	{ "[daemon]\nhysteresis = 5\n", "t.conf:2: invalid percentage '5' for hysteresis", 1 },
+	{ "[daemon]\nhysteresis = 101%\n",
+	  "t.conf:2: percentage '101%' out of range for hysteresis", 1 },
+	{ "[class:c]\n= full\n", "t.conf:2: syntax error: missing key before '='", 1 },
+	/* lines */
+	{ "[class:c]\nweight = 1\n[class:d]\nweight = 2\nmode = "
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	  "xxxxxxxxxxxxxxxxxxxxxx\n",
+	  "t.conf:5: line too long (max 198 characters)", 1 },
+	/* an indented key is a key, not a continuation of the previous value */
+	{ "[class:c]\nweight = 5\n    mode = sometimes\n", "t.conf:3: invalid mode 'sometimes'", 1 },
+	/* CRLF line endings are fine, the errors still have the right line */
+	{ "[class:c]\r\nweight = 5\r\nmode = x\r\n", "t.conf:3: invalid mode 'x'", 1 },
+};
+
+START_TEST(test_bad_policy)
+{
+	const struct bad_policy *b = &bad[_i];
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = (void *)0x1;
+	bool found = false;
+	int r;
+
+	ck_assert_ptr_nonnull(e);
+	r = tier_policy_load_buffer("t.conf", b->text, strlen(b->text), e, &p);
+	ck_assert_msg(r == -EINVAL, "case %d: r=%d", _i, r);
+	ck_assert_ptr_eq(p, (void *)0x1);
+	for (size_t i = 0; i < tier_errors_count(e); i++)
+		if (strstr(tier_errors_get(e, i), b->expect))
+			found = true;
+	if (!found || (b->n_errors && tier_errors_count(e) != b->n_errors)) {
+		for (size_t i = 0; i < tier_errors_count(e); i++)
+			fprintf(stderr, "case %d: %s\n", _i, tier_errors_get(e, i));
+	}
+	ck_assert_msg(found, "case %d: no error contains '%s'", _i, b->expect);
+	if (b->n_errors)
+		ck_assert_msg(tier_errors_count(e) == b->n_errors, "case %d: %zu errors, want %zu", _i,
+			      tier_errors_count(e), b->n_errors);
+	tier_errors_free(e);
+}
+END_TEST
+
+START_TEST(test_nul_byte)
+{
+	static const char text[] = "[class:c]\nmode = f\0ull\nweight = 0\n";
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, sizeof(text) - 1, e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), 2);
+	ck_assert_str_eq(tier_errors_get(e, 0), "t.conf:2: NUL byte in line");
+	ck_assert_str_eq(tier_errors_file(e, 0), "t.conf");
+	ck_assert_uint_eq(tier_errors_line(e, 0), 2);
+	ck_assert_str_eq(tier_errors_message(e, 0), "NUL byte in line");
+	ck_assert_uint_eq(tier_errors_line(e, 1), 3);
+	ck_assert_ptr_null(tier_errors_get(e, 2));
+	tier_errors_free(e);
+}
+END_TEST
+
+/* Every error is reported, in line order, then the cross-checks. */
+START_TEST(test_all_errors)
+{
+	static const char text[] = "[daemon]\n"		   /* 1 */
+				   "dry_run = perhaps\n"	   /* 2 */
+				   "[class:db]\n"		   /* 3 */
+				   "mdoe = full\n"		   /* 4 */
+				   "weight = 0\n"		   /* 5 */
+				   "toptier_min = 12Q\n"	   /* 6 */
+				   "[bogus]\n"			   /* 7 */
+				   "[rule:web]\n"		   /* 8 */
+				   "class = gold\n"		   /* 9 */
+				   "cgroup = /web[\n"		   /* 10 */
+				   "this line is broken\n"	   /* 11 */
+				   "[rule:empty]\n"		   /* 12 */
+				   "class = db\n";		   /* 13 */
+	static const char *const want[] = {
+		"t.conf:2: invalid boolean 'perhaps' for dry_run (expected yes or no)",
+		"t.conf:4: unknown key 'mdoe' in [class:db]",
+		"t.conf:5: weight 0 out of range (1..10000)",
+		"t.conf:6: invalid size '12Q' for toptier_min (expected e.g. 4096, 512M, 16G, 1.5T, N%)",
+		"t.conf:7: unknown section [bogus] (expected [daemon], [class:NAME] or [rule:NAME])",
+		"t.conf:10: invalid cgroup pattern '/web[': unterminated or invalid '[' class",
+		"t.conf:11: syntax error: expected 'key = value'",
+		"t.conf:9: rule 'web' names unknown class 'gold'",
+		"t.conf:8: rule 'web' has no matchers (cgroup, unit, exe or annotation)",
+		"t.conf:12: rule 'empty' has no matchers (cgroup, unit, exe or annotation)",
+	};
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, sizeof(text) - 1, e, &p), -EINVAL);
+	for (size_t i = 0; i < tier_errors_count(e); i++)
+		fprintf(stderr, "all_errors: %s\n", tier_errors_get(e, i));
+	ck_assert_uint_eq(tier_errors_count(e), sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_str_eq(tier_errors_get(e, i), want[i]);
+	/* the errors object accumulates: a second load appends */
+	ck_assert_int_eq(tier_policy_load_buffer("u.conf", "[x]\n", 4, e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), sizeof(want) / sizeof(want[0]) + 1);
+	ck_assert_str_eq(tier_errors_file(e, sizeof(want) / sizeof(want[0])), "u.conf");
+	/* and a good load after errors still succeeds */
+	ck_assert_int_eq(tier_policy_load_buffer("v.conf", "", 0, e, &p), 0);
+	tier_policy_free(p);
+	/* NULL errors is fine */
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, sizeof(text) - 1, NULL, &p), -EINVAL);
+	tier_errors_free(e);
+}
+END_TEST
+
+static const char good_text[] =
+	"# tierd policy\n"
+	"[daemon]\n"
+	"cgroup_root = /sys/fs/cgroup\n"
+	"reconcile_interval = 1m\n"
+	"rebalance_interval = 500ms\n"
+	"dry_run = yes\n"
+	"log_level = debug\n"
+	"fast_tier_reserve = 1G\n"
+	"hysteresis = 2.5%\n"
+	"\n"
+	"[class:latency]\n"
+	"  mode = full        ; indented, with an inline comment\n"
+	"  weight = 400\n"
+	"  toptier_min = 16G\n"
+	"  toptier_max = 64GiB\n"
+	"  memory_low = 1.5G\n"
+	"  memory_high = max\n"
+	"[class:batch]\n"
+	"mode: promote\n"
+	"toptier_min = 10%\n"
+	"toptier_max = max\n"
+	"[class:quiet]\n"
+	"mode = off\n"
+	"[class:plain]\n"
+	"[rule:databases]\n"
+	"class = latency\n"
+	"cgroup = /system.slice/postgresql*.service\n"
+	"unit = mariadb.service\n"
+	"exe = /usr/sbin/mysqld\n"
+	"annotation = tierd.io/class=latency\n"
+	"[rule:batch]\n"
+	"class = batch\n"
+	"cgroup = /batch.slice/**\n"
+	"cgroup = /kubepods/**/besteffort*\n";
+
+START_TEST(test_good_policy)
+{
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	const struct tier_daemon_config *d;
+	const struct tier_class *c;
+	const struct tier_rule *r;
+
+	ck_assert_int_eq(tier_policy_load_buffer("good.conf", good_text, strlen(good_text), e, &p), 0);
+	for (size_t i = 0; i < tier_errors_count(e); i++)
+		fprintf(stderr, "%s\n", tier_errors_get(e, i));
+	ck_assert_uint_eq(tier_errors_count(e), 0);
+	d = tier_policy_daemon(p);
+	ck_assert_str_eq(d->cgroup_root, "/sys/fs/cgroup");
+	ck_assert_uint_eq(d->reconcile_interval_usec, 60000000);
+	ck_assert_uint_eq(d->rebalance_interval_usec, 500000);
+	ck_assert(d->dry_run);
+	ck_assert_int_eq(d->log_level, LOG_DEBUG);
+	ck_assert_uint_eq(d->fast_tier_reserve, 1ull << 30);
+	ck_assert_uint_eq(d->hysteresis_bp, 250);
+	ck_assert_ptr_null(d->include);
+
+	ck_assert_uint_eq(tier_policy_class_count(p), 4);
+	c = tier_policy_find_class(p, "latency");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(c->file, "good.conf");
+	ck_assert_uint_eq(c->line, 11);
+	ck_assert_int_eq(c->mode, TIER_MODE_FULL);
+	ck_assert_uint_eq(c->weight, 400);
+	ck_assert_int_eq(c->toptier_min.kind, TIER_AMOUNT_BYTES);
+	ck_assert_uint_eq(c->toptier_min.value, 16ull << 30);
+	ck_assert_uint_eq(c->toptier_max.value, 64ull << 30);
+	ck_assert_int_eq(c->memory_low.kind, TIER_AMOUNT_BYTES);
+	ck_assert_uint_eq(c->memory_low.value, 3ull << 29);
+	ck_assert_int_eq(c->memory_high.kind, TIER_AMOUNT_MAX);
+	c = tier_policy_find_class(p, "batch");
+	ck_assert_int_eq(c->mode, TIER_MODE_PROMOTE);
+	ck_assert_int_eq(c->toptier_min.kind, TIER_AMOUNT_PERCENT);
+	ck_assert_uint_eq(c->toptier_min.value, 1000);
+	ck_assert_uint_eq(tier_amount_resolve(&c->toptier_min, 1000000, 0), 100000);
+	ck_assert_int_eq(c->toptier_max.kind, TIER_AMOUNT_MAX);
+	ck_assert_int_eq(c->memory_low.kind, TIER_AMOUNT_UNSET);
+	c = tier_policy_find_class(p, "plain");
+	ck_assert_int_eq(c->mode, TIER_MODE_INHERIT);
+	ck_assert_uint_eq(c->weight, 100);
+	ck_assert_ptr_eq(tier_policy_class(p, 0), tier_policy_find_class(p, "latency"));
+	ck_assert_ptr_null(tier_policy_class(p, 4));
+	ck_assert_ptr_null(tier_policy_find_class(p, "nope"));
+
+	ck_assert_uint_eq(tier_policy_rule_count(p), 2);
+	r = tier_policy_rule(p, 0);
+	ck_assert_str_eq(r->name, "databases");
+	ck_assert_str_eq(r->class_name, "latency");
+	ck_assert_ptr_eq(r->class, tier_policy_find_class(p, "latency"));
+	ck_assert_uint_eq(r->line, 25);
+	ck_assert_uint_eq(r->n_matchers, 4);
+	ck_assert_int_eq(r->matchers[0].kind, TIER_MATCH_CGROUP);
+	ck_assert_str_eq(r->matchers[0].pattern, "/system.slice/postgresql*.service");
+	ck_assert_uint_eq(r->matchers[0].line, 27);
+	ck_assert_int_eq(r->matchers[1].kind, TIER_MATCH_UNIT);
+	ck_assert_int_eq(r->matchers[2].kind, TIER_MATCH_EXE);
+	ck_assert_int_eq(r->matchers[3].kind, TIER_MATCH_ANNOTATION);
+	ck_assert_str_eq(r->matchers[3].key, "tierd.io/class");
+	ck_assert_str_eq(r->matchers[3].value, "latency");
+	ck_assert_str_eq(r->matchers[3].pattern, "tierd.io/class=latency");
+	r = tier_policy_find_rule(p, "batch");
+	ck_assert_uint_eq(r->n_matchers, 2);
+	ck_assert_ptr_null(tier_policy_find_rule(p, "nope"));
+	ck_assert_uint_eq(tier_policy_file_count(p), 1);
+	ck_assert_str_eq(tier_policy_file(p, 0), "good.conf");
+	ck_assert_str_eq(tier_matcher_kind_to_string(TIER_MATCH_ANNOTATION), "annotation");
+	tier_policy_free(p);
+	tier_errors_free(e);
+}
+END_TEST
+
+START_TEST(test_defaults_and_edge_syntax)
+{
+	static const char text[] = "\xEF\xBB\xBF; BOM first\n[daemon]\n[class:c]\n"
+				   "[rule:r]\nclass=c\nunit=*.service ; comment\n"
+				   "annotation = team = web*\n";
+	struct tier_policy *p = NULL;
+	const struct tier_daemon_config *d;
+	const struct tier_rule *r;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, sizeof(text) - 1, NULL, &p), 0);
+	d = tier_policy_daemon(p);
+	ck_assert_str_eq(d->cgroup_root, "/sys/fs/cgroup");
+	ck_assert_uint_eq(d->reconcile_interval_usec, 30000000);
+	ck_assert_uint_eq(d->rebalance_interval_usec, 10000000);
+	ck_assert(!d->dry_run);
+	ck_assert_int_eq(d->log_level, LOG_INFO);
+	ck_assert_uint_eq(d->fast_tier_reserve, 256ull << 20);
+	ck_assert_uint_eq(d->hysteresis_bp, 500);
+	r = tier_policy_rule(p, 0);
+	ck_assert_str_eq(r->matchers[0].pattern, "*.service");
+	ck_assert_str_eq(r->matchers[1].key, "team");
+	ck_assert_str_eq(r->matchers[1].value, "web*");
+	tier_policy_free(p);
+	/* empty input is a valid, empty policy */
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", NULL, 0, NULL, &p), 0);
+	ck_assert_uint_eq(tier_policy_rule_count(p), 0);
+	tier_policy_free(p);
+}
+END_TEST
+
+static char *write_tmp(struct fx *fx, const char *rel, const char *content)
+{
+	char *path;
+
+	fx_write(fx->root, rel, content);
+	ck_assert(asprintf(&path, "%s/%s", fx->root, rel) >= 0);
+	return path;
+}
+
+START_TEST(test_dropins)
+{
+	struct fx *fx = fx_new();
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	char *main_file, *dir;
+
+	/* the main file uses a class that only a drop-in defines */
+	main_file = write_tmp(fx, "etc/tierd.conf",
+			      "[daemon]\ndry_run = yes\n[rule:main]\nclass = gold\ncgroup = /a\n");
+	free(write_tmp(fx, "etc/tierd.conf.d/20-b.conf", "[rule:b]\nclass = gold\ncgroup = /b\n"));
+	free(write_tmp(fx, "etc/tierd.conf.d/10-a.conf",
+		       "[class:gold]\nmode = promote\n[rule:a]\nclass = gold\ncgroup = /a2\n"
+		       "[daemon]\ndry_run = no\n"));
+	free(write_tmp(fx, "etc/tierd.conf.d/README", "not a policy\n"));
+	free(write_tmp(fx, "etc/tierd.conf.d/30-c.conf.disabled", "garbage\n"));
+	fx_mkdir(fx->root, "etc/tierd.conf.d/40-dir.conf");
+
+	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), 0);
+	ck_assert_uint_eq(tier_errors_count(e), 0);
+	ck_assert_uint_eq(tier_policy_file_count(p), 3);
+	ck_assert_str_eq(tier_policy_file(p, 0), main_file);
+	ck_assert_str_eq(strrchr(tier_policy_file(p, 1), '/'), "/10-a.conf");
+	ck_assert_str_eq(strrchr(tier_policy_file(p, 2), '/'), "/20-b.conf");
+	ck_assert_uint_eq(tier_policy_rule_count(p), 3);
+	ck_assert_str_eq(tier_policy_rule(p, 0)->name, "main");
+	ck_assert_str_eq(tier_policy_rule(p, 1)->name, "a");
+	ck_assert_str_eq(tier_policy_rule(p, 2)->name, "b");
+	ck_assert_int_eq(tier_policy_rule(p, 0)->class->mode, TIER_MODE_PROMOTE);
+	/* a drop-in may override a [daemon] setting */
+	ck_assert(!tier_policy_daemon(p)->dry_run);
+	ck_assert_str_eq(strrchr(tier_policy_daemon(p)->include, '/'), "/tierd.conf.d");
+	tier_policy_free(p);
+
+	/* "" disables drop-ins: now the class is missing */
+	p = NULL;
+	ck_assert_int_eq(tier_policy_load(main_file, "", e, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(tier_errors_count(e), 1);
+	ck_assert_str_eq(tier_errors_message(e, 0), "rule 'main' names unknown class 'gold'");
+	ck_assert_str_eq(tier_errors_file(e, 0), main_file);
+	ck_assert_uint_eq(tier_errors_line(e, 0), 4);
+	tier_errors_free(e);
+
+	/* duplicate class across files names the first definition */
+	e = tier_errors_new();
+	free(write_tmp(fx, "etc/tierd.conf.d/50-dup.conf", "\n[class:gold]\n"));
+	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), 1);
+	ck_assert_strstr(tier_errors_get(e, 0),
+			 "/50-dup.conf:2: duplicate class 'gold' (first defined at ");
+	ck_assert_strstr(tier_errors_get(e, 0), "10-a.conf:1)");
+	tier_errors_free(e);
+
+	/* explicit directory */
+	e = tier_errors_new();
+	free(write_tmp(fx, "other/1.conf", "[class:gold]\n"));
+	ck_assert(asprintf(&dir, "%s/other", fx->root) >= 0);
+	ck_assert_int_eq(tier_policy_load(main_file, dir, e, &p), 0);
+	ck_assert_uint_eq(tier_policy_file_count(p), 2);
+	ck_assert_str_eq(tier_policy_daemon(p)->include, dir);
+	tier_policy_free(p);
+	free(dir);
+	/* a missing explicit directory is an error; a missing default one is not */
+	ck_assert_int_eq(tier_policy_load(main_file, "/nonexistent/tierd.d", e, &p), -EINVAL);
+	ck_assert_strstr(tier_errors_get(e, 0), "/nonexistent/tierd.d: cannot open drop-in directory");
+	tier_errors_free(e);
+	free(main_file);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_include)
+{
+	struct fx *fx = fx_new();
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	char *main_file;
+
+	main_file = write_tmp(fx, "etc/main.conf",
+			      "[daemon]\ninclude = policy.d\n[rule:r]\nclass = x\ncgroup = /x\n");
+	free(write_tmp(fx, "etc/policy.d/a.conf", "[class:x]\n"));
+	free(write_tmp(fx, "etc/main.conf.d/a.conf", "[class:y]\n")); /* not read */
+	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), 0);
+	ck_assert_ptr_nonnull(tier_policy_find_class(p, "x"));
+	ck_assert_ptr_null(tier_policy_find_class(p, "y"));
+	ck_assert_str_eq(strrchr(tier_policy_daemon(p)->include, '/'), "/policy.d");
+	tier_policy_free(p);
+	/* include inside a drop-in is an error */
+	free(write_tmp(fx, "etc/policy.d/b.conf", "[daemon]\ninclude = /x\n"));
+	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), -EINVAL);
+	ck_assert_strstr(tier_errors_get(e, 0), "b.conf:2: 'include' is only allowed in the main file");
+	tier_errors_free(e);
+	free(main_file);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+
+	ck_assert_int_eq(tier_policy_load("/nonexistent/tierd.conf", NULL, e, &p), -ENOENT);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(tier_errors_count(e), 1);
+	ck_assert_str_eq(tier_errors_get(e, 0),
+			 "/nonexistent/tierd.conf: cannot read: No such file or directory");
+	ck_assert_uint_eq(tier_errors_line(e, 0), 0);
+	ck_assert_int_eq(tier_policy_load(NULL, NULL, e, &p), -EINVAL);
+	tier_errors_free(e);
+}
+END_TEST
+
+Suite *suite_policy(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tb = tcase_create("bad");
+	TCase *tg = tcase_create("good");
+
+	tcase_add_loop_test(tb, test_bad_policy, 0, (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tb, test_nul_byte);
+	tcase_add_test(tb, test_all_errors);
+	tcase_add_test(tb, test_missing_file);
+	suite_add_tcase(s, tb);
+	tcase_add_test(tg, test_good_policy);
+	tcase_add_test(tg, test_defaults_and_edge_syntax);
+	tcase_add_test(tg, test_dropins);
+	tcase_add_test(tg, test_include);
+	suite_add_tcase(s, tg);
+	return s;
+}
