@@ -21,6 +21,10 @@
  *   evaluate   tier_evaluate(): pure matching of every cgroup
  *   apply      tier_apply(TIER_APPLY_DRY_RUN): re-read and diff every
  *              managed cgroup, write nothing
+ *   total      all of the above
+ * and, for comparison, parse+evaluate+apply (everything but observe) and
+ * observe without reading cgroup.procs, /proc/PID/exe and xattrs (not part
+ * of the total).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,9 +43,11 @@
 
 #include <tier.h>
 
-enum { PH_PARSE, PH_TOPO, PH_OBSERVE, PH_EVAL, PH_APPLY, PH_TOTAL, PH_N };
-static const char *const phase_names[PH_N] = { "parse",    "topology", "observe",
-					       "evaluate", "apply",    "total" };
+enum { PH_PARSE, PH_TOPO, PH_OBSERVE, PH_EVAL, PH_APPLY, PH_TOTAL, PH_PEA, PH_OBS0, PH_N };
+static const char *const phase_names[PH_N] = {
+	"parse", "topology", "observe", "evaluate", "apply", "total",
+	"parse+evaluate+apply", "observe (no exe, no xattrs)",
+};
 
 static void die(const char *what, int r)
 {
@@ -392,6 +398,18 @@ int main(int argc, char **argv)
 		b = now_ns();
 		t[PH_APPLY][it] = b - a;
 		t[PH_TOTAL][it] = b - start;
+		t[PH_PEA][it] = t[PH_PARSE][it] + t[PH_EVAL][it] + t[PH_APPLY][it];
+
+		{
+			struct tier_observed *obs0 = NULL;
+
+			a = now_ns();
+			r = tier_observe(ctx, topo, NULL, 0, &obs0);
+			if (r < 0)
+				die("tier_observe", r);
+			t[PH_OBS0][it] = now_ns() - a;
+			tier_observed_free(obs0);
+		}
 
 		if (it == 0) {
 			n_plan = tier_plan_count(plan);
@@ -413,10 +431,10 @@ int main(int argc, char **argv)
 
 	printf("tier-bench: plan has %zu cgroups, %zu managed, %zu would change\n", n_plan, managed,
 	       changed);
-	printf("%-10s %10s %10s %10s\n", "phase", "min ms", "median ms", "max ms");
+	printf("%-28s %10s %10s %10s\n", "phase", "min ms", "median ms", "max ms");
 	for (int p = 0; p < PH_N; p++) {
 		qsort(t[p], iters, sizeof(uint64_t), cmp_u64);
-		printf("%-10s %10.2f %10.2f %10.2f\n", phase_names[p], (double)t[p][0] / 1e6,
+		printf("%-28s %10.2f %10.2f %10.2f\n", phase_names[p], (double)t[p][0] / 1e6,
 		       (double)t[p][iters / 2] / 1e6, (double)t[p][iters - 1] / 1e6);
 	}
 	getrusage(RUSAGE_SELF, &ru);

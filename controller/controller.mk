@@ -14,7 +14,9 @@
 # Targets:
 #   tierctl            build $(BUILD)/bin/tierctl (part of `make`)
 #   check-cli          tests/cli/test-*.sh against the ASan tierctl
-#   install-tierctl    binary, tierctl.1, tierd.conf.5, /etc/tierd/tierd.conf
+#   check-man          man pages render without groff warnings
+#   install-tierctl    binary, tierctl.1, tierd.conf.5, /etc/tierd/tierd.conf (kept
+#                      if it exists) and the inert drop-in example
 #   fuzz, fuzz-smoke   see tests/fuzz/fuzz.mk
 
 TIERCTL_VERSION ?= $(LIBTIER_VERSION)
@@ -51,7 +53,7 @@ $(TIERCTL_ASAN): $(TIERCTL_ASAN_OBJS) $(LIBTIER_ASAN_A)
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERCTL_ASAN_OBJS) \
 		$(LIBTIER_ASAN_LIBS)
 
-.PHONY: tierctl tierctl-asan check-cli install-tierctl
+.PHONY: tierctl tierctl-asan check-cli check-man install-tierctl
 tierctl: $(TIERCTL)
 tierctl-asan: $(TIERCTL_ASAN)
 
@@ -69,6 +71,11 @@ check-cli: $(TIERCTL_ASAN)
 		$(call run_test,cli-$$n,env $(CLI_ENV) sh $(TOP)/$$t) || rc=1; \
 	done; exit $$rc
 
+# The man pages render without groff warnings.
+check-man:
+	$(Q)$(call run_test,man-lint,sh $(TOP)/tests/cli/man-lint.sh $(TOP)/man/tierctl.1 \
+		$(TOP)/man/tierd.conf.5)
+
 install-tierctl: $(TIERCTL)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(SYSCONFDIR)/tierd/tierd.conf.d
@@ -76,6 +83,8 @@ install-tierctl: $(TIERCTL)
 	$(INSTALL) -m 0644 man/tierctl.1 $(DESTDIR)$(MANDIR)/man1/tierctl.1
 	$(INSTALL) -m 0644 man/tierd.conf.5 $(DESTDIR)$(MANDIR)/man5/tierd.conf.5
 	@# Never overwrite a policy the admin has edited.
+	$(INSTALL) -m 0644 etc/tierd.conf.d/50-kubernetes.conf.example \
+		$(DESTDIR)$(SYSCONFDIR)/tierd/tierd.conf.d/
 	$(Q)if [ -e $(DESTDIR)$(SYSCONFDIR)/tierd/tierd.conf ]; then \
 		echo "  KEEP    $(DESTDIR)$(SYSCONFDIR)/tierd/tierd.conf (exists)"; \
 	else \
@@ -83,8 +92,8 @@ install-tierctl: $(TIERCTL)
 	fi
 
 ALL_TARGETS        += tierctl
-CHECK_UNIT_TARGETS += check-cli
-CHECK_TARGETS      += check-cli
+CHECK_UNIT_TARGETS += check-cli check-man
+CHECK_TARGETS      += check-cli check-man
 INSTALL_TARGETS    += install-tierctl
 CLEAN_FILES        += $(BUILD)/bin/tierctl $(BUILD)/test/tierctl-asan $(BUILD)/obj/controller \
 	$(BUILD)/obj/controller-asan

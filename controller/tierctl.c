@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
+#include <sys/statfs.h>
 
 #include <tier.h>
 
@@ -53,12 +55,10 @@ struct tierctl {
 
 struct verb {
 	const char *name;
-	int (*run)(struct tierctl *t, int argc, char **argv);
+	int (*run)(struct tierctl *t, const struct verb *v, int argc, char **argv);
 	const char *args;
 	const char *help;
 };
-
-static const struct verb *find_verb(const char *name);
 
 /* ------------------------------------------------------------------------
  * Diagnostics
@@ -339,6 +339,28 @@ static int load_policy(struct tierctl *t, struct tier_policy **ret)
 	return EXIT_OK;
 }
 
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/*
+ * A root that is not a cgroup2 mount (a cgroup v1 or hybrid host, a typo in
+ * cgroup_root) gives confusing results: say so. Not for --cgroup-root, which
+ * is how tests point tierctl at a fake tree.
+ */
+static bool is_cgroup2(const char *root)
+{
+	struct statfs sfs;
+
+	return statfs(root, &sfs) == 0 && (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+static void warn_not_cgroup2(const char *root)
+{
+	if (root && access(root, F_OK) == 0 && !is_cgroup2(root))
+		msg("warning: %s is not a cgroup2 mount (a cgroup v1 or hybrid host?)", root);
+}
+
 /*
  * The context. Cgroup root: --cgroup-root, else the policy's cgroup_root,
  * else fallback, else discovered by the library.
@@ -349,8 +371,13 @@ static int open_ctx(struct tierctl *t, const struct tier_policy *policy, const c
 	const char *cg = t->cgroup_root;
 	int r;
 
-	if (!cg && policy)
+	if (!cg && policy) {
 		cg = tier_policy_daemon(policy)->cgroup_root;
+		/* A hybrid host mounts cgroup2 elsewhere (/sys/fs/cgroup/unified):
+		 * let the library find it instead of the default. */
+		if (cg && strcmp(cg, "/sys/fs/cgroup") == 0 && !is_cgroup2(cg))
+			cg = NULL;
+	}
 	if (!cg)
 		cg = fallback;
 	r = tier_ctx_new(cg, t->sysfs_root, t->procfs_root, ret);
@@ -361,6 +388,8 @@ static int open_ctx(struct tierctl *t, const struct tier_policy *policy, const c
 	if (r < 0)
 		return fail(r, "cannot create libtier context");
 	tier_ctx_set_log_fn(*ret, log_hook, NULL);
+	if (!t->cgroup_root && fallback == NULL)
+		warn_not_cgroup2(tier_ctx_get_cgroup_root(*ret));
 	return EXIT_OK;
 }
 
@@ -427,29 +456,37 @@ static int session_start(struct tierctl *t, struct session *s, const char *subtr
 }
 
 /*
- * Verb option parsing: only --help and the verb's own flags. Returns -1 to
- * continue, or an exit code.
+ * Verb option parsing: --help, --json (also accepted after the verb) and
+ * the verb's own flag. Options and arguments may be mixed; "--" ends the
+ * options. Returns -1 to continue, or an exit code.
  */
-static int verb_opts(const struct verb *v, int argc, char **argv, const struct option *extra,
-		     int *flag_val)
+static int verb_opts(struct tierctl *t, const struct verb *v, int argc, char **argv,
+		     const struct option *extra, int *flag_val)
 {
 	struct option opts[4] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'J' },
 	};
 	int c;
 
 	if (extra)
-		opts[1] = extra[0];
+		opts[2] = extra[0];
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'J':
+			if (!t->json)
+				json_init(&t->j, stdout);
+			t->json = true;
+			break;
 		case 'h':
 			printf("usage: tierctl [OPTIONS] %s%s%s\n%s\n", v->name,
 			       v->args[0] ? " " : "", v->args, v->help);
 			return EXIT_OK;
 		case 'F':
-			*flag_val = 1;
+			if (flag_val)
+				*flag_val = 1;
 			break;
 		default:
 			msg("%s: unknown option '%s' (see tierctl %s --help)", v->name,
@@ -476,12 +513,11 @@ static int want_args(const struct verb *v, int argc, int min, int max)
  * check FILE...
  * ------------------------------------------------------------------------ */
 
-static int verb_check(struct tierctl *t, int argc, char **argv)
+static int verb_check(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
-	const struct verb *v = find_verb("check");
 	int rc = EXIT_OK, r;
 
-	r = verb_opts(v, argc, argv, NULL, NULL);
+	r = verb_opts(t, v, argc, argv, NULL, NULL);
 	if (r >= 0)
 		return r;
 	r = want_args(v, argc, 1, INT32_MAX);
@@ -506,7 +542,7 @@ static int verb_check(struct tierctl *t, int argc, char **argv)
 		print_errors(errors);
 		if (r < 0 && n == 0)
 			fail(r, "%s", file);
-		if (r == -EINVAL || r == -ENOMEM)
+		if (r == -EINVAL)
 			rc = rc ?: EXIT_POLICY;
 		else if (r < 0)
 			rc = EXIT_SYSTEM;
@@ -587,9 +623,8 @@ static void explain_amount_json(struct json *j, const char *key, const struct ti
 	json_object_end(j);
 }
 
-static int verb_explain(struct tierctl *t, int argc, char **argv)
+static int verb_explain(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
-	const struct verb *v = find_verb("explain");
 	_cleanup_free_ char *cg = NULL, *src = NULL;
 	const struct tier_observed_cgroup *oc = NULL;
 	const struct tier_plan_entry *e;
@@ -599,7 +634,7 @@ static int verb_explain(struct tierctl *t, int argc, char **argv)
 	int cur_r, eff_r;
 	int rc, r;
 
-	r = verb_opts(v, argc, argv, NULL, NULL);
+	r = verb_opts(t, v, argc, argv, NULL, NULL);
 	if (r >= 0)
 		return r;
 	r = want_args(v, argc, 1, 1);
@@ -717,12 +752,15 @@ static int verb_explain(struct tierctl *t, int argc, char **argv)
 		else if (cur_r == 0)
 			printf("%-16s %s\n", "configured mode:", mode_str(cur));
 		else if (cur_r == -EOPNOTSUPP)
-			printf("%-16s %s\n", "configured mode:", "(not supported by the kernel)");
+			printf("%-16s %s\n", "configured mode:", "(no memory.numa_balancing file)");
 		else
 			printf("%-16s (%s)\n", "configured mode:", strerror(-cur_r));
-		if (eff_r == 0)
+		if (eff_r == 0) {
+			bool other = src && strcmp(src, cg) != 0;
+
 			printf("%-16s %s%s%s%s\n", "effective mode:", mode_str(eff),
-			       src ? " (set by " : "", src ? src : "", src ? ")" : "");
+			       other ? " (set by " : "", other ? src : "", other ? ")" : "");
+		}
 	}
 	if (cur_r == -EOPNOTSUPP && strcmp(cg, "/") != 0)
 		rc = cgroup_fail(s.ctx, cg, cur_r, "");
@@ -735,10 +773,9 @@ out:
  * apply [--dry-run]
  * ------------------------------------------------------------------------ */
 
-static int verb_apply(struct tierctl *t, int argc, char **argv)
+static int verb_apply(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
 	static const struct option dry[] = { { "dry-run", no_argument, NULL, 'F' } };
-	const struct verb *v = find_verb("apply");
 	struct tier_apply_results *res = NULL;
 	size_t n_seen = 0, n_managed = 0, n_changed = 0, n_unchanged = 0, n_vanished = 0;
 	size_t n_unsupported = 0, n_nomemcg = 0, n_failed = 0;
@@ -746,7 +783,7 @@ static int verb_apply(struct tierctl *t, int argc, char **argv)
 	struct session s;
 	int rc, r;
 
-	r = verb_opts(v, argc, argv, dry, &dry_run);
+	r = verb_opts(t, v, argc, argv, dry, &dry_run);
 	if (r >= 0)
 		return r;
 	r = want_args(v, argc, 0, 0);
@@ -875,16 +912,15 @@ out:
  * get CGROUP / set CGROUP MODE
  * ------------------------------------------------------------------------ */
 
-static int verb_get(struct tierctl *t, int argc, char **argv)
+static int verb_get(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
-	const struct verb *v = find_verb("get");
 	_cleanup_free_ char *cg = NULL, *src = NULL;
 	struct tier_ctx *ctx = NULL;
 	enum tier_mode cur = TIER_MODE_INVALID, eff = TIER_MODE_FULL;
 	bool root;
 	int rc, r;
 
-	r = verb_opts(v, argc, argv, NULL, NULL);
+	r = verb_opts(t, v, argc, argv, NULL, NULL);
 	if (r >= 0)
 		return r;
 	r = want_args(v, argc, 1, 1);
@@ -935,15 +971,14 @@ out:
 	return rc;
 }
 
-static int verb_set(struct tierctl *t, int argc, char **argv)
+static int verb_set(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
-	const struct verb *v = find_verb("set");
 	_cleanup_free_ char *cg = NULL;
 	struct tier_ctx *ctx = NULL;
 	enum tier_mode old, mode;
 	int rc, r;
 
-	r = verb_opts(v, argc, argv, NULL, NULL);
+	r = verb_opts(t, v, argc, argv, NULL, NULL);
 	if (r >= 0)
 		return r;
 	r = want_args(v, argc, 2, 2);
@@ -998,16 +1033,15 @@ out:
  * status [--all]
  * ------------------------------------------------------------------------ */
 
-static int verb_status(struct tierctl *t, int argc, char **argv)
+static int verb_status(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
 	static const struct option all_opt[] = { { "all", no_argument, NULL, 'F' } };
-	const struct verb *v = find_verb("status");
 	size_t width = strlen("CGROUP"), cwidth = strlen("CLASS"), n, n_unsupported = 0;
 	int all = 0;
 	struct session s;
 	int rc, r;
 
-	r = verb_opts(v, argc, argv, all_opt, &all);
+	r = verb_opts(t, v, argc, argv, all_opt, &all);
 	if (r >= 0)
 		return r;
 	r = want_args(v, argc, 0, 0);
@@ -1134,16 +1168,15 @@ static void fmt_nodes(const struct tier_memtier *tier, char *buf, size_t size)
 		strcpy(buf + size - 4, "...");
 }
 
-static int verb_topology(struct tierctl *t, int argc, char **argv)
+static int verb_topology(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
-	const struct verb *v = find_verb("topology");
 	struct tier_topology *topo = NULL;
 	struct tier_ctx *ctx = NULL;
 	unsigned n_nodes, n_tiers;
 	long sysctl;
 	int rc, r;
 
-	r = verb_opts(v, argc, argv, NULL, NULL);
+	r = verb_opts(t, v, argc, argv, NULL, NULL);
 	if (r >= 0)
 		return r;
 	r = want_args(v, argc, 0, 0);
@@ -1375,7 +1408,7 @@ int main(int argc, char **argv)
 	}
 	if (t.json)
 		json_init(&t.j, stdout);
-	rc = v->run(&t, argc - optind, argv + optind);
+	rc = v->run(&t, v, argc - optind, argv + optind);
 	if (t.json)
 		json_finish(&t.j);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -300,6 +300,18 @@ knob() {
 	cat "$CG$1/memory.numa_balancing"
 }
 
+# expect_knob PATH VALUE: the fake knob file holds exactly VALUE. A value
+# with a tail of the old content means the write did not truncate: the
+# kernel does not care, a regular file does.
+expect_knob() {
+	v=$(knob "$1")
+	[ "$v" = "$2" ] && return 0
+	case $v in
+	"$2"*) fail "$1/memory.numa_balancing holds '$v', not '$2': the write did not truncate the file (open without O_TRUNC)" ;;
+	esac
+	fail "$1/memory.numa_balancing holds '$v', not '$2'"
+}
+
 # mk_policy FILE: the policy most tests use.
 mk_policy() {
 	cat >"$1" <<'EOM'

@@ -41,11 +41,11 @@ expect_rc 0
 grep -v "^dry run" "$T/dry" | sed 's/would change/changed/' >"$T/dry.lines"
 grep -v "changed, " "$T/out" >"$T/apply.lines"
 grep -v "changed, " "$T/dry.lines" | diff - "$T/apply.lines" >&2 || fail "apply printed a different diff than --dry-run"
-expect_out "^10 cgroups, 5 managed, 4 changed, 1 unchanged"
-[ "$(knob /system.slice/postgresql@15-main.service)" = full ] || fail "postgresql not full"
-[ "$(knob /system.slice/memcached.service)" = promote ] || fail "memcached not promote"
-[ "$(knob /batch.slice/job1)" = off ] || fail "job1 not off"
-[ "$(knob /batch.slice/job1/step)" = off ] || fail "step not off"
+expect_out "^11 cgroups, 5 managed, 4 changed, 1 unchanged"
+expect_knob /system.slice/postgresql@15-main.service full
+expect_knob /system.slice/memcached.service promote
+expect_knob /batch.slice/job1 off
+expect_knob /batch.slice/job1/step off
 (cd "$CG" && find . -type f ! -path ./system.slice/postgresql@15-main.service/memory.numa_balancing \
 	! -path ./system.slice/memcached.service/memory.numa_balancing \
 	! -path ./batch.slice/job1/memory.numa_balancing \

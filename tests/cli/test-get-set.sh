@@ -12,12 +12,13 @@ expect_out "^/system.slice/mariadb.service: configured full, effective full\$"
 tc set /batch.slice promote
 expect_rc 0
 expect_out "^/batch.slice: memory.numa_balancing inherit -> promote\$"
-[ "$(knob /batch.slice)" = promote ] || fail "knob not written"
+expect_knob /batch.slice promote
 tc get /batch.slice/job1
 expect_rc 0
 expect_out "^/batch.slice/job1: configured inherit, effective promote \\(set by /batch.slice\\)\$"
 tc set batch.slice/job1/ off
 expect_rc 0
+expect_knob /batch.slice/job1 off
 tc get /batch.slice/job1/step
 expect_rc 0
 expect_out "configured promote, effective off \\(set by /batch.slice/job1\\)"
@@ -42,6 +43,12 @@ if command -v jq >/dev/null 2>&1; then
 	[ "$(jq -r .configured "$T/out")" = full ] || fail "json configured"
 	[ "$(jq -r .effective "$T/out")" = off ] || fail "json effective"
 fi
+
+# --json may follow the command; "--" ends options.
+tc get --json -- /batch.slice
+expect_rc 0
+json_ok "$T/out"
+expect_out '"configured": "promote"'
 
 # The root has no knob.
 tc get /

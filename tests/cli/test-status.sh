@@ -36,9 +36,11 @@ fi
 
 # Cgroup names that need escaping in JSON.
 mk_cg '/batch.slice/we"ird\name	tab' off
+mk_cg "/batch.slice/$(printf 'bad\377utf8\001ctl')" off
 tc --json $C status
 expect_rc 0
 json_ok "$T/out"
+grep -q 'bad\\ufffdutf8\\u0001ctl' "$T/out" || fail "json: invalid UTF-8 and control bytes not escaped"
 if command -v jq >/dev/null 2>&1; then
 	jq -r '.cgroups[].cgroup' "$T/out" | grep -q 'we"ird\\name	tab' || fail "json: escaped name"
 fi

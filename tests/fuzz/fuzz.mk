@@ -3,6 +3,9 @@
 #
 #   make fuzz [FUZZ_TIME=600] [FUZZ_JOBS=1]   run the fuzzer for FUZZ_TIME s
 #   make fuzz-smoke                           30 s run (not part of `check`)
+#   make check-fuzz-corpus                    run the harness once over the
+#                                             seed corpus and the regression
+#                                             inputs (deterministic; in `check`)
 #
 # The harness and libtier's sources are compiled with clang and
 # -fsanitize=fuzzer,address,undefined into $(BUILD)/obj/lib-fuzz (their own
@@ -36,7 +39,7 @@ FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts && \
 	-dict=$(TOP)/tests/fuzz/policy.dict -artifact_prefix=$(FUZZ_DIR)/artifacts/ \
 	-print_final_stats=1
 
-.PHONY: fuzz fuzz-smoke fuzz-build
+.PHONY: fuzz fuzz-smoke fuzz-build check-fuzz-corpus
 fuzz-build: $(FUZZ_BIN)
 
 fuzz: $(FUZZ_BIN)
@@ -47,4 +50,17 @@ fuzz: $(FUZZ_BIN)
 fuzz-smoke: $(FUZZ_BIN)
 	$(Q)$(FUZZ_RUN) -max_total_time=30 $(FUZZ_DIR)/corpus $(TOP)/tests/fuzz/corpus
 
-CLEAN_FILES += $(BUILD)/obj/lib-fuzz $(FUZZ_BIN)
+# Every seed and every former crash (tests/fuzz/regress/, if any) once,
+# without mutation: a deterministic regression test. Skipped without clang.
+FUZZ_REGRESS := $(wildcard tests/fuzz/corpus/* tests/fuzz/regress/*)
+ifneq ($(shell command -v $(FUZZ_CC) 2>/dev/null),)
+check-fuzz-corpus: $(FUZZ_BIN)
+	$(Q)$(call run_test,fuzz-corpus,env ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BIN) \
+		$(addprefix $(TOP)/,$(FUZZ_REGRESS)))
+else
+check-fuzz-corpus:
+	$(Q)$(call run_test,fuzz-corpus,sh -c 'echo "$(FUZZ_CC) not found"; exit 77')
+endif
+
+CHECK_TARGETS += check-fuzz-corpus
+CLEAN_FILES   += $(BUILD)/obj/lib-fuzz $(FUZZ_BIN)

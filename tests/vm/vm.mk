@@ -1,1 +1,68 @@
-# tests/vm/vm.mk: filled in by its owner
+# tests/vm/vm.mk: the two-tier VM tests of the kernel series (issue 3).
+#
+#   make check-vm        build the patched kernel and the kselftest, then run
+#                        every VM case with tests/vm/run-vm (one result each)
+#   make vm-guest        only build the guest test program
+#   make vm-matrix       run the cases on the stock and the patched kernel and
+#                        write the table to build/vm/matrix.md
+#   make vm-run VM_TEST=anon-promote-full [VM_KERNEL=path]   one case, verbose
+#
+# Variables: VM_CASES (the cases to run), VM_TIMEOUT (seconds per VM),
+# VM_KERNEL (bzImage for check-vm; default the patched build).
+
+VM_DIR      := $(BUILD)/vm
+VM_GUEST    := $(VM_DIR)/tierd-vmtest
+VM_SRCS     := tests/vm/guest/tierd-vmtest.c tests/vm/guest/vmlib.c
+VM_HDRS     := tests/vm/guest/vmlib.h
+VM_KERNEL   ?= $(BUILD)/kernel/patched/bzImage
+VM_STOCK_KERNEL ?= $(BUILD)/kernel/stock/bzImage
+VM_TIMEOUT  ?= 240
+VM_TEST     ?= topology
+
+# The guest program runs from the host's root over 9p: link it statically,
+# and never with sanitizers (nothing in the VM would report them).
+VM_CFLAGS   := -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -pthread
+VM_LDFLAGS  := -static -pthread
+
+VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
+	promote-no-toptier-faults file-ro-promote shmem-promote cow-shared-promote \
+	pid-inactive-promote knob-hierarchy knob-einval global-off kselftest
+
+RUN_VM := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
+
+.PHONY: vm-guest check-vm check-vm-cases vm-matrix vm-run
+
+vm-guest: $(VM_GUEST)
+
+$(VM_GUEST): $(VM_SRCS) $(VM_HDRS) tests/vm/vm.mk
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(VM_CFLAGS) -o $@ $(VM_SRCS) $(VM_LDFLAGS)
+
+# The kernel and the kselftest come from kernel-patches/kernel.mk.
+check-vm: vm-guest
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
+	$(Q)$(MAKE) --no-print-directory kselftest-numa
+	$(Q)rc=0; $(MAKE) --no-print-directory -j1 -k check-vm-cases || rc=1; \
+	echo "VM tests ($(VM_KERNEL)):"; \
+	for c in $(VM_CASES); do \
+		printf '  %-32s %s\n' "vm-$$c" "$$(cat $(BUILD)/results/vm-$$c.result 2>/dev/null)"; \
+	done; exit $$rc
+
+check-vm-cases: $(addprefix check-vm-,$(VM_CASES))
+
+check-vm-%: vm-guest
+	$(Q)$(call run_test,vm-$*,$(RUN_VM) --kernel $(VM_KERNEL) $*)
+
+vm-run: vm-guest
+	$(RUN_VM) --kernel $(VM_KERNEL) $(VM_TEST)
+
+vm-matrix: vm-guest
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=stock
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
+	$(Q)$(MAKE) --no-print-directory kselftest-numa
+	$(Q)BUILD=$(BUILD) $(TOP)/tests/vm/matrix.sh --stock $(VM_STOCK_KERNEL) \
+		--patched $(VM_KERNEL) --timeout $(VM_TIMEOUT) $(VM_CASES)
+
+CHECK_TARGETS += check-vm
+CLEAN_FILES   += $(VM_DIR)

@@ -1,0 +1,183 @@
+# controller/hook.mk: the OCI runtime hook, the metrics exporter, their
+# tests, fuzzing, and the orchestration files (included optionally by the
+# top Makefile).
+#
+# Products:
+#   $(BUILD)/bin/tierd-oci-hook        OCI createRuntime hook; libtier linked
+#                                      statically (a hook must not depend on
+#                                      where libtier.so is installed), json-c
+#                                      shared
+#   $(BUILD)/bin/tierd-metrics         Prometheus textfile writer; shared
+#                                      libtier, rpath $ORIGIN/../lib like tierctl
+#   $(BUILD)/test/tierd-oci-hook-asan  both again, ASan+UBSan, for the tests
+#   $(BUILD)/test/tierd-metrics-asan
+#   $(BUILD)/test/test-hook-parse      Check unit test of the hook's parsers
+#   $(BUILD)/etc/50-tierd.json         the hooks.d file with the install paths
+#   $(BUILD)/etc/51-tierd-class-C.json one per class in HOOK_CLASSES (CRI-O)
+#
+# Targets:
+#   check-hook       tests/hook/test-*.sh and test-hook-parse (ASan builds)
+#   check-hook-vm    tests/hook/vm-hook.sh in the two-tier VM (patched kernel)
+#   fuzz-hook        libFuzzer on the hook's JSON parsing, FUZZ_HOOK_TIME s
+#   install-hook     binaries, hooks.d JSON, libtier.3, tierd-oci-hook.8,
+#                    tierd-metrics.8
+
+LIBEXECDIR   ?= $(PREFIX)/libexec
+HOOKSDIR     ?= /usr/share/containers/oci/hooks.d
+HOOK_LIBEXEC := $(LIBEXECDIR)/tierd
+
+HOOK_PKGS     := json-c
+HOOK_DEP_CFLAGS = $(call pc_cflags,$(HOOK_PKGS))
+HOOK_DEP_LIBS   = $(call pc_libs,$(HOOK_PKGS))
+
+HOOK_BIN         := $(BUILD)/bin/tierd-oci-hook
+METRICS_BIN      := $(BUILD)/bin/tierd-metrics
+HOOK_ASAN        := $(BUILD)/test/tierd-oci-hook-asan
+METRICS_ASAN     := $(BUILD)/test/tierd-metrics-asan
+HOOK_PARSE_TEST  := $(BUILD)/test/test-hook-parse
+HOOK_JSON        := $(BUILD)/etc/50-tierd.json
+
+HOOK_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller -DTIERD_VERSION='"$(LIBTIER_VERSION)"'
+HOOK_HDRS     := lib/tier.h lib/macro.h controller/metrics.h
+
+$(BUILD)/obj/hook/%.o: controller/%.c $(HOOK_HDRS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(CFLAGS) $(HOOK_CPPFLAGS) $(HOOK_DEP_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/hook-asan/%.o: controller/%.c $(HOOK_HDRS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
+		$(HOOK_DEP_CFLAGS) -c -o $@ $<
+
+$(HOOK_BIN): $(BUILD)/obj/hook/oci-hook.o $(LIBTIER_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBTIER_STATIC_LIBS) $(HOOK_DEP_LIBS)
+
+$(METRICS_BIN): $(BUILD)/obj/hook/metrics-main.o $(BUILD)/obj/hook/metrics.o $(LIBTIER_SO)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBTIER_LIBS) \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+$(HOOK_ASAN): $(BUILD)/obj/hook-asan/oci-hook.o $(LIBTIER_ASAN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $< $(LIBTIER_ASAN_LIBS) \
+		$(HOOK_DEP_LIBS)
+
+$(METRICS_ASAN): $(BUILD)/obj/hook-asan/metrics-main.o $(BUILD)/obj/hook-asan/metrics.o \
+		$(LIBTIER_ASAN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(filter %.o,$^) \
+		$(LIBTIER_ASAN_LIBS)
+
+# The parser unit test includes oci-hook.c without its main().
+$(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c controller/oci-hook.c $(HOOK_HDRS) \
+		$(LIBTIER_ASAN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
+		$(HOOK_DEP_CFLAGS) $(call pc_cflags,check) -Wno-missing-prototypes -o $@ $< \
+		$(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
+
+# One hooks.d file per class for CRI-O, which matches "when" against the
+# pod's annotations but passes the hook only the container's: the file that
+# matched tells the hook the class (--class). make install HOOK_CLASSES="a b"
+HOOK_CLASSES ?=
+HOOK_CLASS_JSON = $(foreach c,$(HOOK_CLASSES),$(BUILD)/etc/51-tierd-class-$(c).json)
+
+$(BUILD)/etc/51-tierd-class-%.json: etc/oci-hooks.d/50-tierd-class.json.in
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  GEN     $@")
+	$(Q)sed -e 's|@HOOK_PATH@|$(HOOK_LIBEXEC)/tierd-oci-hook|' \
+		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' -e 's|@CLASS@|$*|g' $< >$@
+
+$(HOOK_JSON): etc/oci-hooks.d/50-tierd.json.in
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  GEN     $@")
+	$(Q)sed -e 's|@HOOK_PATH@|$(HOOK_LIBEXEC)/tierd-oci-hook|' \
+		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' $< >$@
+
+.PHONY: tierd-oci-hook tierd-metrics hook-asan check-hook check-hook-vm fuzz-hook \
+	fuzz-hook-build install-hook
+tierd-oci-hook: $(HOOK_BIN) $(HOOK_JSON)
+tierd-metrics: $(METRICS_BIN)
+hook-asan: $(HOOK_ASAN) $(METRICS_ASAN) $(HOOK_PARSE_TEST)
+
+# Each tests/hook/test-*.sh is one result (hook-NAME); the parser unit test
+# is hook-parse. Leak checking stays on: a sanitizer report makes the
+# binary exit 98/99, which the scripts catch.
+HOOK_TESTS := $(sort $(wildcard tests/hook/test-*.sh))
+HOOK_ENV   := HOOK=$(HOOK_ASAN) METRICS=$(METRICS_ASAN) SRCDIR=$(TOP) \
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
+
+check-hook: hook-asan
+	$(Q)rc=0; \
+	$(call run_test,hook-parse,env SRCDIR=$(TOP) ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(HOOK_PARSE_TEST)) || rc=1; \
+	for t in $(HOOK_TESTS); do \
+		n=$$(basename $$t .sh); n=$${n#test-}; \
+		$(call run_test,hook-$$n,env $(HOOK_ENV) sh $(TOP)/$$t) || rc=1; \
+	done; exit $$rc
+
+# The hook against a real cgroup in the two-tier VM. The guest runs the
+# unsanitized static-libtier hook from build/bin (the host's / is the
+# guest's root). Skips (77) when the patched kernel has not been built.
+HOOK_VM_KERNEL ?= $(BUILD)/kernel/patched/bzImage
+check-hook-vm: $(HOOK_BIN)
+	$(Q)if [ -r $(HOOK_VM_KERNEL) ]; then \
+		$(call run_test,hook-vm,env HOOK_VM_BIN=$(HOOK_BIN) $(TOP)/tests/vm/run-vm \
+			--timeout 180 --kernel $(HOOK_VM_KERNEL) $(TOP)/tests/hook/vm-hook.sh \
+			$(HOOK_BIN) $(TOP)); \
+	else \
+		$(call run_test,hook-vm,sh -c 'echo "SKIP: no patched kernel at $(HOOK_VM_KERNEL) (make kernel KERNEL=patched)"; exit 77'); \
+	fi
+
+# libFuzzer over the hook's parsers (state, config.json, cgroupsPath,
+# /proc/PID/cgroup). Seeds in tests/fuzz/hook/corpus; new inputs go to
+# $(BUILD)/fuzz-hook/corpus, crashes to $(BUILD)/fuzz-hook/artifacts/.
+FUZZ_HOOK_TIME ?= 300
+FUZZ_HOOK_DIR  := $(BUILD)/fuzz-hook
+FUZZ_HOOK_BIN  := $(FUZZ_HOOK_DIR)/fuzz-hook
+FUZZ_HOOK_CC   ?= clang
+
+$(FUZZ_HOOK_BIN): tests/fuzz/hook/fuzz_hook.c controller/oci-hook.c lib/tier.h lib/macro.h
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(FUZZ_HOOK_CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -fno-omit-frame-pointer $(HOOK_CPPFLAGS) \
+		$(HOOK_DEP_CFLAGS) -o $@ $< $(HOOK_DEP_LIBS)
+
+fuzz-hook-build: $(FUZZ_HOOK_BIN)
+
+fuzz-hook: $(FUZZ_HOOK_BIN)
+	$(Q)mkdir -p $(FUZZ_HOOK_DIR)/corpus $(FUZZ_HOOK_DIR)/artifacts
+	$(Q)ASAN_OPTIONS=detect_leaks=1 $(FUZZ_HOOK_BIN) -max_total_time=$(FUZZ_HOOK_TIME) \
+		-max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+		-dict=$(TOP)/tests/fuzz/hook/hook.dict \
+		-artifact_prefix=$(FUZZ_HOOK_DIR)/artifacts/ -print_final_stats=1 \
+		$(FUZZ_HOOK_DIR)/corpus $(TOP)/tests/fuzz/hook/corpus
+
+install-hook: $(HOOK_BIN) $(METRICS_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
+	$(INSTALL) -d $(DESTDIR)$(HOOK_LIBEXEC) $(DESTDIR)$(BINDIR) $(DESTDIR)$(HOOKSDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
+	$(INSTALL) -m 0755 $(HOOK_BIN) $(DESTDIR)$(HOOK_LIBEXEC)/tierd-oci-hook
+	$(INSTALL) -m 0755 $(METRICS_BIN) $(DESTDIR)$(BINDIR)/tierd-metrics
+	$(INSTALL) -m 0644 $(HOOK_JSON) $(DESTDIR)$(HOOKSDIR)/50-tierd.json
+	$(Q)for f in $(HOOK_CLASS_JSON); do \
+		$(INSTALL) -m 0644 $$f $(DESTDIR)$(HOOKSDIR)/ || exit 1; done
+	$(INSTALL) -m 0644 man/libtier.3 $(DESTDIR)$(MANDIR)/man3/libtier.3
+	$(INSTALL) -m 0644 man/tierd-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/tierd-oci-hook.8
+	$(INSTALL) -m 0644 man/tierd-metrics.8 $(DESTDIR)$(MANDIR)/man8/tierd-metrics.8
+
+ALL_TARGETS        += tierd-oci-hook tierd-metrics
+CHECK_UNIT_TARGETS += check-hook
+CHECK_TARGETS      += check-hook check-hook-vm
+INSTALL_TARGETS    += install-hook
+CLEAN_FILES        += $(HOOK_BIN) $(METRICS_BIN) $(HOOK_ASAN) $(METRICS_ASAN) \
+	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan $(FUZZ_HOOK_DIR)

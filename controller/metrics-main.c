@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierd-metrics: write tierd's per-cgroup metrics as a node_exporter
+ * textfile (Prometheus text format), atomically.
+ *
+ *   tierd-metrics [--config FILE] [--cgroup-root DIR] [--sysfs-root DIR]
+ *                 [--procfs-root DIR] [-o FILE|-]
+ *
+ * Run it from a timer (or the loop in etc/kubernetes/); see tierd-metrics(8).
+ * Exit status: 0 written, 1 error, 2 bad command line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tier.h>
+
+#include "macro.h"
+#include "metrics.h"
+
+#ifndef TIERD_VERSION
+#define TIERD_VERSION "0.1.0"
+#endif
+
+#define PROG "tierd-metrics"
+#define DEFAULT_CONFIG "/etc/tierd/tierd.conf"
+#define DEFAULT_OUTPUT "/var/lib/prometheus/node-exporter/tierd.prom"
+
+_printf_(6, 0) static void log_hook(void *data, int priority, const char *file, int line,
+				    const char *fn, const char *format, va_list args)
+{
+	fprintf(stderr, "%s: ", PROG);
+	vfprintf(stderr, format, args);
+	fputc('\n', stderr);
+}
+
+static void help(void)
+{
+	printf("%s [OPTIONS]\n\n"
+	       "Write per-cgroup memory tiering metrics in the Prometheus text format.\n\n"
+	       "  --config FILE       policy (default %s, plus its drop-ins)\n"
+	       "  --cgroup-root DIR   cgroup2 mount (default: the policy's cgroup_root)\n"
+	       "  --sysfs-root DIR    sysfs (default /sys)\n"
+	       "  --procfs-root DIR   procfs (default /proc)\n"
+	       "  -o, --output FILE   where to write, atomically; '-' for stdout\n"
+	       "                      (default %s)\n"
+	       "  -h, --help          this text\n"
+	       "      --version       the version\n",
+	       PROG, DEFAULT_CONFIG, DEFAULT_OUTPUT);
+}
+
+int main(int argc, char **argv)
+{
+	enum { ARG_CONFIG = 0x100, ARG_CGROUP_ROOT, ARG_SYSFS_ROOT, ARG_PROCFS_ROOT, ARG_VERSION };
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, ARG_CONFIG },
+		{ "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
+		{ "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
+		{ "procfs-root", required_argument, NULL, ARG_PROCFS_ROOT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{}
+	};
+	const char *config = DEFAULT_CONFIG, *cgroup_root = NULL, *sysfs_root = NULL,
+		   *proc_root = NULL, *output = DEFAULT_OUTPUT;
+	struct tier_errors *errors = NULL;
+	struct tier_policy *policy = NULL;
+	struct tier_ctx *ctx = NULL;
+	struct tierd_metrics *m = NULL;
+	int c, r, ret = 1;
+
+	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) >= 0) {
+		switch (c) {
+		case ARG_CONFIG:
+			config = optarg;
+			break;
+		case ARG_CGROUP_ROOT:
+			cgroup_root = optarg;
+			break;
+		case ARG_SYSFS_ROOT:
+			sysfs_root = optarg;
+			break;
+		case ARG_PROCFS_ROOT:
+			proc_root = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case ARG_VERSION:
+			printf("%s %s\n", PROG, TIERD_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", PROG);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", PROG, argv[optind]);
+		return 2;
+	}
+
+	errors = tier_errors_new();
+	if (!errors) {
+		fprintf(stderr, "%s: out of memory\n", PROG);
+		return 1;
+	}
+	r = tier_policy_load(config, NULL, errors, &policy);
+	if (r < 0) {
+		for (size_t i = 0; i < tier_errors_count(errors); i++)
+			fprintf(stderr, "%s: %s\n", PROG, tier_errors_get(errors, i));
+		fprintf(stderr, "%s: cannot load the policy %s: %s\n", PROG, config, strerror(-r));
+		goto out;
+	}
+	if (!cgroup_root)
+		cgroup_root = tier_policy_daemon(policy)->cgroup_root;
+	r = tier_ctx_new(cgroup_root, sysfs_root, proc_root, &ctx);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot set up libtier: %s\n", PROG, strerror(-r));
+		goto out;
+	}
+	tier_ctx_set_log_fn(ctx, log_hook, NULL);
+	r = tierd_metrics_collect(ctx, policy, &m);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot read the cgroup tree %s: %s\n", PROG,
+			tier_ctx_get_cgroup_root(ctx), strerror(-r));
+		goto out;
+	}
+	if (strcmp(output, "-") == 0)
+		r = tierd_metrics_write(stdout, m);
+	else
+		r = tierd_metrics_write_file(output, m);
+	if (r < 0) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", PROG,
+			strcmp(output, "-") == 0 ? "to stdout" : output, strerror(-r));
+		goto out;
+	}
+	ret = 0;
+out:
+	tierd_metrics_free(m);
+	tier_ctx_unref(ctx);
+	tier_policy_free(policy);
+	tier_errors_free(errors);
+	return ret;
+}

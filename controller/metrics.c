@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Prometheus text exposition of tierd's per-cgroup state (see metrics.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "metrics.h"
+
+void tierd_metrics_free(struct tierd_metrics *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n_cgroups; i++) {
+		free(m->cgroups[i].path);
+		free(m->cgroups[i].class_name);
+	}
+	free(m->cgroups);
+	free(m);
+}
+
+static void fill_targets(const struct tier_policy *policy, struct tierd_metrics *m,
+			 const struct tier_plan *plan, const size_t *entry_of)
+{
+	const struct tier_daemon_config *dc = tier_policy_daemon(policy);
+	struct tier_share_input *in;
+	uint64_t *targets, capacity;
+
+	if (m->n_tiers < 2 || m->n_cgroups == 0)
+		return;
+	capacity = m->fast_capacity > dc->fast_tier_reserve ?
+			   m->fast_capacity - dc->fast_tier_reserve : 0;
+	in = calloc(m->n_cgroups, sizeof(*in));
+	targets = calloc(m->n_cgroups, sizeof(*targets));
+	if (!in || !targets)
+		goto out;
+	for (size_t i = 0; i < m->n_cgroups; i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, entry_of[i]);
+		const struct tierd_metrics_cgroup *c = &m->cgroups[i];
+
+		in[i].weight = e->weight ? e->weight : 1;
+		in[i].max = e->toptier_max;
+		in[i].min = e->toptier_min > in[i].max ? in[i].max : e->toptier_min;
+		in[i].demand = c->has_residency ? c->fast_bytes + c->slow_bytes : UINT64_MAX;
+	}
+	if (tier_fair_share(capacity, m->n_cgroups, in, targets) == 0)
+		for (size_t i = 0; i < m->n_cgroups; i++) {
+			m->cgroups[i].has_target = true;
+			m->cgroups[i].target = targets[i];
+		}
+out:
+	free(in);
+	free(targets);
+}
+
+int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
+			  struct tierd_metrics **ret_metrics)
+{
+	struct tier_topology *topo = NULL;
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	struct tierd_metrics *m;
+	_cleanup_free_ size_t *entry_of = NULL;
+	size_t n;
+	int r;
+
+	if (!ctx || !policy || !ret_metrics)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r = tier_topology_read(ctx, &topo);
+	if (r < 0)
+		goto out;
+	m->fast_capacity = tier_topology_fast_capacity(topo);
+	m->total_capacity = tier_topology_total_capacity(topo);
+	m->n_tiers = tier_topology_tier_count(topo);
+	r = tier_observe(ctx, topo, NULL, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &obs);
+	if (r < 0)
+		goto out;
+	r = tier_evaluate(policy, obs, &plan);
+	if (r < 0)
+		goto out;
+	n = tier_plan_count(plan);
+	m->cgroups = calloc(n ? n : 1, sizeof(*m->cgroups));
+	entry_of = calloc(n ? n : 1, sizeof(*entry_of));
+	if (!m->cgroups || !entry_of) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		struct tierd_metrics_cgroup *c = &m->cgroups[m->n_cgroups];
+		struct tier_residency res;
+		enum tier_mode mode;
+
+		if (!e->rule)
+			continue;
+		if (!tier_cgroup_exists(ctx, e->path))
+			continue;	/* vanished */
+		*c = (struct tierd_metrics_cgroup){ 0 };
+		c->path = strdup(e->path);
+		c->class_name = strdup(e->class->name);
+		m->n_cgroups++;
+		if (!c->path || !c->class_name) {
+			r = -ENOMEM;
+			goto out;
+		}
+		if (tier_cgroup_get_mode(ctx, e->path, &mode) == 0) {
+			c->mode_supported = true;
+			c->mode = mode;
+			if (tier_cgroup_get_effective_mode(ctx, e->path, &mode) == 0)
+				c->effective_mode = mode;
+			else
+				c->effective_mode = c->mode == TIER_MODE_INHERIT ? TIER_MODE_FULL
+										 : c->mode;
+		}
+		if (tier_cgroup_read_residency(ctx, topo, e->path, &res) == 0) {
+			c->has_residency = true;
+			c->fast_bytes = res.fast_bytes;
+			c->slow_bytes = res.slow_bytes;
+		}
+		if (tier_cgroup_read_stat(ctx, e->path, "memory.stat", "pgpromote_success",
+					  &c->promotions) == 0)
+			c->has_promotions = true;
+		entry_of[m->n_cgroups - 1] = i;
+	}
+	fill_targets(policy, m, plan, entry_of);
+	*ret_metrics = m;
+	m = NULL;
+	r = 0;
+out:
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	tier_topology_free(topo);
+	tierd_metrics_free(m);
+	return r;
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void put_label(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+/* {cgroup="...",class="..."[,mode="..."]} */
+static void put_labels(FILE *f, const struct tierd_metrics_cgroup *c, const char *mode)
+{
+	fputs("{cgroup=\"", f);
+	put_label(f, c->path);
+	fputs("\",class=\"", f);
+	put_label(f, c->class_name ? c->class_name : "");
+	if (mode) {
+		fputs("\",mode=\"", f);
+		put_label(f, mode);
+	}
+	fputs("\"}", f);
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+enum cg_value { V_FAST, V_SLOW, V_PROMO, V_TARGET };
+
+static void cgroup_family(FILE *f, const struct tierd_metrics *m, const char *name,
+			  const char *type, const char *help, enum cg_value which)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < m->n_cgroups; i++) {
+		const struct tierd_metrics_cgroup *c = &m->cgroups[i];
+		uint64_t v;
+
+		switch (which) {
+		case V_FAST:
+		case V_SLOW:
+			if (!c->has_residency)
+				continue;
+			v = which == V_FAST ? c->fast_bytes : c->slow_bytes;
+			break;
+		case V_PROMO:
+			if (!c->has_promotions)
+				continue;
+			v = c->promotions;
+			break;
+		default:
+			if (!c->has_target)
+				continue;
+			v = c->target;
+			break;
+		}
+		if (!any)
+			family(f, name, type, help);
+		any = true;
+		fputs(name, f);
+		put_labels(f, c, NULL);
+		fprintf(f, " %" PRIu64 "\n", v);
+	}
+}
+
+static void mode_family(FILE *f, const struct tierd_metrics *m, const char *name,
+			const char *help, bool effective)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < m->n_cgroups; i++) {
+		const struct tierd_metrics_cgroup *c = &m->cgroups[i];
+		enum tier_mode cur = effective ? c->effective_mode : c->mode;
+
+		if (!c->mode_supported)
+			continue;
+		if (!any)
+			family(f, name, "gauge", help);
+		any = true;
+		for (enum tier_mode md = effective ? TIER_MODE_FULL : TIER_MODE_INHERIT;
+		     md < _TIER_MODE_MAX; md++) {
+			fputs(name, f);
+			put_labels(f, c, tier_mode_to_string(md));
+			fprintf(f, " %d\n", md == cur);
+		}
+	}
+}
+
+int tierd_metrics_write(FILE *f, const struct tierd_metrics *m)
+{
+	if (!f || !m)
+		return -EINVAL;
+	family(f, "tierd_fast_tier_capacity_bytes", "gauge",
+	       "MemTotal of the top-tier (fast) NUMA nodes.");
+	fprintf(f, "tierd_fast_tier_capacity_bytes %" PRIu64 "\n", m->fast_capacity);
+	family(f, "tierd_memory_capacity_bytes", "gauge", "MemTotal of all memory NUMA nodes.");
+	fprintf(f, "tierd_memory_capacity_bytes %" PRIu64 "\n", m->total_capacity);
+	family(f, "tierd_memory_tiers", "gauge", "Number of memory tiers.");
+	fprintf(f, "tierd_memory_tiers %u\n", m->n_tiers);
+	family(f, "tierd_managed_cgroups", "gauge", "Cgroups a policy rule manages.");
+	fprintf(f, "tierd_managed_cgroups %zu\n", m->n_cgroups);
+	cgroup_family(f, m, "tierd_cgroup_fast_tier_bytes", "gauge",
+		      "Memory of the cgroup on top-tier nodes (memory.numa_stat anon+file).",
+		      V_FAST);
+	cgroup_family(f, m, "tierd_cgroup_slow_tier_bytes", "gauge",
+		      "Memory of the cgroup on lower-tier nodes (memory.numa_stat anon+file).",
+		      V_SLOW);
+	cgroup_family(f, m, "tierd_cgroup_promoted_pages_total", "counter",
+		      "Pages promoted to the fast tier (memory.stat pgpromote_success).", V_PROMO);
+	cgroup_family(f, m, "tierd_cgroup_fast_tier_target_bytes", "gauge",
+		      "Fast-tier share tierd aims at (weighted max-min fair share).", V_TARGET);
+	mode_family(f, m, "tierd_cgroup_mode",
+		    "Configured memory.numa_balancing (1 for the current value).", false);
+	mode_family(f, m, "tierd_cgroup_effective_mode",
+		    "Effective memory.numa_balancing after the ancestors' restrictions "
+		    "(1 for the current value).", true);
+	if (fflush(f) != 0 || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+int tierd_metrics_write_file(const char *path, const struct tierd_metrics *m)
+{
+	_cleanup_free_ char *tmp = NULL;
+	FILE *f;
+	int fd, r;
+
+	if (!path || !m)
+		return -EINVAL;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		goto fail;
+	}
+	r = tierd_metrics_write(f, m);
+	if (r == 0 && fchmod(fd, 0644) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r < 0)
+		goto fail;
+	if (rename(tmp, path) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlink(tmp);
+	return r;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Prometheus text exposition (format 0.0.4) of tierd's per-cgroup state.
+ *
+ * Two steps, so a caller that already has the numbers (the daemon, with its
+ * own targets) can skip the first:
+ *   tierd_metrics_collect()  reads the tree through libtier: every cgroup a
+ *                            policy rule manages, its class, configured and
+ *                            effective memory.numa_balancing, fast/slow tier
+ *                            bytes, pgpromote_success and a fast-tier target;
+ *   tierd_metrics_write()    formats a struct tierd_metrics (pure, no I/O
+ *                            besides the FILE);
+ *   tierd_metrics_write_file() writes it atomically (temp file + rename), as
+ *                            node_exporter's textfile collector wants.
+ * Functions return 0 or a negative errno.
+ */
+#ifndef TIERD_METRICS_H
+#define TIERD_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <tier.h>
+
+struct tierd_metrics_cgroup {
+	char *path;			/* "/system.slice/foo.service" */
+	char *class_name;		/* the class its rule chose */
+	bool mode_supported;		/* memory.numa_balancing exists */
+	enum tier_mode mode;		/* configured */
+	enum tier_mode effective_mode;	/* resolved (never INHERIT) */
+	bool has_residency;
+	uint64_t fast_bytes, slow_bytes;
+	bool has_promotions;
+	uint64_t promotions;		/* memory.stat pgpromote_success (pages) */
+	bool has_target;
+	uint64_t target;		/* fast-tier target, bytes */
+};
+
+struct tierd_metrics {
+	uint64_t fast_capacity;		/* MemTotal of the top-tier nodes */
+	uint64_t total_capacity;	/* MemTotal of all memory nodes */
+	unsigned n_tiers;
+	size_t n_cgroups;
+	struct tierd_metrics_cgroup *cgroups;
+};
+
+/*
+ * Collect the metrics of every managed cgroup (first-match rule evaluation,
+ * as tierctl and tierd do).  Targets: on a host with more than one memory
+ * tier, the weighted max-min share (tier_fair_share()) of the fast-tier
+ * capacity minus the policy's fast_tier_reserve, with each cgroup's
+ * weight/toptier_min/toptier_max from its class and its resident bytes as
+ * demand; on a one-tier host no cgroup has a target.  A cgroup that vanishes
+ * while being read is left out.
+ */
+int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
+			  struct tierd_metrics **ret_metrics);
+void tierd_metrics_free(struct tierd_metrics *metrics);
+
+/* Write the exposition to f.  -EIO (or the stream's errno) on a write error. */
+int tierd_metrics_write(FILE *f, const struct tierd_metrics *metrics);
+
+/* Write to path atomically: a temp file in the same directory, fsync,
+ * mode 0644, rename over path. */
+int tierd_metrics_write_file(const char *path, const struct tierd_metrics *metrics);
+
+#endif /* TIERD_METRICS_H */

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The bus API for tierctl: org.tierd.Manager1 at /org/tierd/Manager1, served
+ * with sd-bus on a private root-only Unix socket (/run/tierd/bus, mode 0600
+ * in a 0700 directory), peer to peer like systemd's /run/systemd/private.
+ * (Serving it on the system bus would need a D-Bus policy file for the
+ * name; the private socket works with and without a system bus.)
+ *
+ *   Status() -> s                   the status text (as in STATUS=)
+ *   Reload() -> b ok, s error       reload now; on failure the first error
+ *   Explain(s cgroup) -> s          which rule matches and what it gets
+ *   DryRun() -> a(ssssss)           the changes a reconcile would make:
+ *                                   cgroup, class, rule, knob, old, new
+ *
+ *   busctl --address=unix:path=/run/tierd/bus call org.tierd.Manager1 \
+ *       /org/tierd/Manager1 org.tierd.Manager1 Status
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-id128.h>
+
+#include "tierd-log.h"
+#include "tierd-manager.h"
+
+#define BUS_PATH "/org/tierd/Manager1"
+#define BUS_IFACE "org.tierd.Manager1"
+#define DEFAULT_BUS_SOCKET "/run/tierd/bus"
+#define MAX_CONNECTIONS 64
+
+struct bus_conn {
+	sd_bus *bus;
+};
+
+static struct bus_conn conns[MAX_CONNECTIONS];
+
+static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_free_ char *s = manager_status_text(m);
+
+	if (!s)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(msg, "s", s);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	int r = manager_reload(m, "bus request");
+
+	if (r < 0)
+		return r;
+	return sd_bus_reply_method_return(msg, "bs", !m->last_reload_failed,
+					  m->last_reload_failed && m->last_reload_error ?
+						  m->last_reload_error :
+						  "");
+}
+
+static const char *mode_str(const struct tier_plan_entry *e, enum tier_mode mode)
+{
+	return e->mode_supported ? tier_mode_to_string(mode) : "(not supported)";
+}
+
+static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	const struct tier_plan_entry *e;
+	_cleanup_free_ char *text = NULL;
+	const char *cgroup;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &cgroup);
+	if (r < 0)
+		return r;
+	if (cgroup[0] != '/')
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "cgroup path must start with '/': %s", cgroup);
+	r = tier_observe(m->ctx, m->topo, cgroup,
+			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
+			 &obs);
+	if (r == -ENOENT)
+		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", cgroup);
+	if (r < 0)
+		return r;
+	r = tier_evaluate(m->policy, obs, &plan);
+	if (r < 0)
+		goto out;
+	e = tier_plan_find(plan, cgroup);
+	if (!e)
+		r = asprintf(&text, "%s: not found", cgroup);
+	else if (!e->rule)
+		r = asprintf(&text, "%s: unmanaged (no rule matches); memory.numa_balancing %s",
+			     cgroup, mode_str(e, e->current_mode));
+	else
+		r = asprintf(&text,
+			     "%s: class %s, rule %s (%s:%u): %s matcher '%s' matched '%s'; "
+			     "memory.numa_balancing %s -> %s",
+			     cgroup, e->class ? e->class->name : e->rule->class_name, e->rule->name,
+			     e->rule->file, e->rule->line,
+			     e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
+			     e->matcher ? e->matcher->pattern : "?",
+			     e->matched_value ? e->matched_value : "?",
+			     mode_str(e, e->current_mode),
+			     e->set_mode ? tier_mode_to_string(e->mode) : "(unchanged)");
+	if (r < 0) {
+		text = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	r = sd_bus_reply_method_return(msg, "s", text);
+out:
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r;
+}
+
+static void fmt_u64(char *buf, size_t size, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, size, "max");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	sd_bus_message *reply = NULL;
+	int r;
+
+	r = tier_observe(m->ctx, m->topo, NULL,
+			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
+			 &obs);
+	if (r < 0)
+		return r;
+	r = tier_evaluate(m->policy, obs, &plan);
+	if (r >= 0)
+		r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
+	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		const char *cls;
+		char o[32], n[32];
+
+		if (!e->rule)
+			continue;
+		cls = e->class ? e->class->name : e->rule->class_name;
+		if (e->set_mode && e->mode_supported && e->current_mode != e->mode)
+			r = sd_bus_message_append(reply, "(ssssss)", e->path, cls, e->rule->name,
+						  "memory.numa_balancing",
+						  tier_mode_to_string(e->current_mode),
+						  tier_mode_to_string(e->mode));
+		if (r >= 0 && e->set_low && e->current_low != e->memory_low) {
+			fmt_u64(o, sizeof(o), e->current_low);
+			fmt_u64(n, sizeof(n), e->memory_low);
+			r = sd_bus_message_append(reply, "(ssssss)", e->path, cls, e->rule->name,
+						  "memory.low", o, n);
+		}
+		if (r >= 0 && e->set_high && e->current_high != e->memory_high) {
+			fmt_u64(o, sizeof(o), e->current_high);
+			fmt_u64(n, sizeof(n), e->memory_high);
+			r = sd_bus_message_append(reply, "(ssssss)", e->path, cls, e->rule->name,
+						  "memory.high", o, n);
+		}
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r;
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD("Status", "", "s", method_status, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("Reload", "", "bs", method_reload, 0),
+	SD_BUS_METHOD("Explain", "s", "s", method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("DryRun", "", "a(ssssss)", method_dry_run, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END
+};
+
+/* Answer the Hello() of clients that think they talk to a bus daemon (busctl
+ * --address=...), so the socket works with them too. */
+static int method_hello(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	static unsigned n;
+	char name[32];
+
+	snprintf(name, sizeof(name), ":1.%u", ++n);
+	return sd_bus_reply_method_return(msg, "s", name);
+}
+
+static const sd_bus_vtable dbus_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD("Hello", "", "s", method_hello, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END
+};
+
+static void prune_connections(void)
+{
+	for (size_t i = 0; i < MAX_CONNECTIONS; i++)
+		if (conns[i].bus && !sd_bus_is_open(conns[i].bus))
+			conns[i].bus = sd_bus_flush_close_unref(conns[i].bus);
+}
+
+static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	sd_bus *b = NULL;
+	sd_id128_t id;
+	size_t slot;
+	int nfd, r;
+
+	nfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (nfd < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			log_warning_errno(errno, "Failed to accept a bus connection: %m, ignoring");
+		return 0;
+	}
+	prune_connections();
+	for (slot = 0; slot < MAX_CONNECTIONS && conns[slot].bus; slot++)
+		;
+	if (slot == MAX_CONNECTIONS) {
+		close(nfd);
+		log_warning("Too many bus connections, refusing one, ignoring");
+		return 0;
+	}
+	r = sd_bus_new(&b);
+	if (r >= 0)
+		r = sd_bus_set_fd(b, nfd, nfd);
+	if (r >= 0)
+		r = sd_id128_randomize(&id);
+	if (r >= 0)
+		r = sd_bus_set_server(b, 1, id);
+	if (r >= 0)
+		r = sd_bus_add_object_vtable(b, NULL, BUS_PATH, BUS_IFACE, manager_vtable, m);
+	if (r >= 0)
+		r = sd_bus_add_object_vtable(b, NULL, "/org/freedesktop/DBus", "org.freedesktop.DBus",
+					     dbus_vtable, m);
+	if (r >= 0)
+		r = sd_bus_start(b);
+	if (r >= 0)
+		r = sd_bus_attach_event(b, m->event, SD_EVENT_PRIORITY_NORMAL);
+	if (r < 0) {
+		if (b)
+			sd_bus_flush_close_unref(b); /* closes nfd */
+		else
+			close(nfd);
+		if (r == -ENOMEM)
+			return sd_event_exit(m->event, log_oom());
+		log_warning_errno(r, "Failed to set up a bus connection: %m, ignoring");
+		return 0;
+	}
+	conns[slot].bus = b;
+	log_debug("New bus connection");
+	return 0;
+}
+
+int bus_api_start(struct manager *m)
+{
+	const char *path = m->args.bus_socket ?: DEFAULT_BUS_SOCKET;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash;
+	int fd, r;
+
+	if (!dir)
+		return log_oom();
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		log_warning("Bus socket path %s too long, no bus API, ignoring", path);
+		return 0;
+	}
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			log_notice_errno(errno, "Cannot create %s: %m; no bus API for tierctl, ignoring",
+					 dir);
+			return 0;
+		}
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return log_warning_errno(errno, "Cannot create the bus socket: %m, ignoring"), 0;
+	(void)unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
+	    listen(fd, SOMAXCONN) < 0) {
+		log_notice_errno(errno, "Cannot listen on %s: %m; no bus API for tierctl, ignoring",
+				 path);
+		close(fd);
+		return 0;
+	}
+	r = sd_event_add_io(m->event, &m->api_listen, fd, EPOLLIN, on_connection, m);
+	if (r < 0) {
+		close(fd);
+		return log_warning_errno(r, "Cannot watch the bus socket: %m, ignoring"), 0;
+	}
+	(void)sd_event_source_set_description(m->api_listen, "bus-api-listen");
+	m->api_fd = fd;
+	log_debug("Bus API %s on unix:path=%s", BUS_IFACE, path);
+	return 0;
+}
+
+void bus_api_stop(struct manager *m)
+{
+	const char *path = m->args.bus_socket ?: DEFAULT_BUS_SOCKET;
+
+	for (size_t i = 0; i < MAX_CONNECTIONS; i++)
+		conns[i].bus = sd_bus_flush_close_unref(conns[i].bus);
+	m->api_listen = sd_event_source_disable_unref(m->api_listen);
+	if (m->api_fd >= 0) {
+		close(m->api_fd);
+		(void)unlink(path);
+	}
+	m->api_fd = -1;
+}

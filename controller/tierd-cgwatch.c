@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The cgroup watcher: one inotify watch per cgroup directory.
+ *
+ * A new directory gets a watch first and is then rescanned, so children
+ * created before the watch existed are not missed; then the policy is applied
+ * to the new subtree right away.  Watches of removed (or moved away)
+ * directories are pruned.  When fs.inotify.max_user_watches is reached we
+ * say so once and rely on the periodic reconcile for the unwatched part of
+ * the tree; an event queue overflow triggers a full reconcile.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tierd-log.h"
+#include "tierd-manager.h"
+
+#define CG_WATCH_MASK                                                                      \
+	(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | \
+	 IN_ONLYDIR | IN_DONT_FOLLOW)
+
+struct watch {
+	int wd;
+	char *path;	/* cgroup path, "/" for the root */
+	struct watch *next_wd;
+	struct watch *next_path;
+};
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+static size_t hash_wd(int wd)
+{
+	return (size_t)wd * 2654435761u;
+}
+
+static int tables_grow(struct cgroup_watcher *w)
+{
+	size_t nb = w->n_buckets ? w->n_buckets * 2 : 256;
+	struct watch **by_wd = calloc(nb, sizeof(*by_wd));
+	struct watch **by_path = calloc(nb, sizeof(*by_path));
+
+	if (!by_wd || !by_path) {
+		free(by_wd);
+		free(by_path);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < w->n_buckets; i++) {
+		struct watch *x, *next;
+
+		for (x = w->by_wd[i]; x; x = next) {
+			size_t b = hash_wd(x->wd) % nb;
+
+			next = x->next_wd;
+			x->next_wd = by_wd[b];
+			by_wd[b] = x;
+		}
+		for (x = w->by_path[i]; x; x = next) {
+			size_t b = hash_str(x->path) % nb;
+
+			next = x->next_path;
+			x->next_path = by_path[b];
+			by_path[b] = x;
+		}
+	}
+	free(w->by_wd);
+	free(w->by_path);
+	w->by_wd = by_wd;
+	w->by_path = by_path;
+	w->n_buckets = nb;
+	return 0;
+}
+
+static struct watch *find_wd(struct cgroup_watcher *w, int wd)
+{
+	if (!w->n_buckets)
+		return NULL;
+	for (struct watch *x = w->by_wd[hash_wd(wd) % w->n_buckets]; x; x = x->next_wd)
+		if (x->wd == wd)
+			return x;
+	return NULL;
+}
+
+static struct watch *find_path(struct cgroup_watcher *w, const char *path)
+{
+	if (!w->n_buckets)
+		return NULL;
+	for (struct watch *x = w->by_path[hash_str(path) % w->n_buckets]; x; x = x->next_path)
+		if (strcmp(x->path, path) == 0)
+			return x;
+	return NULL;
+}
+
+static void unlink_path(struct cgroup_watcher *w, struct watch *x)
+{
+	struct watch **p = &w->by_path[hash_str(x->path) % w->n_buckets];
+
+	for (; *p; p = &(*p)->next_path)
+		if (*p == x) {
+			*p = x->next_path;
+			return;
+		}
+}
+
+static void unlink_wd(struct cgroup_watcher *w, struct watch *x)
+{
+	struct watch **p = &w->by_wd[hash_wd(x->wd) % w->n_buckets];
+
+	for (; *p; p = &(*p)->next_wd)
+		if (*p == x) {
+			*p = x->next_wd;
+			return;
+		}
+}
+
+static void watch_free(struct cgroup_watcher *w, struct watch *x)
+{
+	unlink_wd(w, x);
+	unlink_path(w, x);
+	w->n_watches--;
+	free(x->path);
+	free(x);
+}
+
+static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
+{
+	struct watch *x = find_wd(w, wd);
+	size_t b;
+	char *p;
+
+	if (x) {
+		if (strcmp(x->path, path) == 0)
+			return 0;
+		/* Same directory under a new name (renamed): update the path. */
+		p = strdup(path);
+		if (!p)
+			return -ENOMEM;
+		unlink_path(w, x);
+		free(x->path);
+		x->path = p;
+		b = hash_str(p) % w->n_buckets;
+		x->next_path = w->by_path[b];
+		w->by_path[b] = x;
+		return 0;
+	}
+	/* A stale entry for this path (directory replaced): drop it. */
+	x = find_path(w, path);
+	if (x)
+		watch_free(w, x);
+	if (w->n_watches >= w->n_buckets && tables_grow(w) < 0)
+		return -ENOMEM;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	x->path = strdup(path);
+	if (!x->path) {
+		free(x);
+		return -ENOMEM;
+	}
+	x->wd = wd;
+	b = hash_wd(wd) % w->n_buckets;
+	x->next_wd = w->by_wd[b];
+	w->by_wd[b] = x;
+	b = hash_str(path) % w->n_buckets;
+	x->next_path = w->by_path[b];
+	w->by_path[b] = x;
+	w->n_watches++;
+	return 0;
+}
+
+static char *abs_path(struct manager *m, const char *cgroup)
+{
+	const char *root = tier_ctx_get_cgroup_root(m->ctx);
+	char *p;
+
+	if (asprintf(&p, "%s%s", root, strcmp(cgroup, "/") == 0 ? "" : cgroup) < 0)
+		return NULL;
+	return p;
+}
+
+static char *child_path(const char *parent, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", strcmp(parent, "/") == 0 ? "" : parent, name) < 0)
+		return NULL;
+	return p;
+}
+
+static void log_limit_once(struct manager *m, const char *cgroup)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	unsigned long long max = 0;
+	char buf[64];
+
+	if (m->cg.limit_hit)
+		return;
+	m->cg.limit_hit = true;
+	f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
+	if (f && fgets(buf, sizeof(buf), f))
+		max = strtoull(buf, NULL, 10);
+	log_warning("fs.inotify.max_user_watches (%llu) reached with %zu cgroup watches at %s; "
+		    "new cgroups below unwatched directories are picked up by the periodic "
+		    "reconcile every %llu s instead. Raise the sysctl to fix this.",
+		    max, m->cg.n_watches, cgroup,
+		    (unsigned long long)(m->reconcile_usec / 1000000));
+}
+
+/* Watch one directory.  0 on success or if it vanished, -ENOSPC at the limit. */
+static int watch_one(struct manager *m, const char *cgroup)
+{
+	_cleanup_free_ char *p = abs_path(m, cgroup);
+	int wd;
+
+	if (!p)
+		return log_oom();
+	wd = inotify_add_watch(m->cg.fd, p, CG_WATCH_MASK);
+	if (wd < 0) {
+		int e = errno;
+
+		if (e == ENOSPC) {
+			log_limit_once(m, cgroup);
+			return -ENOSPC;
+		}
+		if (e == ENOENT || e == ENOTDIR)
+			return log_debug_errno(e, "%s: vanished before it could be watched, ignoring",
+					       cgroup), 0;
+		if (e == ENOMEM)
+			return log_oom();
+		log_warning_errno(e, "%s: cannot watch %s: %m, ignoring", cgroup, p);
+		return 0;
+	}
+	if (watch_insert(&m->cg, wd, cgroup) < 0)
+		return log_oom();
+	return 0;
+}
+
+static int add_tree_rec(struct manager *m, const char *cgroup, unsigned depth)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	_cleanup_free_ char *p = NULL;
+	struct dirent *de;
+	int r;
+
+	r = watch_one(m, cgroup);
+	if (r == -ENOMEM)
+		return r;
+	if (depth > 256)
+		return 0;
+	p = abs_path(m, cgroup);
+	if (!p)
+		return log_oom();
+	d = opendir(p);
+	if (!d)
+		return 0; /* vanished or unreadable: the watch (if any) reports the rest */
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *c = NULL;
+
+		if (de->d_name[0] == '.' &&
+		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode))
+				continue;
+		} else if (de->d_type != DT_DIR) {
+			continue;
+		}
+		c = child_path(cgroup, de->d_name);
+		if (!c)
+			return log_oom();
+		r = add_tree_rec(m, c, depth + 1);
+		if (r == -ENOMEM)
+			return r;
+	}
+	return 0;
+}
+
+int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
+{
+	if (m->cg.fd < 0)
+		return 0;
+	return add_tree_rec(m, cgroup, 0);
+}
+
+bool cgroup_watcher_has(struct manager *m, const char *cgroup)
+{
+	return find_path(&m->cg, cgroup) != NULL;
+}
+
+/* Drop the watches of cgroup and everything below it. */
+static void prune(struct manager *m, const char *cgroup)
+{
+	struct cgroup_watcher *w = &m->cg;
+	size_t len = strlen(cgroup);
+
+	for (size_t i = 0; i < w->n_buckets; i++) {
+		struct watch *x = w->by_wd[i], *next;
+
+		for (; x; x = next) {
+			next = x->next_wd;
+			if (strncmp(x->path, cgroup, len) != 0 ||
+			    (x->path[len] != '\0' && x->path[len] != '/'))
+				continue;
+			log_debug("%s: removed, dropping its watch", x->path);
+			(void)inotify_rm_watch(w->fd, x->wd); /* EINVAL if already gone */
+			watch_free(w, x);
+		}
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_ancestor_in(char **sorted, size_t n, const char *path)
+{
+	_cleanup_free_ char *p = strdup(path);
+	char *slash;
+
+	if (!p)
+		return false;
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = '\0';
+		if (bsearch(&p, sorted, n, sizeof(char *), cmp_str))
+			return true;
+	}
+	return false;
+}
+
+static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	char **created = NULL;
+	size_t n_created = 0, alloc = 0;
+	bool overflow = false;
+	int r = 0;
+
+	for (;;) {
+		char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+		ssize_t len = read(fd, buf, sizeof(buf));
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				log_warning_errno(errno, "Failed to read cgroup inotify events: %m, ignoring");
+			break;
+		}
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			struct watch *x;
+			char *c;
+
+			p += sizeof(*ev) + ev->len;
+			if (ev->mask & IN_Q_OVERFLOW) {
+				overflow = true;
+				continue;
+			}
+			x = find_wd(&m->cg, ev->wd);
+			if (ev->mask & IN_IGNORED) {
+				if (x)
+					watch_free(&m->cg, x);
+				continue;
+			}
+			if (!x)
+				continue;
+			if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+				/* IN_IGNORED follows for DELETE_SELF; a moved directory is
+				 * found again under its new name by IN_MOVED_TO. */
+				continue;
+			}
+			if (!(ev->mask & IN_ISDIR) || ev->len == 0)
+				continue;
+			c = child_path(x->path, ev->name);
+			if (!c) {
+				r = log_oom();
+				goto out;
+			}
+			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
+				prune(m, c);
+				free(c);
+				continue;
+			}
+			/* IN_CREATE or IN_MOVED_TO of a directory */
+			log_debug("%s: created", c);
+			if (n_created == alloc) {
+				size_t na = alloc ? alloc * 2 : 16;
+				char **nv = realloc(created, na * sizeof(*nv));
+
+				if (!nv) {
+					free(c);
+					r = log_oom();
+					goto out;
+				}
+				created = nv;
+				alloc = na;
+			}
+			created[n_created++] = c;
+		}
+	}
+
+	if (n_created) {
+		qsort(created, n_created, sizeof(char *), cmp_str);
+		for (size_t i = 0; i < n_created; i++) {
+			/* Watch (and rescan) every new directory; apply once per
+			 * topmost new directory: its subtree covers the others. */
+			r = cgroup_watcher_add_tree(m, created[i]);
+			if (r == -ENOMEM)
+				goto out;
+		}
+		for (size_t i = 0; i < n_created; i++) {
+			if (i > 0 && strcmp(created[i], created[i - 1]) == 0)
+				continue;
+			if (has_ancestor_in(created, n_created, created[i]))
+				continue;
+			r = manager_apply_subtree(m, created[i], "new cgroup");
+			if (r == -ENOMEM)
+				goto out;
+		}
+	}
+	if (overflow) {
+		log_notice("cgroup inotify queue overflowed, rescanning the whole tree");
+		manager_schedule_reconcile(m, "inotify queue overflow");
+	}
+	r = 0;
+out:
+	for (size_t i = 0; i < n_created; i++)
+		free(created[i]);
+	free(created);
+	if (r == -ENOMEM)
+		return sd_event_exit(sd_event_source_get_event(s), r);
+	return 0;
+}
+
+int cgroup_watcher_start(struct manager *m)
+{
+	int r;
+
+	m->cg.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (m->cg.fd < 0)
+		return log_error_errno(errno, "Failed to create the cgroup inotify instance: %m");
+	r = sd_event_add_io(m->event, &m->cg.source, m->cg.fd, EPOLLIN, on_cgroup_inotify, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to add the cgroup inotify source: %m");
+	(void)sd_event_source_set_description(m->cg.source, "cgroup-inotify");
+	/* New cgroups first: before the reconcile timer and config reloads. */
+	(void)sd_event_source_set_priority(m->cg.source, SD_EVENT_PRIORITY_NORMAL - 10);
+	r = cgroup_watcher_add_tree(m, "/");
+	if (r < 0)
+		return r;
+	log_debug("Watching %zu cgroup directories below %s", m->cg.n_watches,
+		  tier_ctx_get_cgroup_root(m->ctx));
+	return 0;
+}
+
+void cgroup_watcher_stop(struct manager *m)
+{
+	struct cgroup_watcher *w = &m->cg;
+
+	w->source = sd_event_source_disable_unref(w->source);
+	for (size_t i = 0; i < w->n_buckets; i++) {
+		struct watch *x = w->by_wd[i], *next;
+
+		for (; x; x = next) {
+			next = x->next_wd;
+			free(x->path);
+			free(x);
+		}
+	}
+	free(w->by_wd);
+	free(w->by_path);
+	w->by_wd = w->by_path = NULL;
+	w->n_buckets = w->n_watches = 0;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+}

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The tierd Manager: event loop, signals, the reconcile timer, reload under
+ * the Type=notify-reload protocol, and applying the policy to a subtree.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "tierd-log.h"
+#include "tierd-manager.h"
+
+static uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+bool manager_dry_run(const struct manager *m)
+{
+	return m->args.dry_run || (m->policy && tier_policy_daemon(m->policy)->dry_run);
+}
+
+static const char *class_name(const struct tier_plan_entry *e)
+{
+	return e->class ? e->class->name : e->rule->class_name;
+}
+
+static bool is_gone(int r)
+{
+	return r == -ENOENT || r == -ENODEV;
+}
+
+static int apply_mode(struct manager *m, const struct tier_plan_entry *e, const char *reason)
+{
+	struct log_fields f = {
+		.cgroup = e->path,
+		.class = class_name(e),
+		.rule = e->rule->name,
+		.knob = "memory.numa_balancing",
+	};
+	enum tier_mode cur;
+	int r;
+
+	if (!e->mode_supported) {
+		if (!m->warned_unsupported)
+			log_cgroup(LOG_WARNING, &f,
+				   "%s: no memory.numa_balancing: the kernel lacks the tierd patches "
+				   "(or the memory controller is not enabled for this cgroup); "
+				   "mode '%s' of class %s not applied, ignoring",
+				   e->path, tier_mode_to_string(e->mode), class_name(e));
+		m->warned_unsupported = true;
+		return 0;
+	}
+	/* Re-read: the observed value may be stale by now. */
+	r = tier_cgroup_get_mode(m->ctx, e->path, &cur);
+	if (is_gone(r))
+		return log_debug("%s: vanished, skipping", e->path), 0;
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_cgroup_errno(LOG_WARNING, r, &f,
+					"%s: cannot read memory.numa_balancing: %m, ignoring", e->path),
+		       0;
+	if (cur == e->mode)
+		return 0;
+	f.old = tier_mode_to_string(cur);
+	f.new = tier_mode_to_string(e->mode);
+	if (manager_dry_run(m)) {
+		log_cgroup(LOG_NOTICE, &f,
+			   "%s: would set memory.numa_balancing %s -> %s (class %s, rule %s, %s; dry run)",
+			   e->path, f.old, f.new, f.class, f.rule, reason);
+		return 0;
+	}
+	r = tier_cgroup_set_mode(m->ctx, e->path, e->mode);
+	if (is_gone(r))
+		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		m->n_errors++;
+		return log_cgroup_errno(LOG_WARNING, r, &f,
+					"%s: failed to write memory.numa_balancing=%s: %m, ignoring",
+					e->path, f.new),
+		       0;
+	}
+	m->n_writes++;
+	log_cgroup(LOG_INFO, &f, "%s: memory.numa_balancing %s -> %s (class %s, rule %s, %s)",
+		   e->path, f.old, f.new, f.class, f.rule, reason);
+	return 0;
+}
+
+static void fmt_u64(char *buf, size_t size, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, size, "max");
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+/* memory.low / memory.high: through systemd for the cgroup of a unit. */
+static int apply_limit(struct manager *m, const struct tier_plan_entry *e, const char *file,
+		       const char *property, uint64_t want, const char *reason)
+{
+	struct log_fields f = {
+		.cgroup = e->path,
+		.class = class_name(e),
+		.rule = e->rule->name,
+		.knob = file,
+	};
+	_cleanup_free_ char *unit = NULL;
+	char oldv[32], newv[32];
+	uint64_t cur;
+	int r;
+
+	r = tier_cgroup_read_u64(m->ctx, e->path, file, &cur);
+	if (is_gone(r))
+		return log_debug("%s: vanished, skipping", e->path), 0;
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_cgroup_errno(LOG_DEBUG, r, &f, "%s: cannot read %s: %m, ignoring",
+					e->path, file),
+		       0;
+	if (cur == want)
+		return 0;
+	fmt_u64(oldv, sizeof(oldv), cur);
+	fmt_u64(newv, sizeof(newv), want);
+	f.old = oldv;
+	f.new = newv;
+
+	r = systemd_cgroup_unit(m, e->path, &unit);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (manager_dry_run(m)) {
+		log_cgroup(LOG_NOTICE, &f, "%s: would set %s %s -> %s%s%s (class %s, rule %s, %s; dry run)",
+			   e->path, file, oldv, newv, unit ? " via systemd " : "",
+			   unit ? unit : "", f.class, f.rule, reason);
+		return 0;
+	}
+	if (unit) {
+		r = systemd_set_unit_memory(m, unit, property, want);
+		if (r >= 0) {
+			m->n_writes++;
+			log_cgroup(LOG_INFO, &f, "%s: %s=%s on %s (was %s; class %s, rule %s, %s)",
+				   e->path, property, newv, unit, oldv, f.class, f.rule, reason);
+			return 0;
+		}
+		if (r == -ENOMEM)
+			return log_oom();
+		log_cgroup_errno(LOG_WARNING, r, &f,
+				 "%s: systemd refused %s=%s for %s: %m; writing %s directly",
+				 e->path, property, newv, unit, file);
+	}
+	r = tier_cgroup_write_u64(m->ctx, e->path, file, want);
+	if (is_gone(r))
+		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		m->n_errors++;
+		return log_cgroup_errno(LOG_WARNING, r, &f, "%s: failed to write %s=%s: %m, ignoring",
+					e->path, file, newv),
+		       0;
+	}
+	m->n_writes++;
+	log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", e->path, file, oldv,
+		   newv, f.class, f.rule, reason);
+	return 0;
+}
+
+static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason)
+{
+	int r;
+
+	log_debug("%s: class %s (rule %s, %s matched %s)", e->path, class_name(e), e->rule->name,
+		  e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
+		  e->matched_value ? e->matched_value : "?");
+	if (e->set_mode) {
+		r = apply_mode(m, e, reason);
+		if (r < 0)
+			return r;
+	}
+	if (e->set_low) {
+		r = apply_limit(m, e, "memory.low", "MemoryLow", e->memory_low, reason);
+		if (r < 0)
+			return r;
+	}
+	if (e->set_high) {
+		r = apply_limit(m, e, "memory.high", "MemoryHigh", e->memory_high, reason);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int manager_apply_subtree(struct manager *m, const char *subtree, const char *reason)
+{
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	unsigned flags = 0;
+	size_t n_managed = 0;
+	int r;
+
+	if (m->policy_has_exe)
+		flags |= TIER_OBSERVE_EXE;
+	if (m->policy_has_annotation)
+		flags |= TIER_OBSERVE_ANNOTATIONS;
+	r = tier_observe(m->ctx, m->topo, subtree, flags, &obs);
+	if (r == -ENOENT && subtree)
+		return log_debug("%s: vanished before it could be read, skipping", subtree), 0;
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "Failed to read the cgroup tree below %s: %m, ignoring",
+					 subtree ? subtree : "/"),
+		       0;
+	r = tier_evaluate(m->policy, obs, &plan);
+	if (r < 0) {
+		tier_observed_free(obs);
+		if (r == -ENOMEM)
+			return log_oom();
+		return log_warning_errno(r, "Failed to evaluate the policy: %m, ignoring"), 0;
+	}
+	for (size_t i = 0; i < tier_plan_count(plan); i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+
+		/* A full pass also catches directories we could not watch. */
+		if (!subtree && m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, e->path)) {
+			r = cgroup_watcher_add_tree(m, e->path);
+			if (r == -ENOMEM)
+				goto out;
+		}
+		if (!e->rule)
+			continue;
+		n_managed++;
+		r = apply_entry(m, e, reason);
+		if (r < 0)
+			goto out;
+	}
+	if (!subtree) {
+		m->n_cgroups = tier_plan_count(plan);
+		m->n_managed = n_managed;
+	}
+	r = 0;
+out:
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r;
+}
+
+int manager_reconcile(struct manager *m, const char *reason)
+{
+	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+	uint64_t w0 = m->n_writes;
+	int r;
+
+	r = manager_apply_subtree(m, NULL, reason);
+	if (r < 0)
+		return r;
+	m->n_reconciles++;
+	log_debug("Reconciled %llu cgroups (%llu in a class, %llu writes) in %.1f ms (%s)",
+		  (unsigned long long)m->n_cgroups, (unsigned long long)m->n_managed,
+		  (unsigned long long)(m->n_writes - w0),
+		  (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0, reason);
+	manager_update_status(m);
+	return 0;
+}
+
+static int on_reconcile_defer(sd_event_source *s, void *userdata)
+{
+	struct manager *m = userdata;
+	int r = manager_reconcile(m, "rescan");
+
+	if (r == -ENOMEM)
+		return sd_event_exit(m->event, r);
+	return 0;
+}
+
+void manager_schedule_reconcile(struct manager *m, const char *reason)
+{
+	int r;
+
+	log_debug("Full reconcile scheduled (%s)", reason);
+	if (m->reconcile_defer) {
+		(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_ONESHOT);
+		return;
+	}
+	r = sd_event_add_defer(m->event, &m->reconcile_defer, on_reconcile_defer, m);
+	if (r < 0) {
+		log_warning_errno(r, "Failed to schedule a reconcile: %m, ignoring");
+		return;
+	}
+	(void)sd_event_source_set_description(m->reconcile_defer, "reconcile-now");
+	(void)sd_event_source_set_priority(m->reconcile_defer, SD_EVENT_PRIORITY_IDLE);
+}
+
+static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	int r;
+
+	r = manager_reconcile(m, "periodic reconcile");
+	if (r == -ENOMEM)
+		return sd_event_exit(m->event, r);
+	/* Re-arm. */
+	r = sd_event_source_set_time_relative(s, m->reconcile_usec);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	if (r < 0)
+		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
+	return 0;
+}
+
+static int arm_reconcile_timer(struct manager *m)
+{
+	int r;
+
+	if (m->reconcile_timer) {
+		r = sd_event_source_set_time_relative(m->reconcile_timer, m->reconcile_usec);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_ONESHOT);
+		return r;
+	}
+	r = sd_event_add_time_relative(m->event, &m->reconcile_timer, CLOCK_MONOTONIC,
+				       m->reconcile_usec, 0, on_reconcile_timer, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to add the reconcile timer: %m");
+	(void)sd_event_source_set_description(m->reconcile_timer, "reconcile-timer");
+	return 0;
+}
+
+static void policy_scan(struct manager *m)
+{
+	m->policy_has_exe = m->policy_has_annotation = false;
+	for (size_t i = 0; i < tier_policy_rule_count(m->policy); i++) {
+		const struct tier_rule *rule = tier_policy_rule(m->policy, i);
+
+		for (size_t j = 0; j < rule->n_matchers; j++) {
+			if (rule->matchers[j].kind == TIER_MATCH_EXE)
+				m->policy_has_exe = true;
+			if (rule->matchers[j].kind == TIER_MATCH_ANNOTATION)
+				m->policy_has_annotation = true;
+		}
+	}
+}
+
+/* Settings of [daemon] that can change on reload. */
+static void apply_daemon_settings(struct manager *m)
+{
+	const struct tier_daemon_config *d = tier_policy_daemon(m->policy);
+
+	if (m->args.log_level < 0)
+		log_set_max_level(d->log_level);
+	m->reconcile_usec = d->reconcile_interval_usec ?: 30 * 1000000ull;
+	policy_scan(m);
+}
+
+char *manager_status_text(struct manager *m)
+{
+	char *s = NULL;
+	int r;
+
+	r = asprintf(&s, "%s%llu cgroups, %llu in a class, %llu writes%s%s%s",
+		     manager_dry_run(m) ? "DRY RUN: " : "", (unsigned long long)m->n_cgroups,
+		     (unsigned long long)m->n_managed, (unsigned long long)m->n_writes,
+		     m->last_reload_failed ? "; last reload FAILED, old policy kept: " : "",
+		     m->last_reload_failed && m->last_reload_error ? m->last_reload_error : "",
+		     m->cg.limit_hit ? "; inotify watch limit reached" : "");
+	return r < 0 ? NULL : s;
+}
+
+void manager_update_status(struct manager *m)
+{
+	_cleanup_free_ char *s = manager_status_text(m);
+
+	if (s)
+		(void)sd_notifyf(false, "STATUS=%s", s);
+}
+
+int manager_reload(struct manager *m, const char *reason)
+{
+	struct tier_policy *np = NULL;
+	const struct tier_daemon_config *d;
+	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+	int r;
+
+	(void)sd_notifyf(false, "RELOADING=1\nSTATUS=Reloading the policy (%s)\nMONOTONIC_USEC=%llu",
+			 reason, (unsigned long long)now_usec(CLOCK_MONOTONIC));
+	log_info("Reloading the policy from %s (%s)", m->args.config, reason);
+	m->n_reloads++;
+	r = config_load(m, &np);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		m->last_reload_failed = true;
+		log_error("Reloading %s failed (%zu error%s), keeping the previous policy",
+			  m->args.config, m->last_reload_n_errors,
+			  m->last_reload_n_errors == 1 ? "" : "s");
+		(void)sd_notify(false, "READY=1");
+		manager_update_status(m);
+		return 0;
+	}
+	d = tier_policy_daemon(np);
+	if (!m->args.cgroup_root && d->cgroup_root &&
+	    strcmp(d->cgroup_root, tier_ctx_get_cgroup_root(m->ctx)) != 0)
+		log_warning("cgroup_root changed to %s; a restart is needed for that, ignoring",
+			    d->cgroup_root);
+	tier_policy_free(m->policy);
+	m->policy = np;
+	m->last_reload_failed = false;
+	free(m->last_reload_error);
+	m->last_reload_error = NULL;
+	apply_daemon_settings(m);
+
+	if (m->topo) {
+		struct tier_topology *t = NULL;
+
+		if (tier_topology_read(m->ctx, &t) >= 0) {
+			tier_topology_free(m->topo);
+			m->topo = t;
+		}
+	}
+	config_watcher_stop(m);
+	r = config_watcher_start(m);
+	if (r == -ENOMEM)
+		return r;
+	r = arm_reconcile_timer(m);
+	if (r < 0)
+		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
+	r = manager_reconcile(m, "reload");
+	if (r < 0)
+		return r;
+	log_info("Policy reloaded in %.1f ms: %zu classes, %zu rules",
+		 (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0, tier_policy_class_count(m->policy),
+		 tier_policy_rule_count(m->policy));
+	(void)sd_notify(false, "READY=1");
+	manager_update_status(m);
+	return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+
+	log_info("Received %s, exiting", strsignal((int)si->ssi_signo));
+	(void)sd_notify(false, "STOPPING=1\nSTATUS=Shutting down");
+	return sd_event_exit(m->event, 0);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+	int r = manager_reload(m, "SIGHUP");
+
+	if (r == -ENOMEM)
+		return sd_event_exit(m->event, r);
+	return 0;
+}
+
+static void lib_log(void *data, int priority, const char *file, int line, const char *fn,
+		    const char *format, va_list args)
+{
+	log_internalv(priority, 0, file, line, fn, format, args);
+}
+
+int manager_new(const struct manager_args *args, struct manager **ret)
+{
+	struct manager *m;
+	sigset_t ss;
+	int r;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return log_oom();
+	m->args = *args;
+	m->cg.fd = -1;
+	m->cfg.fd = -1;
+	m->cfg.wd_dir = m->cfg.wd_dropin = -1;
+	m->api_fd = -1;
+	*ret = m;
+
+	r = sd_event_default(&m->event);
+	if (r < 0)
+		return log_error_errno(r, "Failed to allocate the event loop: %m");
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+		return log_error_errno(errno, "Failed to block signals: %m");
+	r = sd_event_add_signal(m->event, &m->sigterm, SIGTERM, on_sigterm, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, &m->sigint, SIGINT, on_sigterm, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, &m->sighup, SIGHUP, on_sighup, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to add signal sources: %m");
+	(void)sd_event_source_set_description(m->sigterm, "signal-SIGTERM");
+	(void)sd_event_source_set_description(m->sigint, "signal-SIGINT");
+	(void)sd_event_source_set_description(m->sighup, "signal-SIGHUP");
+	r = sd_event_set_watchdog(m->event, true);
+	if (r < 0)
+		log_warning_errno(r, "Failed to enable the watchdog: %m, ignoring");
+	else if (r > 0)
+		log_debug("Watchdog enabled");
+	return 0;
+}
+
+int manager_startup(struct manager *m)
+{
+	const struct tier_daemon_config *d;
+	const char *root;
+	int r;
+
+	r = config_load(m, &m->policy);
+	if (r < 0)
+		return log_error_errno(r, "Cannot start without a valid policy (%s)", m->args.config);
+	d = tier_policy_daemon(m->policy);
+	root = m->args.cgroup_root ?: d->cgroup_root;
+	r = tier_ctx_new(root, m->args.sysfs_root, m->args.procfs_root, &m->ctx);
+	if (r < 0)
+		return log_error_errno(r, "Failed to set up libtier (cgroup root %s): %m",
+				       root ? root : "(discover)");
+	tier_ctx_set_log_fn(m->ctx, lib_log, m);
+	tier_ctx_set_log_priority(m->ctx, LOG_WARNING);
+	apply_daemon_settings(m);
+
+	r = tier_topology_read(m->ctx, &m->topo);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		log_warning_errno(r, "Cannot read the memory tiers: %m; percentages of the fast "
+				     "tier count as 0, ignoring");
+
+	r = cgroup_watcher_start(m);
+	if (r < 0)
+		return r;
+	r = config_watcher_start(m);
+	if (r == -ENOMEM)
+		return r;
+	if (!m->args.no_proc_connector) {
+		r = proc_connector_start(m);
+		if (r == -ENOMEM)
+			return r;
+	}
+	if (!m->args.no_systemd) {
+		r = systemd_connect(m);
+		if (r == -ENOMEM)
+			return r;
+	}
+	if (!m->args.no_bus_api) {
+		r = bus_api_start(m);
+		if (r == -ENOMEM)
+			return r;
+	}
+	r = manager_reconcile(m, "startup");
+	if (r < 0)
+		return r;
+	r = arm_reconcile_timer(m);
+	if (r < 0)
+		return r;
+	log_info("tierd started: %s, %zu classes, %zu rules, %zu cgroup directories watched below %s%s",
+		 m->args.config, tier_policy_class_count(m->policy), tier_policy_rule_count(m->policy),
+		 m->cg.n_watches, tier_ctx_get_cgroup_root(m->ctx),
+		 manager_dry_run(m) ? " (dry run: nothing is written)" : "");
+	return 0;
+}
+
+int manager_run(struct manager *m)
+{
+	_cleanup_free_ char *s = manager_status_text(m);
+	int r;
+
+	(void)sd_notifyf(false, "READY=1\nSTATUS=%s", s ? s : "Running");
+	r = sd_event_loop(m->event);
+	if (r < 0)
+		return log_error_errno(r, "Event loop failed: %m");
+	return r;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+	if (!m)
+		return NULL;
+	bus_api_stop(m);
+	systemd_disconnect(m);
+	proc_connector_stop(m);
+	config_watcher_stop(m);
+	sd_event_source_disable_unref(m->cfg.defer);
+	cgroup_watcher_stop(m);
+	sd_event_source_disable_unref(m->reconcile_timer);
+	sd_event_source_disable_unref(m->reconcile_defer);
+	sd_event_source_disable_unref(m->sigterm);
+	sd_event_source_disable_unref(m->sigint);
+	sd_event_source_disable_unref(m->sighup);
+	sd_event_unref(m->event);
+	tier_policy_free(m->policy);
+	tier_topology_free(m->topo);
+	tier_ctx_unref(m->ctx);
+	free(m->last_reload_error);
+	free(m);
+	return NULL;
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Process events through the proc connector (NETLINK_CONNECTOR, CN_IDX_PROC)
+ * with libnl: when a process execs a binary that an exe= rule matches, the
+ * policy is applied to the process's cgroup right away.  On ENOBUFS (events
+ * were lost) we resynchronise with a full reconcile, which reads every
+ * cgroup's processes and their /proc/PID/exe.  Without the connector (no
+ * CONFIG_PROC_EVENTS, no privilege) exe= rules are applied by the periodic
+ * reconcile only; we say so once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include "tierd-log.h"
+#include "tierd-manager.h"
+
+/* libnl's NLE_* codes back to errno, at the boundary. */
+static int nle_to_errno(int nle)
+{
+	switch (nle < 0 ? -nle : nle) {
+	case 0:
+		return 0;
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_PERM:
+		return -EPERM;
+	case NLE_NOACCESS:
+		return -EACCES;
+	case NLE_AF_NOSUPPORT:
+		return -EAFNOSUPPORT;
+	case NLE_PROTO_MISMATCH:
+		return -EPROTONOSUPPORT;
+	case NLE_OPNOTSUPP:
+		return -EOPNOTSUPP;
+	case NLE_AGAIN:
+		return -EAGAIN;
+	case NLE_INTR:
+		return -EINTR;
+	case NLE_BAD_SOCK:
+		return -EBADF;
+	case NLE_BUSY:
+		return -EBUSY;
+	case NLE_INVAL:
+		return -EINVAL;
+	case NLE_MSGSIZE:
+		return -EMSGSIZE;
+	case NLE_NODEV:
+		return -ENODEV;
+	default:
+		return -EIO;
+	}
+}
+
+/* "0::/path" of <procfs>/PID/cgroup. */
+static int pid_cgroup(struct manager *m, int pid, char **ret)
+{
+	_cleanup_free_ char *fn = NULL, *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t sz = 0;
+	ssize_t l;
+
+	if (asprintf(&fn, "%s/%d/cgroup", tier_ctx_get_procfs_root(m->ctx), pid) < 0)
+		return -ENOMEM;
+	f = fopen(fn, "re");
+	if (!f)
+		return -errno;
+	while ((l = getline(&line, &sz, f)) > 0) {
+		if (line[l - 1] == '\n')
+			line[--l] = '\0';
+		if (strncmp(line, "0::", 3) == 0 && line[3] == '/') {
+			char *c = strdup(line + 3);
+
+			if (!c)
+				return -ENOMEM;
+			*ret = c;
+			return 0;
+		}
+	}
+	return -ENODATA;
+}
+
+static const struct tier_rule *exe_rule_matching(struct manager *m, const char *exe)
+{
+	for (size_t i = 0; i < tier_policy_rule_count(m->policy); i++) {
+		const struct tier_rule *rule = tier_policy_rule(m->policy, i);
+
+		for (size_t j = 0; j < rule->n_matchers; j++)
+			if (rule->matchers[j].kind == TIER_MATCH_EXE &&
+			    tier_glob_match(rule->matchers[j].value, exe, TIER_GLOB_PATHNAME))
+				return rule;
+	}
+	return NULL;
+}
+
+static int on_exec(struct manager *m, int pid)
+{
+	_cleanup_free_ char *exe = NULL, *cg = NULL, *reason = NULL;
+	const struct tier_rule *rule;
+	int r;
+
+	m->proc.n_exec++;
+	if (!m->policy_has_exe)
+		return 0;
+	r = tier_pid_exe(m->ctx, pid, &exe);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return 0; /* gone already, or a kernel thread */
+	rule = exe_rule_matching(m, exe);
+	if (!rule)
+		return 0;
+	r = pid_cgroup(m, pid, &cg);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_debug_errno(r, "PID %d (%s): cannot read its cgroup: %m, ignoring", pid,
+				       exe),
+		       0;
+	log_debug("PID %d in %s executed %s (rule %s)", pid, cg, exe, rule->name);
+	if (asprintf(&reason, "PID %d executed %s", pid, exe) < 0)
+		return log_oom();
+	return manager_apply_subtree(m, cg, reason);
+}
+
+static int on_proc_event(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+	bool overrun = false;
+	int r;
+
+	for (;;) {
+		char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		ssize_t len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		int rem;
+
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS) {
+				overrun = true;
+				continue;
+			}
+			if (errno != EAGAIN)
+				log_warning_errno(errno, "Failed to receive process events: %m, ignoring");
+			break;
+		}
+		if (len == 0)
+			break;
+		rem = (int)len;
+		for (; nlmsg_ok(h, rem); h = nlmsg_next(h, &rem)) {
+			const struct cn_msg *cn;
+			const struct proc_event *ev;
+
+			if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
+				continue;
+			if (nlmsg_datalen(h) < (int)(sizeof(*cn) + sizeof(*ev)))
+				continue;
+			cn = nlmsg_data(h);
+			if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
+				continue;
+			ev = (const struct proc_event *)cn->data;
+			if (ev->what != PROC_EVENT_EXEC)
+				continue;
+			r = on_exec(m, ev->event_data.exec.process_tgid);
+			if (r == -ENOMEM)
+				return sd_event_exit(m->event, r);
+		}
+	}
+	if (overrun) {
+		m->proc.n_overruns++;
+		log_debug("Process events were lost (ENOBUFS), resynchronising from /proc");
+		if (m->policy_has_exe)
+			manager_schedule_reconcile(m, "process events lost");
+	}
+	return 0;
+}
+
+static int send_listen(struct nl_sock *sk)
+{
+	struct {
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) req;
+	struct nl_msg *msg;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.cn.id.idx = CN_IDX_PROC;
+	req.cn.id.val = CN_VAL_PROC;
+	req.cn.len = sizeof(req.op);
+	req.op = PROC_CN_MCAST_LISTEN;
+	msg = nlmsg_alloc_simple(NLMSG_DONE, 0);
+	if (!msg)
+		return -ENOMEM;
+	r = nlmsg_append(msg, &req, sizeof(req), NLMSG_ALIGNTO);
+	if (r >= 0)
+		r = nl_send_auto(sk, msg);
+	nlmsg_free(msg);
+	return r < 0 ? nle_to_errno(r) : 0;
+}
+
+int proc_connector_start(struct manager *m)
+{
+	struct nl_sock *sk;
+	int r;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return log_oom();
+	nl_socket_disable_seq_check(sk);
+	nl_join_groups(sk, CN_IDX_PROC);
+	r = nle_to_errno(nl_connect(sk, NETLINK_CONNECTOR));
+	if (r >= 0) {
+		(void)nl_socket_set_buffer_size(sk, 4 * 1024 * 1024, 0);
+		r = nl_socket_set_nonblocking(sk) < 0 ? -EIO : 0;
+	}
+	if (r >= 0)
+		r = send_listen(sk);
+	if (r < 0) {
+		nl_socket_free(sk);
+		if (r == -ENOMEM)
+			return log_oom();
+		log_notice_errno(r, "Process events (proc connector) unavailable: %m; exe= rules are "
+				    "applied by the periodic reconcile only");
+		return 0;
+	}
+	r = sd_event_add_io(m->event, &m->proc.source, nl_socket_get_fd(sk), EPOLLIN,
+			    on_proc_event, m);
+	if (r < 0) {
+		nl_socket_free(sk);
+		log_warning_errno(r, "Failed to watch process events: %m, ignoring");
+		return 0;
+	}
+	(void)sd_event_source_set_description(m->proc.source, "proc-connector");
+	m->proc.sk = sk;
+	log_debug("Listening to process events (proc connector)");
+	return 0;
+}
+
+void proc_connector_stop(struct manager *m)
+{
+	m->proc.source = sd_event_source_disable_unref(m->proc.source);
+	if (m->proc.sk)
+		nl_socket_free(m->proc.sk);
+	m->proc.sk = NULL;
+}

@@ -1,0 +1,135 @@
+# controller/tierd.mk: the tierd daemon, its tests, the demo, its benchmark.
+#
+# Products:
+#   $(BUILD)/bin/tierd          linked against the shared libtier, rpath
+#                               $ORIGIN/../lib (runs from build/ and from an
+#                               install without LD_LIBRARY_PATH)
+#   $(BUILD)/test/tierd-asan    static libtier-asan.a, ASan+UBSan: what the
+#                               host test runs
+#   $(BUILD)/demo/tierd-demo-load  the demo workload (static)
+#
+# Targets:
+#   tierd               build $(BUILD)/bin/tierd (part of `make`)
+#   check-daemon-host   tests/daemon/host-*.sh: the ASan daemon against a fake
+#                       tree in a temp dir (no VM; also in check-unit)
+#   check-daemon        tests/daemon/vm-*.sh in the two-tier VM with the
+#                       patched kernel (skips without qemu or a bzImage)
+#   demo                build everything, boot the VM, show tiering per class
+#   bench-daemon        bench/daemon/: mkdir->knob latency, idle cost, reload
+#   install-tierd       binary, tierd.8, tierd.service
+
+TIERD_VERSION ?= $(LIBTIER_VERSION)
+
+TIERD        := $(BUILD)/bin/tierd
+TIERD_ASAN   := $(BUILD)/test/tierd-asan
+TIERD_SRCS   := controller/tierd.c controller/tierd-manager.c controller/tierd-cgwatch.c \
+	controller/tierd-config.c controller/tierd-proc.c controller/tierd-systemd.c \
+	controller/tierd-bus.c controller/tierd-log.c
+TIERD_HDRS   := controller/tierd-manager.h controller/tierd-log.h lib/tier.h lib/macro.h
+TIERD_PKGS   := libsystemd libnl-3.0
+TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) -I$(TOP)/controller $(call pc_cflags,$(TIERD_PKGS)) \
+	-DTIERD_VERSION='"$(TIERD_VERSION)"'
+TIERD_LIBS    = $(call pc_libs,$(TIERD_PKGS))
+
+TIERD_OBJS      := $(patsubst controller/%.c,$(BUILD)/obj/tierd/%.o,$(TIERD_SRCS))
+TIERD_ASAN_OBJS := $(patsubst controller/%.c,$(BUILD)/obj/tierd-asan/%.o,$(TIERD_SRCS))
+
+$(BUILD)/obj/tierd/%.o: controller/%.c $(TIERD_HDRS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(CFLAGS) $(TIERD_CPPFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/tierd-asan/%.o: controller/%.c $(TIERD_HDRS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(TIERD_CPPFLAGS) -c -o $@ $<
+
+$(TIERD): $(TIERD_OBJS) $(LIBTIER_SO)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERD_OBJS) $(LIBTIER_LIBS) $(TIERD_LIBS) \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+$(TIERD_ASAN): $(TIERD_ASAN_OBJS) $(LIBTIER_ASAN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERD_ASAN_OBJS) \
+		$(LIBTIER_ASAN_LIBS) $(TIERD_LIBS)
+
+.PHONY: tierd tierd-asan check-daemon check-daemon-host install-tierd demo bench-daemon
+tierd: $(TIERD)
+tierd-asan: $(TIERD_ASAN)
+
+# Test helper: wait for a line in a file with inotify (static: also runs in the VM).
+TIERD_WAITFOR := $(BUILD)/test/tierd-waitfor
+$(TIERD_WAITFOR): tests/daemon/waitfor.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+
+.PHONY: tierd-test-tools
+tierd-test-tools: $(TIERD_WAITFOR)
+CLEAN_FILES += $(TIERD_WAITFOR)
+
+# Host test: the ASan daemon against a fake cgroup tree in a temp dir.
+DAEMON_HOST_TESTS := $(sort $(wildcard tests/daemon/host-*.sh))
+DAEMON_HOST_ENV   := TIERD=$(TIERD_ASAN) SRCDIR=$(TOP) \
+	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
+
+check-daemon-host: $(TIERD_ASAN) $(TIERD_WAITFOR)
+	$(Q)rc=0; for t in $(DAEMON_HOST_TESTS); do \
+		n=$$(basename $$t .sh); n=$${n#host-}; \
+		$(call run_test,daemon-host-$$n,env $(DAEMON_HOST_ENV) sh $(TOP)/$$t) || rc=1; \
+	done; exit $$rc
+
+# VM tests: each tests/daemon/vm-*.sh runs as PID 1's test inside the VM.
+DAEMON_VM_TESTS   := $(sort $(wildcard tests/daemon/vm-*.sh))
+DAEMON_VM_TIMEOUT ?= 240
+DAEMON_VM_KERNEL  ?= $(BUILD)/kernel/patched/bzImage
+
+check-daemon: $(TIERD)
+	$(Q)rc=0; for t in $(DAEMON_VM_TESTS); do \
+		n=$$(basename $$t .sh); n=$${n#vm-}; \
+		$(call run_test,daemon-$$n,env BUILD=$(BUILD) TIERD_VM_KERNEL=$(DAEMON_VM_KERNEL) \
+			DAEMON_VM_TIMEOUT=$(DAEMON_VM_TIMEOUT) sh $(TOP)/tests/daemon/run-in-vm.sh $(TOP)/$$t) \
+			|| rc=1; \
+	done; exit $$rc
+
+# The demo workload runs inside the VM from the host's root: static, plain.
+DEMO_LOAD := $(BUILD)/demo/tierd-demo-load
+$(DEMO_LOAD): tests/demo/demo-load.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+
+.PHONY: tierd-demo-load demo-run
+tierd-demo-load: $(DEMO_LOAD)
+
+# `make demo`: the README's main command.
+demo: deps
+	$(Q)BUILD=$(BUILD) MAKE="$(MAKE)" $(TOP)/scripts/demo.sh
+
+demo-run: $(TIERD) $(TIERCTL) $(DEMO_LOAD)
+	$(Q)BUILD=$(BUILD) $(TOP)/scripts/demo.sh --no-build
+
+install-tierd: $(TIERD)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR)
+	$(INSTALL) -m 0755 $(TIERD) $(DESTDIR)$(SBINDIR)/tierd
+	$(INSTALL) -m 0644 man/tierd.8 $(DESTDIR)$(MANDIR)/man8/tierd.8
+	@# systemd >= 253 knows Type=notify-reload (reload waits for READY=1).
+	$(Q)v=$$(systemctl --version 2>/dev/null | awk 'NR == 1 { print $$2 + 0 }'); \
+	if [ "$${v:-0}" -ge 253 ]; then \
+		sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|^Type=notify$$|Type=notify-reload|' \
+			-e '/^ExecReload=/d' etc/tierd.service; \
+	else \
+		sed -e 's|@SBINDIR@|$(SBINDIR)|g' etc/tierd.service; \
+	fi >$(DESTDIR)$(UNITDIR)/tierd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/tierd.service
+
+ALL_TARGETS        += tierd
+CHECK_UNIT_TARGETS += check-daemon-host
+CHECK_TARGETS      += check-daemon-host check-daemon
+INSTALL_TARGETS    += install-tierd
+CLEAN_FILES        += $(TIERD) $(TIERD_ASAN) $(BUILD)/obj/tierd $(BUILD)/obj/tierd-asan $(BUILD)/demo
+

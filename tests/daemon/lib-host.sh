@@ -1,0 +1,146 @@
+# tests/daemon/lib-host.sh: helpers for the host-side daemon tests (sourced).
+#
+# Builds a fake host in a temp dir ($T/cg cgroup tree, $T/sys, $T/proc) and
+# runs $TIERD (the ASan build) against it in the foreground, logging to
+# $T/log.  A fake cgroup is made complete in $T/stage and then renamed into
+# the tree, so the daemon never sees a directory without its files (the
+# kernel creates a cgroup's files atomically with the directory).
+#
+# Waiting is done with $WAITFOR (inotify, bounded timeout), never a fixed sleep.
+
+set -u
+
+: "${TIERD:?TIERD must name the tierd binary under test}"
+: "${SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${WAITFOR:=${BUILD:-$SRCDIR/build}/test/tierd-waitfor}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/tierd-host.XXXXXX")
+CG=$T/cg
+SYS=$T/sys
+PROC=$T/proc
+CONF=$T/etc/tierd.conf
+LOG=$T/log
+TIERD_PID=
+
+cleanup() {
+	if [ -n "$TIERD_PID" ]; then
+		kill "$TIERD_PID" 2>/dev/null
+		wait "$TIERD_PID" 2>/dev/null
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -r "$LOG" ]; then
+		echo "--- tierd log (last 40 lines)" >&2
+		tail -n 40 "$LOG" >&2
+	fi
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+[ -x "$WAITFOR" ] || skip "no $WAITFOR (make tierd-test-tools)"
+
+mk_fake_host() {
+	mkdir -p "$CG" "$T/stage" "$T/etc/tierd.conf.d" "$PROC/sys/kernel"
+	for n in 0 1; do
+		d=$SYS/devices/system/node/node$n
+		mkdir -p "$d"
+		printf 'Node %s MemTotal: 1048576 kB\nNode %s MemFree: 524288 kB\n' $n $n >"$d/meminfo"
+	done
+	printf '0-1\n' >"$SYS/devices/system/node/online"
+	printf '0-1\n' >"$SYS/devices/system/node/has_memory"
+	printf '0\n' >"$SYS/devices/system/node/has_cpu"
+	mkdir -p "$SYS/devices/virtual/memory_tiering/memory_tier4" \
+		"$SYS/devices/virtual/memory_tiering/memory_tier22"
+	printf '0\n' >"$SYS/devices/virtual/memory_tiering/memory_tier4/nodelist"
+	printf '1\n' >"$SYS/devices/virtual/memory_tiering/memory_tier22/nodelist"
+	printf '2\n' >"$PROC/sys/kernel/numa_balancing"
+	printf 'MemTotal: 2097152 kB\n' >"$PROC/meminfo"
+	printf 'cpuset cpu io memory pids\n' >"$CG/cgroup.controllers"
+	printf 'memory\n' >"$CG/cgroup.subtree_control"
+	: >"$CG/cgroup.procs"
+}
+
+# fill_cgroup DIR: the files of a memory-controller cgroup.
+fill_cgroup() {
+	printf 'inherit\n' >"$1/memory.numa_balancing"
+	printf '0\n' >"$1/memory.low"
+	printf 'max\n' >"$1/memory.high"
+	printf '0\n' >"$1/memory.current"
+	: >"$1/cgroup.procs"
+	printf 'populated 0\nfrozen 0\n' >"$1/cgroup.events"
+}
+
+# mk_cgroup PATH: a complete cgroup at $CG/PATH, appearing atomically.
+mk_cgroup() {
+	s=$T/stage/new.$$
+	rm -rf "$s"
+	mkdir -p "$s"
+	fill_cgroup "$s"
+	mkdir -p "$(dirname "$CG/$1")"
+	mv "$s" "$CG/$1"
+}
+
+# mk_cgroup_tree PATH DEPTH FANOUT: a whole subtree appearing at once.
+mk_cgroup_tree() {
+	s=$T/stage/tree.$$
+	rm -rf "$s"
+	mkdir -p "$s"
+	fill_cgroup "$s"
+	_mk_level "$s" "$2" "$3"
+	mv "$s" "$CG/$1"
+}
+_mk_level() {
+	local i
+	[ "$2" -gt 0 ] || return 0
+	i=0
+	while [ $i -lt "$3" ]; do
+		mkdir "$1/c$i"
+		fill_cgroup "$1/c$i"
+		_mk_level "$1/c$i" $(($2 - 1)) "$3"
+		i=$((i + 1))
+	done
+}
+
+mode_of() {
+	cat "$CG/$1/memory.numa_balancing"
+}
+
+# start_tierd [ARGS...]: run the daemon in the background, wait until it is up.
+start_tierd() {
+	: >"$LOG"
+	"$TIERD" --foreground -v --config "$CONF" --cgroup-root "$CG" --sysfs-root "$SYS" \
+		--procfs-root "$PROC" --no-proc-connector --no-systemd --bus-socket "$T/bus" "$@" \
+		>>"$LOG" 2>&1 &
+	TIERD_PID=$!
+	"$WAITFOR" -t 20 "$LOG" 'tierd started|Cannot start' || fail "tierd did not start"
+	grep -q 'Cannot start' "$LOG" && fail "tierd refused to start"
+	return 0
+}
+
+# stop_tierd: SIGTERM, and the daemon must exit 0 (ASan leak check included).
+stop_tierd() {
+	kill -TERM "$TIERD_PID"
+	rc=0
+	wait "$TIERD_PID" || rc=$?
+	TIERD_PID=
+	[ "$rc" = 0 ] || fail "tierd exited $rc on SIGTERM (99 = ASan, 98 = UBSan)"
+}
+
+# wait_mode PATH MODE: memory.numa_balancing of PATH becomes MODE.
+wait_mode() {
+	"$WAITFOR" -t "${3:-10}" "$CG/$1/memory.numa_balancing" "^$2\$" ||
+		fail "$1: memory.numa_balancing is '$(mode_of "$1")', expected '$2'"
+}
+
+wait_log() {
+	"$WAITFOR" -t "${2:-10}" "$LOG" "$1" || fail "log lacks /$1/"
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# In the VM: a process in a cgroup execs a binary an exe= rule matches; the
+# proc connector tells tierd at once (no reconcile for an hour), and the
+# process's cgroup gets the class.
+. "$(dirname "$0")/lib-vm.sh"
+need_knob
+mkdir -p "$T/bin"
+cp "$(command -v sleep)" "$T/bin/tierd-special-db"
+cat >"$CONF" <<EOC
+[daemon]
+reconcile_interval = 1h
+[class:latency]
+mode = promote
+[rule:db]
+class = latency
+exe = $T/bin/tierd-special-*
+EOC
+mkdir "$CG/apps" && enable_memory apps
+mkdir "$CG/apps/one" "$CG/apps/two"
+start_tierd
+grep -q 'Process events (proc connector) unavailable' "$LOG" &&
+	skip "no proc connector in this kernel (CONFIG_PROC_EVENTS)"
+[ "$(mode_of apps/one)" = inherit ] || fail "apps/one set before any exec"
+sh -c "echo \$\$ >$CG/apps/one/cgroup.procs; exec $T/bin/tierd-special-db 60" &
+pid=$!
+wait_mode apps/one promote
+[ "$(mode_of apps/two)" = inherit ] || fail "apps/two was set but runs nothing"
+grep -q "executed $T/bin/tierd-special-db" "$LOG" || fail "no exec record in the log"
+kill "$pid" 2>/dev/null
+stop_tierd
+echo "PASS"

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * demo-load: the workload of `make demo`.
+ *
+ *   demo-load MB [SLOW_NODE]
+ *
+ * Allocates MB of anonymous memory with its pages placed on SLOW_NODE (the
+ * slow tier, default 1) by a bind policy, resets the policy to default (so
+ * NUMA balancing may move the pages), prints "ready" and then reads the
+ * memory in a loop until killed: every page is hot.  Which of its pages end
+ * up on the fast tier depends only on the memory.numa_balancing of its
+ * cgroup, which tierd sets.  Run it after moving the shell into the cgroup,
+ * so the memory is charged there.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MPOL_DEFAULT 0
+#define MPOL_BIND 2
+
+int main(int argc, char **argv)
+{
+	unsigned long mb, node = 1, mask;
+	volatile unsigned char *p;
+	unsigned long sum = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	char *end;
+
+	if (argc < 2 || argc > 3) {
+		fprintf(stderr, "usage: demo-load MB [SLOW_NODE]\n");
+		return 2;
+	}
+	errno = 0;
+	mb = strtoul(argv[1], &end, 10);
+	if (errno || *end || mb == 0 || mb > 4096) {
+		fprintf(stderr, "demo-load: bad size '%s'\n", argv[1]);
+		return 2;
+	}
+	if (argc == 3) {
+		node = strtoul(argv[2], &end, 10);
+		if (*end || node >= 64) {
+			fprintf(stderr, "demo-load: bad node '%s'\n", argv[2]);
+			return 2;
+		}
+	}
+	len = mb << 20;
+	mask = 1UL << node;
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, sizeof(mask) * 8) < 0) {
+		fprintf(stderr, "demo-load: set_mempolicy(BIND, node %lu): %s\n", node, strerror(errno));
+		return 1;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "demo-load: mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	madvise((void *)p, len, MADV_NOHUGEPAGE); /* 4K pages: promotion is visible page by page */
+	for (size_t off = 0; off < len; off += (size_t)page)
+		p[off] = (unsigned char)(off >> 12) | 1;
+	if (syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0) < 0) {
+		fprintf(stderr, "demo-load: set_mempolicy(DEFAULT): %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		for (size_t off = 0; off < len; off += 64)
+			sum += p[off];
+	return (int)sum;
+}

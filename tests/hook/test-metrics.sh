@@ -1,0 +1,133 @@
+#!/bin/sh
+# tierd-metrics on a fake two-tier host: the textfile parses with the
+# reference Prometheus parser and carries, per managed cgroup, fast/slow
+# bytes, promotions, the target and the mode; it is replaced atomically.
+. "$SRCDIR/tests/hook/lib.sh"
+: "${METRICS:?METRICS must name the tierd-metrics binary under test}"
+PY=/usr/bin/python3
+[ -x $PY ] || skip "no /usr/bin/python3"
+$PY -c 'import prometheus_client.parser' 2>/dev/null ||
+	skip "python3-prometheus-client is not installed (make deps)"
+
+mk_host_two_tier
+mkdir -p "$PROC"
+cat >"$T/tierd.conf" <<'EOM'
+[daemon]
+fast_tier_reserve = 0
+
+[class:latency]
+mode = full
+weight = 400
+toptier_min = 4G
+
+[class:batch]
+mode = off
+weight = 100
+toptier_max = 1G
+
+[rule:db]
+class = latency
+cgroup = /system.slice/postgresql.service
+
+[rule:batch]
+class = batch
+cgroup = /batch.slice/**
+EOM
+mk_cg /system.slice
+mk_cg /system.slice/postgresql.service full
+mk_memstat /system.slice/postgresql.service 3221225472 1073741824 104857600 0 524288
+mk_cg /batch.slice
+mk_cg /batch.slice/job1 promote
+mk_memstat /batch.slice/job1 0 2147483648 0 0 17
+# a name that needs escaping in a label value
+mk_cg '/batch.slice/we"ird\name' off
+mk_memstat '/batch.slice/we"ird\name' 4096 8192 0 0 0
+# an unmanaged cgroup and one without the knob (kernel without the patches)
+mk_cg /user.slice
+mk_memstat /user.slice 1 2 3 4 5
+mk_cg /batch.slice/old -
+mk_memstat /batch.slice/old 0 4096 0 0 0
+for d in /system.slice /batch.slice; do mk_memstat "$d" 0 0 0 0 0; done
+
+m() {
+	rc=0
+	"$METRICS" --config "$T/tierd.conf" --cgroup-root "$CG" --sysfs-root "$SYS" \
+		--procfs-root "$PROC" "$@" >"$T/out" 2>"$T/err" || rc=$?
+}
+expect_sample() {
+	grep -Fqx -- "$1" "$T/dump" || { cat "$T/dump" >&2; fail "no sample: $1"; }
+}
+
+mkdir -p "$T/textfile"
+m -o "$T/textfile/tierd.prom"
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "tierd-metrics exited $rc"; }
+[ -s "$T/err" ] && { cat "$T/err" >&2; fail "tierd-metrics wrote to stderr"; }
+[ "$(ls "$T/textfile")" = tierd.prom ] || fail "temp files left: $(ls "$T/textfile")"
+[ "$(stat -c %a "$T/textfile/tierd.prom")" = 644 ] || fail "mode is not 0644"
+$PY "$SRCDIR/tests/hook/prom-dump.py" "$T/textfile/tierd.prom" >"$T/dump" || { cat "$T/textfile/tierd.prom" >&2; fail "does not parse"; }
+
+PG='cgroup="/system.slice/postgresql.service",class="latency"'
+J1='cgroup="/batch.slice/job1",class="batch"'
+# The name is we"ird\name: the file carries it escaped (we\"ird\\name); the
+# dump shows the parser's value with Python's unicode_escape (we"ird\\name).
+grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/we\"ird\\name",class="batch"} 4096' \
+	"$T/textfile/tierd.prom" || fail "label value not escaped"
+W='cgroup="/batch.slice/we"ird\\name",class="batch"'
+OLD='cgroup="/batch.slice/old",class="batch"'
+expect_sample "gauge tierd_fast_tier_capacity_bytes{} 17179869184.0"
+expect_sample "gauge tierd_memory_capacity_bytes{} 25769803776.0"
+expect_sample "gauge tierd_memory_tiers{} 2.0"
+expect_sample "gauge tierd_managed_cgroups{} 4.0"
+expect_sample "gauge tierd_cgroup_fast_tier_bytes{$PG} 3326083072.0"
+expect_sample "gauge tierd_cgroup_slow_tier_bytes{$PG} 1073741824.0"
+expect_sample "gauge tierd_cgroup_fast_tier_bytes{$J1} 0.0"
+expect_sample "gauge tierd_cgroup_slow_tier_bytes{$J1} 2147483648.0"
+expect_sample "gauge tierd_cgroup_fast_tier_bytes{$W} 4096.0"
+expect_sample "counter tierd_cgroup_promoted_pages_total{$PG} 524288.0"
+expect_sample "counter tierd_cgroup_promoted_pages_total{$J1} 17.0"
+# targets: postgresql wants what it uses (4.4 GB, above its 4G minimum);
+# job1 is capped by toptier_max = 1G; the small ones get their demand.
+expect_sample "gauge tierd_cgroup_fast_tier_target_bytes{$PG} 4399824896.0"
+expect_sample "gauge tierd_cgroup_fast_tier_target_bytes{$J1} 1073741824.0"
+expect_sample "gauge tierd_cgroup_fast_tier_target_bytes{$W} 12288.0"
+expect_sample "gauge tierd_cgroup_mode{$PG,mode=\"full\"} 1.0"
+expect_sample "gauge tierd_cgroup_mode{$PG,mode=\"off\"} 0.0"
+expect_sample "gauge tierd_cgroup_mode{$PG,mode=\"inherit\"} 0.0"
+expect_sample "gauge tierd_cgroup_mode{$J1,mode=\"promote\"} 1.0"
+expect_sample "gauge tierd_cgroup_effective_mode{$J1,mode=\"promote\"} 1.0"
+expect_sample "gauge tierd_cgroup_effective_mode{$W,mode=\"off\"} 1.0"
+expect_sample "gauge tierd_cgroup_effective_mode{$PG,mode=\"full\"} 1.0"
+# the cgroup without the knob still has bytes, but no mode series
+expect_sample "gauge tierd_cgroup_slow_tier_bytes{$OLD} 4096.0"
+grep -q 'tierd_cgroup_mode{cgroup="/batch.slice/old"' "$T/dump" && fail "mode series for a cgroup without the knob"
+grep -q 'user.slice' "$T/dump" && fail "an unmanaged cgroup is exported"
+n=$(grep -c '^gauge tierd_cgroup_mode{' "$T/dump")
+[ "$n" = 12 ] || fail "expected 3 cgroups x 4 modes, got $n"
+n=$(grep -c '^gauge tierd_cgroup_effective_mode{' "$T/dump")
+[ "$n" = 9 ] || fail "expected 3 cgroups x 3 effective modes, got $n"
+
+# Stdout, and a one-tier host: no targets.
+rm -r "$SYS"
+mkdir -p "$SYS"
+mk_host_one_tier
+m -o -
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "tierd-metrics -o - exited $rc"; }
+$PY "$SRCDIR/tests/hook/prom-dump.py" "$T/out" >"$T/dump" || fail "stdout does not parse"
+expect_sample "gauge tierd_memory_tiers{} 1.0"
+grep -q target "$T/dump" && fail "targets on a one-tier host"
+
+# Errors: a broken policy, an unwritable output; the old file stays.
+cp "$T/textfile/tierd.prom" "$T/saved"
+printf '[class:x]\nmode = sideways\n' >>"$T/tierd.conf"
+m -o "$T/textfile/tierd.prom"
+[ "$rc" = 1 ] || fail "broken policy: exit $rc"
+grep -q "tierd.conf:[0-9]*: .*sideways" "$T/err" || { cat "$T/err" >&2; fail "no file:line error"; }
+cmp -s "$T/saved" "$T/textfile/tierd.prom" || fail "the old textfile was touched"
+sed -i '/^\[class:x\]$/,$d' "$T/tierd.conf"
+m -o "$T/nonexistent-dir/tierd.prom"
+[ "$rc" = 1 ] || fail "unwritable output: exit $rc"
+grep -q "cannot write $T/nonexistent-dir/tierd.prom: No such file or directory" "$T/err" ||
+	{ cat "$T/err" >&2; fail "no message for the unwritable output"; }
+m --bogus
+[ "$rc" = 2 ] || fail "bad option: exit $rc"
+exit 0

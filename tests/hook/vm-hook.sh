@@ -1,0 +1,175 @@
+#!/bin/sh
+# vm-hook.sh HOOK SRCDIR: tierd-oci-hook against real cgroups, inside the
+# two-tier VM (run by tests/vm/run-vm as the guest test; cgroup2 is mounted
+# at /sys/fs/cgroup with the memory controller enabled for children).
+#
+# Plays the runtime: creates the container's cgroup the way runc/crun do
+# with the systemd driver (machine.slice/libpod-ID.scope), moves a process
+# into it, writes the bundle's config.json and the OCI state, runs the hook
+# and checks what the kernel now reports. Exit 0 pass, 1 fail, 77 skip.
+set -u
+
+HOOK=${1:?usage: vm-hook.sh HOOK SRCDIR}
+SRCDIR=${2:?usage: vm-hook.sh HOOK SRCDIR}
+CG=/sys/fs/cgroup
+T=$(mktemp -d /tmp/vm-hook.XXXXXX) || exit 1
+PIDS=""
+ID=3f1d2c4b5a697e8d9c0b1a2f3e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2d
+SCOPE=/machine.slice/libpod-$ID.scope
+rc=1
+
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for d in "$CG$SCOPE/inner" "$CG$SCOPE" "$CG/machine.slice" "$CG/hook-fallback"; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*"
+	rc=77
+	exit 77
+}
+
+# hook ARGS... < STATE: output in $T/err, status in $hrc.
+hook() {
+	hrc=0
+	"$HOOK" --config "$T/tierd.conf" "$@" >"$T/out" 2>"$T/err" || hrc=$?
+	cat "$T/err"
+}
+
+# A process standing in for the container's init, in cgroup $1; its pid in
+# $spawned.
+spawn_in() {
+	sleep 600 </dev/null >/dev/null 2>&1 &
+	spawned=$!
+	PIDS="$PIDS $spawned"
+	echo "$spawned" >"$CG$1/cgroup.procs" || fail "cannot move $spawned into $1"
+}
+
+grep -qw memory "$CG/cgroup.subtree_control" || skip "memory controller not enabled on $CG"
+[ -x "$HOOK" ] || fail "no hook binary at $HOOK"
+echo "vm-hook: kernel $(uname -r), hook $HOOK"
+
+cat >"$T/tierd.conf" <<'EOM'
+[class:latency]
+mode = full
+
+[class:pinned]
+mode = promote
+
+[class:batch]
+mode = off
+memory_high = 64M
+EOM
+
+# The runtime's part: the scope under machine.slice, memory delegated.
+mkdir -p "$CG/machine.slice" || fail "mkdir machine.slice"
+echo +memory >"$CG/machine.slice/cgroup.subtree_control" || fail "enable memory in machine.slice"
+mkdir -p "$CG$SCOPE" || fail "mkdir $SCOPE"
+spawn_in "$SCOPE"
+pid=$spawned
+mkdir -p "$T/bundle"
+cat >"$T/bundle/config.json" <<EOM
+{"ociVersion":"1.0.2","process":{"args":["sleep","600"],"cwd":"/"},"root":{"path":"rootfs"},
+ "annotations":{"io.container.manager":"libpod","tierd.io/class":"pinned"},
+ "linux":{"cgroupsPath":"machine.slice:libpod:$ID","resources":{"memory":{"limit":268435456}}}}
+EOM
+state() {
+	printf '{"ociVersion":"1.0.2","id":"%s","status":"creating","pid":%s,"bundle":"%s","annotations":{"io.container.manager":"libpod","tierd.io/class":"%s"}}\n' \
+		"$ID" "$1" "$T/bundle" "$2" >"$T/state.json"
+}
+
+if [ ! -e "$CG$SCOPE/memory.numa_balancing" ]; then
+	# Stock kernel: the hook must say so, fail-open and fail-closed.
+	state "$pid" pinned
+	hook --fail-open <"$T/state.json"
+	[ "$hrc" = 0 ] || fail "fail-open on a kernel without the knob exited $hrc"
+	grep -q "the kernel does not support memory.numa_balancing" "$T/err" || fail "no message"
+	hook --fail-closed <"$T/state.json"
+	[ "$hrc" = 1 ] || fail "fail-closed on a kernel without the knob exited $hrc"
+	skip "kernel $(uname -r) has no memory.numa_balancing (the hook reported it correctly)"
+fi
+
+# 1. systemd-driver cgroupsPath, class pinned -> promote.
+state "$pid" pinned
+hook --fail-closed --verbose <"$T/state.json"
+[ "$hrc" = 0 ] || fail "hook exited $hrc"
+v=$(cat "$CG$SCOPE/memory.numa_balancing")
+[ "$v" = promote ] || fail "memory.numa_balancing is '$v', expected promote"
+echo "ok 1: $SCOPE memory.numa_balancing = $v"
+
+# The class is recorded for tierd as the user.tierd.io/class xattr.
+if [ -x /usr/bin/python3 ]; then
+	x=$(/usr/bin/python3 -c 'import os,sys; print(os.getxattr(sys.argv[1], "user.tierd.io/class").decode())' \
+		"$CG$SCOPE" 2>&1) || fail "no user.tierd.io/class xattr: $x"
+	[ "$x" = pinned ] || fail "xattr is '$x'"
+	echo "ok 1b: user.tierd.io/class = $x"
+fi
+
+# 2. A nested cgroup inherits it: the kernel's effective value is the most
+# restrictive of the ancestors, and a child cannot widen it.
+echo +memory >"$CG$SCOPE/cgroup.subtree_control" 2>/dev/null || true
+if mkdir "$CG$SCOPE/inner" 2>/dev/null && [ -e "$CG$SCOPE/inner/memory.numa_balancing" ]; then
+	v=$(cat "$CG$SCOPE/inner/memory.numa_balancing")
+	[ "$v" = inherit ] || fail "new child reads '$v', expected inherit"
+	echo "ok 2: child of the container cgroup reads $v"
+fi
+
+# 3. class batch: off and memory.high = 64M, written through the real files.
+state "$pid" batch
+hook --fail-closed --verbose <"$T/state.json"
+[ "$hrc" = 0 ] || fail "hook exited $hrc"
+[ "$(cat "$CG$SCOPE/memory.numa_balancing")" = off ] || fail "not off"
+[ "$(cat "$CG$SCOPE/memory.high")" = 67108864 ] || fail "memory.high is $(cat "$CG$SCOPE/memory.high")"
+echo "ok 3: off, memory.high = 67108864"
+
+# 4. memory.high already set by someone else (kubelet memory QoS): left alone.
+echo 134217728 >"$CG$SCOPE/memory.high"
+echo inherit >"$CG$SCOPE/memory.numa_balancing"
+hook --fail-closed <"$T/state.json"
+[ "$hrc" = 0 ] || fail "hook exited $hrc"
+[ "$(cat "$CG$SCOPE/memory.high")" = 134217728 ] || fail "memory.high overwritten"
+[ "$(cat "$CG$SCOPE/memory.numa_balancing")" = off ] || fail "not off"
+grep -q "memory.high is 134217728, set by the runtime; leaving it" "$T/err" || fail "no notice"
+echo "ok 4: a memory.high set by the runtime is left alone"
+
+# 5. /proc/PID/cgroup fallback: no cgroupsPath in config.json.
+mkdir -p "$CG/hook-fallback" || fail "mkdir hook-fallback"
+spawn_in /hook-fallback
+pid2=$spawned
+sed 's|"cgroupsPath":"machine.slice:libpod:[0-9a-f]*",||' "$T/bundle/config.json" >"$T/c2"
+mv "$T/c2" "$T/bundle/config.json"
+state "$pid2" latency
+hook --fail-closed --verbose <"$T/state.json"
+[ "$hrc" = 0 ] || fail "hook exited $hrc"
+v=$(cat "$CG/hook-fallback/memory.numa_balancing")
+[ "$v" = full ] || fail "fallback: memory.numa_balancing is '$v'"
+echo "ok 5: /proc/$pid2/cgroup -> /hook-fallback = $v"
+
+# 6. Unknown class, fail-closed: exit 1, nothing written.
+state "$pid2" gold
+hook --fail-closed <"$T/state.json"
+[ "$hrc" = 1 ] || fail "unknown class, fail-closed: exit $hrc"
+grep -q "unknown class 'gold'" "$T/err" || fail "no unknown-class message"
+[ "$(cat "$CG/hook-fallback/memory.numa_balancing")" = full ] || fail "knob changed"
+echo "ok 6: unknown class refused with --fail-closed"
+
+# 7. The kernel's own EINVAL reaches the message: an invalid value written
+# by hand is refused, so the knob's grammar is what the hook relies on.
+if echo sideways >"$CG/hook-fallback/memory.numa_balancing" 2>/dev/null; then
+	fail "the kernel accepted 'sideways'"
+fi
+echo "ok 7: the kernel refuses an invalid mode"
+
+rc=0
+echo "vm-hook: all checks passed"
+exit 0
