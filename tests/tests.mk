@@ -23,7 +23,7 @@ $(BUILD)/obj/tests-asan/%.o: tests/unit/%.c $(LIBTIER_TEST_HDRS)
 $(BUILD)/obj/tests-plain/%.o: tests/unit/%.c $(LIBTIER_TEST_HDRS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
 
 $(LIBTIER_TEST_ASAN): $(LIBTIER_TEST_ASAN_OBJS) $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
@@ -34,7 +34,7 @@ $(LIBTIER_TEST_ASAN): $(LIBTIER_TEST_ASAN_OBJS) $(LIBTIER_ASAN_A)
 $(LIBTIER_TEST_PLAIN): $(LIBTIER_TEST_PLAIN_OBJS) $(LIBTIER_PLAIN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
+	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
 		-o $@ $(LIBTIER_TEST_PLAIN_OBJS) $(LIBTIER_PLAIN_LIBS) $(LIBTIER_TEST_LIBS)
 
 .PHONY: check-lib-unit check-lib-valgrind libtier-tests

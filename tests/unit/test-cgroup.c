@@ -90,6 +90,10 @@ START_TEST(test_read_values)
 	s = fx_read(fx->cg, "/a/memory.low");
 	ck_assert_str_eq(s, "4096");
 	free(s);
+	ck_assert_int_eq(tier_cgroup_write_u64(fx->ctx, "/a", "memory.high", 123456789), 0);
+	s = fx_read(fx->cg, "/a/memory.high");
+	ck_assert_str_eq(s, "123456789");
+	free(s);
 	ck_assert_int_eq(tier_cgroup_write_u64(fx->ctx, "/a", "memory.high", UINT64_MAX), 0);
 	s = fx_read(fx->cg, "/a/memory.high");
 	ck_assert_str_eq(s, "max");

@@ -208,8 +208,9 @@ START_TEST(test_all_errors)
 	struct tier_policy *p = NULL;
 
 	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, sizeof(text) - 1, e, &p), -EINVAL);
-	for (size_t i = 0; i < tier_errors_count(e); i++)
-		fprintf(stderr, "all_errors: %s\n", tier_errors_get(e, i));
+	if (tier_errors_count(e) != sizeof(want) / sizeof(want[0]))
+		for (size_t i = 0; i < tier_errors_count(e); i++)
+			fprintf(stderr, "all_errors: %s\n", tier_errors_get(e, i));
 	ck_assert_uint_eq(tier_errors_count(e), sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		ck_assert_str_eq(tier_errors_get(e, i), want[i]);
@@ -486,6 +487,8 @@ START_TEST(test_missing_file)
 	ck_assert_str_eq(tier_errors_get(e, 0),
 			 "/nonexistent/tierd.conf: cannot read: No such file or directory");
 	ck_assert_uint_eq(tier_errors_line(e, 0), 0);
+	ck_assert_int_eq(tier_policy_load("/", NULL, e, &p), -EISDIR);
+	ck_assert_str_eq(tier_errors_get(e, 1), "/: cannot read: Is a directory");
 	ck_assert_int_eq(tier_policy_load(NULL, NULL, e, &p), -EINVAL);
 	tier_errors_free(e);
 }
