@@ -75,6 +75,7 @@ include kernel-patches/kernel.mk
 include tests/vm/vm.mk
 include bench/bench.mk
 -include controller/tierd.mk
+-include controller/fair.mk
 -include controller/hook.mk
 
 real-all: $(ALL_TARGETS)

@@ -131,9 +131,9 @@ check-hook: hook-asan
 HOOK_VM_KERNEL ?= $(BUILD)/kernel/patched/bzImage
 check-hook-vm: $(HOOK_BIN)
 	$(Q)if [ -r $(HOOK_VM_KERNEL) ]; then \
-		$(call run_test,hook-vm,env HOOK_VM_BIN=$(HOOK_BIN) $(TOP)/tests/vm/run-vm \
+		$(call run_test,hook-vm,$(TOP)/tests/vm/run-vm \
 			--timeout 180 --kernel $(HOOK_VM_KERNEL) $(TOP)/tests/hook/vm-hook.sh \
-			$(HOOK_BIN) $(TOP)); \
+			$(HOOK_BIN)); \
 	else \
 		$(call run_test,hook-vm,sh -c 'echo "SKIP: no patched kernel at $(HOOK_VM_KERNEL) (make kernel KERNEL=patched)"; exit 77'); \
 	fi
@@ -180,4 +180,4 @@ CHECK_UNIT_TARGETS += check-hook
 CHECK_TARGETS      += check-hook check-hook-vm
 INSTALL_TARGETS    += install-hook
 CLEAN_FILES        += $(HOOK_BIN) $(METRICS_BIN) $(HOOK_ASAN) $(METRICS_ASAN) \
-	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan $(FUZZ_HOOK_DIR)
+	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan $(FUZZ_HOOK_BIN)

@@ -6,7 +6,8 @@
  *
  *   tierd-oci-hook [--fail-open|--fail-closed] [--annotation KEY]
  *                  [--config FILE] [--cgroup-root DIR] [--procfs-root DIR]
- *                  [--allow-class NAME[,NAME...]] [--dry-run] [--verbose]
+ *                  [--class NAME] [--allow-class NAME[,NAME...]] [--dry-run]
+ *                  [--verbose]
  *                      < OCI state JSON
  *
  * 1. Reads the OCI state ({ociVersion, id, status, pid, bundle, annotations})

@@ -1033,10 +1033,91 @@ out:
  * status [--all]
  * ------------------------------------------------------------------------ */
 
+/* One row of the status table. */
+struct status_row {
+	const struct tier_plan_entry *e;
+	struct tier_cgroup_info info;
+	bool shared;		/* takes part in the fair share (top-most managed) */
+	uint64_t target;
+};
+
+static bool path_is_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return strncmp(path, top, n) == 0 && (path[n] == '/' || strcmp(top, "/") == 0);
+}
+
+/*
+ * Fair-share targets of the fast tier, as tierd computes them
+ * (tierd-fair.c): the top-most managed cgroups share the fast-tier capacity
+ * minus [daemon] fast_tier_reserve by class weight, within toptier_min/max
+ * and their demand (fast + slow residency).  tierd holds a target within
+ * [daemon] hysteresis of this value.
+ */
+static int status_targets(const struct session *s, struct status_row *rows, size_t n)
+{
+	_cleanup_free_ struct tier_share_input *in = NULL;
+	_cleanup_free_ uint64_t *t = NULL;
+	_cleanup_free_ size_t *idx = NULL;
+	const char *last_top = NULL;
+	uint64_t fast, reserve, capacity;
+	size_t m = 0;
+	int r;
+
+	if (!s->topo)
+		return 0;
+	fast = tier_topology_fast_capacity(s->topo);
+	reserve = tier_policy_daemon(s->policy)->fast_tier_reserve;
+	capacity = fast > reserve ? fast - reserve : 0;
+	in = calloc(n ?: 1, sizeof(*in));
+	t = calloc(n ?: 1, sizeof(*t));
+	idx = calloc(n ?: 1, sizeof(*idx));
+	if (!in || !t || !idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct status_row *row = &rows[i];
+
+		if (!row->e->rule || strcmp(row->e->path, "/") == 0)
+			continue;
+		if (last_top && path_is_under(row->e->path, last_top))
+			continue;
+		last_top = row->e->path;
+		if (!(row->info.valid & TIER_INFO_RESIDENCY))
+			continue;
+		row->shared = true;
+		in[m] = (struct tier_share_input){
+			.weight = row->e->weight ?: 100,
+			.min = row->e->toptier_min,
+			.max = row->e->toptier_max,
+			.demand = row->info.fast_bytes + row->info.slow_bytes,
+		};
+		if (in[m].min > in[m].max)
+			in[m].min = in[m].max;
+		idx[m++] = i;
+	}
+	r = tier_fair_share(capacity, m, in, t);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < m; k++)
+		rows[idx[k]].target = t[k];
+	return 0;
+}
+
+static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SIZE_BUF])
+{
+	if (whole == 0)
+		return "-";
+	snprintf(buf, SIZE_BUF, "%.0f%%", 100.0 * (double)part / (double)whole);
+	return buf;
+}
+
 static int verb_status(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
 	static const struct option all_opt[] = { { "all", no_argument, NULL, 'F' } };
-	size_t width = strlen("CGROUP"), cwidth = strlen("CLASS"), n, n_unsupported = 0;
+	size_t width = strlen("CGROUP"), cwidth = strlen("CLASS"), n, n_rows = 0,
+	       n_unsupported = 0;
+	_cleanup_free_ struct status_row *rows = NULL;
 	int all = 0;
 	struct session s;
 	int rc, r;
@@ -1052,33 +1133,19 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 		goto out;
 
 	n = tier_plan_count(s.plan);
+	rows = calloc(n ?: 1, sizeof(*rows));
+	if (!rows) {
+		rc = fail(-ENOMEM, "status");
+		goto out;
+	}
+	/* Rows: every managed (--all: every) cgroup still there, in tree order. */
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
+		struct status_row *row = &rows[n_rows];
 
 		if (!e->rule && !all)
 			continue;
-		if (strlen(e->path) > width)
-			width = strlen(e->path);
-		if (e->class && strlen(e->class->name) > cwidth)
-			cwidth = strlen(e->class->name);
-	}
-	if (t->json) {
-		json_object_begin(&t->j);
-		json_key(&t->j, "cgroups");
-		json_array_begin(&t->j);
-	} else {
-		printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s\n", (int)width, "CGROUP", (int)cwidth,
-		       "CLASS", "CONFIGURED", "EFFECTIVE", "FAST", "SLOW");
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
-		struct tier_cgroup_info info;
-		bool has_mode, has_res;
-		char b1[SIZE_BUF], b2[SIZE_BUF];
-
-		if (!e->rule && !all)
-			continue;
-		r = tier_cgroup_read_info(s.ctx, s.topo, e->path, &info);
+		r = tier_cgroup_read_info(s.ctx, s.topo, e->path, &row->info);
 		if (r == -ENOENT)
 			continue; /* vanished meanwhile */
 		if (r < 0) {
@@ -1086,8 +1153,36 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 			rc = EXIT_SYSTEM;
 			continue;
 		}
-		has_mode = info.valid & TIER_INFO_MODE;
-		has_res = info.valid & TIER_INFO_RESIDENCY;
+		row->e = e;
+		n_rows++;
+		if (strlen(e->path) > width)
+			width = strlen(e->path);
+		if (e->class && strlen(e->class->name) > cwidth)
+			cwidth = strlen(e->class->name);
+	}
+	r = status_targets(&s, rows, n_rows);
+	if (r < 0) {
+		rc = fail(r, "cannot compute the fast-tier targets");
+		goto out;
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_key(&t->j, "cgroups");
+		json_array_begin(&t->j);
+	} else {
+		printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width, "CGROUP",
+		       (int)cwidth, "CLASS", "CONFIGURED", "EFFECTIVE", "FAST", "SLOW", "TARGET",
+		       "FAST%");
+	}
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct status_row *row = &rows[i];
+		const struct tier_plan_entry *e = row->e;
+		const struct tier_cgroup_info *info = &row->info;
+		bool has_mode, has_res;
+		char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF], b4[SIZE_BUF];
+
+		has_mode = info->valid & TIER_INFO_MODE;
+		has_res = info->valid & TIER_INFO_RESIDENCY;
 		if (!has_mode && e->rule && strcmp(e->path, "/") != 0)
 			n_unsupported++;
 		if (t->json) {
@@ -1095,24 +1190,30 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 			json_kv_string(&t->j, "cgroup", e->path);
 			json_kv_string(&t->j, "class", e->class ? e->class->name : NULL);
 			json_kv_string(&t->j, "rule", e->rule ? e->rule->name : NULL);
-			json_kv_string(&t->j, "configured", has_mode ? mode_str(info.mode) : NULL);
+			json_kv_string(&t->j, "configured", has_mode ? mode_str(info->mode) : NULL);
 			json_kv_string(&t->j, "effective",
-				       has_mode ? mode_str(info.effective_mode) : NULL);
+				       has_mode ? mode_str(info->effective_mode) : NULL);
 			if (has_res) {
-				json_kv_uint(&t->j, "fast_bytes", info.fast_bytes);
-				json_kv_uint(&t->j, "slow_bytes", info.slow_bytes);
+				json_kv_uint(&t->j, "fast_bytes", info->fast_bytes);
+				json_kv_uint(&t->j, "slow_bytes", info->slow_bytes);
 			} else {
 				json_kv_null(&t->j, "fast_bytes");
 				json_kv_null(&t->j, "slow_bytes");
 			}
+			if (row->shared)
+				json_kv_uint(&t->j, "target_bytes", row->target);
+			else
+				json_kv_null(&t->j, "target_bytes");
 			json_object_end(&t->j);
 		} else {
-			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s\n", (int)width, e->path,
+			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width, e->path,
 			       (int)cwidth, e->class ? e->class->name : "-",
-			       has_mode ? mode_str(info.mode) : "-",
-			       has_mode ? mode_str(info.effective_mode) : "-",
-			       has_res ? fmt_size(info.fast_bytes, b1) : "-",
-			       has_res ? fmt_size(info.slow_bytes, b2) : "-");
+			       has_mode ? mode_str(info->mode) : "-",
+			       has_mode ? mode_str(info->effective_mode) : "-",
+			       has_res ? fmt_size(info->fast_bytes, b1) : "-",
+			       has_res ? fmt_size(info->slow_bytes, b2) : "-",
+			       row->shared ? fmt_size(row->target, b3) : "-",
+			       row->shared ? fmt_percent(info->fast_bytes, row->target, b4) : "-");
 		}
 	}
 	if (t->json) {
@@ -1309,7 +1410,8 @@ static const struct verb verbs[] = {
 	{ "set", verb_set, "CGROUP MODE",
 	  "Write memory.numa_balancing (inherit, full, promote, off)." },
 	{ "status", verb_status, "[--all]",
-	  "Table of managed (--all: all) cgroups: class, modes, fast/slow-tier bytes." },
+	  "Table of managed (--all: all) cgroups: class, modes, fast/slow-tier bytes,\n"
+	  "                         fair-share target of the fast tier." },
 	{ "topology", verb_topology, "", "Show NUMA nodes and memory tiers." },
 };
 

@@ -418,23 +418,24 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 	}
 
 	if (n_created) {
+		/* Sorted, an ancestor comes before its descendants.  Watch (and
+		 * rescan) each topmost new directory and apply the policy to its
+		 * subtree right away; the rescan covers the new directories below
+		 * it, so those are skipped. */
 		qsort(created, n_created, sizeof(char *), cmp_str);
-		for (size_t i = 0; i < n_created; i++) {
-			/* Watch (and rescan) every new directory; apply once per
-			 * topmost new directory: its subtree covers the others. */
-			r = cgroup_watcher_add_tree(m, created[i]);
-			if (r == -ENOMEM)
-				goto out;
-		}
 		for (size_t i = 0; i < n_created; i++) {
 			if (i > 0 && strcmp(created[i], created[i - 1]) == 0)
 				continue;
 			if (has_ancestor_in(created, n_created, created[i]))
 				continue;
+			r = cgroup_watcher_add_tree(m, created[i]);
+			if (r == -ENOMEM)
+				goto out;
 			r = manager_apply_subtree(m, created[i], "new cgroup");
 			if (r == -ENOMEM)
 				goto out;
 		}
+		manager_update_status(m);
 	}
 	if (overflow) {
 		log_notice("cgroup inotify queue overflowed, rescanning the whole tree");

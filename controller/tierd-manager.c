@@ -531,7 +531,9 @@ int manager_startup(struct manager *m)
 		return log_error_errno(r, "Failed to set up libtier (cgroup root %s): %m",
 				       root ? root : "(discover)");
 	tier_ctx_set_log_fn(m->ctx, lib_log, m);
-	tier_ctx_set_log_priority(m->ctx, LOG_WARNING);
+	/* The library's own info messages would repeat ours; its warnings and,
+	 * with -v, its debug messages are worth seeing. */
+	tier_ctx_set_log_priority(m->ctx, log_get_max_level() >= LOG_DEBUG ? LOG_DEBUG : LOG_WARNING);
 	apply_daemon_settings(m);
 
 	r = tier_topology_read(m->ctx, &m->topo);

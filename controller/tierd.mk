@@ -88,7 +88,7 @@ DAEMON_VM_TESTS   := $(sort $(wildcard tests/daemon/vm-*.sh))
 DAEMON_VM_TIMEOUT ?= 240
 DAEMON_VM_KERNEL  ?= $(BUILD)/kernel/patched/bzImage
 
-check-daemon: $(TIERD)
+check-daemon: $(TIERD) $(TIERD_WAITFOR)
 	$(Q)rc=0; for t in $(DAEMON_VM_TESTS); do \
 		n=$$(basename $$t .sh); n=$${n#vm-}; \
 		$(call run_test,daemon-$$n,env BUILD=$(BUILD) TIERD_VM_KERNEL=$(DAEMON_VM_KERNEL) \
@@ -133,3 +133,14 @@ CHECK_TARGETS      += check-daemon-host check-daemon
 INSTALL_TARGETS    += install-tierd
 CLEAN_FILES        += $(TIERD) $(TIERD_ASAN) $(BUILD)/obj/tierd $(BUILD)/obj/tierd-asan $(BUILD)/demo
 
+
+# bench/daemon: tierd vs a 5 s polling loop on a fake tree (numbers on stdout).
+BENCH_LAT := $(BUILD)/test/mkdir-latency
+$(BENCH_LAT): bench/daemon/mkdir-latency.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $<
+
+bench-daemon: $(TIERD) $(TIERCTL) $(BENCH_LAT) $(TIERD_WAITFOR)
+	$(Q)BUILD=$(BUILD) $(TOP)/bench/daemon/bench-daemon.sh $(BENCH_IDLE)
+CLEAN_FILES += $(BENCH_LAT)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm-hook.sh HOOK SRCDIR: tierd-oci-hook against real cgroups, inside the
+# vm-hook.sh HOOK: tierd-oci-hook against real cgroups, inside the
 # two-tier VM (run by tests/vm/run-vm as the guest test; cgroup2 is mounted
 # at /sys/fs/cgroup with the memory controller enabled for children).
 #
@@ -9,18 +9,18 @@
 # and checks what the kernel now reports. Exit 0 pass, 1 fail, 77 skip.
 set -u
 
-HOOK=${1:?usage: vm-hook.sh HOOK SRCDIR}
-SRCDIR=${2:?usage: vm-hook.sh HOOK SRCDIR}
+HOOK=${1:?usage: vm-hook.sh HOOK}
 CG=/sys/fs/cgroup
 T=$(mktemp -d /tmp/vm-hook.XXXXXX) || exit 1
 PIDS=""
 ID=3f1d2c4b5a697e8d9c0b1a2f3e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2d
 SCOPE=/machine.slice/libpod-$ID.scope
-rc=1
 
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	runc --root /run/runc-tierd delete --force tierd-test >/dev/null 2>&1
 	for d in "$CG$SCOPE/inner" "$CG$SCOPE" "$CG/machine.slice" "$CG/hook-fallback"; do
 		[ -d "$d" ] && rmdir "$d" 2>/dev/null
 	done
@@ -35,7 +35,6 @@ fail() {
 
 skip() {
 	echo "SKIP: $*"
-	rc=77
 	exit 77
 }
 
@@ -49,7 +48,7 @@ hook() {
 # A process standing in for the container's init, in cgroup $1; its pid in
 # $spawned.
 spawn_in() {
-	sleep 600 </dev/null >/dev/null 2>&1 &
+	sleep 600 >/dev/null 2>&1 &
 	spawned=$!
 	PIDS="$PIDS $spawned"
 	echo "$spawned" >"$CG$1/cgroup.procs" || fail "cannot move $spawned into $1"
@@ -88,6 +87,38 @@ state() {
 		"$ID" "$1" "$T/bundle" "$2" >"$T/state.json"
 }
 
+# runc_case MODE CLASS: a real runtime runs the hook. runc creates the
+# container (cgroupfs driver, a mount namespace only: the test kernel has no
+# other namespaces), runs createRuntime hooks from config.json with the real
+# OCI state on stdin, and leaves the container "created" for us to look at.
+# $rrc is runc's status, its stderr in $T/runc.err.
+RUNC_CG=/machine.slice/runc-tierd-test
+runc_case() {
+	b=$T/runc-bundle
+	mkdir -p "$b/rootfs/bin"
+	[ -x "$b/rootfs/bin/busybox" ] || cp "$(command -v busybox)" "$b/rootfs/bin/busybox"
+	cat >"$b/config.json" <<EOJ
+{"ociVersion":"1.0.2",
+ "process":{"terminal":false,"user":{"uid":0,"gid":0},"args":["/bin/busybox","sleep","60"],
+            "env":["PATH=/bin"],"cwd":"/"},
+ "root":{"path":"rootfs","readonly":true},
+ "mounts":[{"destination":"/proc","type":"proc","source":"proc"}],
+ "hooks":{"createRuntime":[{"path":"$HOOK","args":["tierd-oci-hook","$1","--config","$T/tierd.conf"],
+                            "timeout":20}]},
+ "annotations":{"tierd.io/class":"$2"},
+ "linux":{"cgroupsPath":"$RUNC_CG","namespaces":[{"type":"mount"}],
+          "resources":{"devices":[{"allow":true,"access":"rwm"}]}}}
+EOJ
+	rrc=0
+	runc --root /run/runc-tierd create --bundle "$b" tierd-test </dev/null >/dev/null \
+		2>"$T/runc.err" || rrc=$?
+}
+runc_delete() {
+	runc --root /run/runc-tierd delete --force tierd-test >/dev/null 2>&1
+}
+HAVE_RUNC=0
+command -v runc >/dev/null 2>&1 && command -v busybox >/dev/null 2>&1 && HAVE_RUNC=1
+
 if [ ! -e "$CG$SCOPE/memory.numa_balancing" ]; then
 	# Stock kernel: the hook must say so, fail-open and fail-closed.
 	state "$pid" pinned
@@ -96,6 +127,17 @@ if [ ! -e "$CG$SCOPE/memory.numa_balancing" ]; then
 	grep -q "the kernel does not support memory.numa_balancing" "$T/err" || fail "no message"
 	hook --fail-closed <"$T/state.json"
 	[ "$hrc" = 1 ] || fail "fail-closed on a kernel without the knob exited $hrc"
+	if [ "$HAVE_RUNC" = 1 ]; then
+		runc_case --fail-closed pinned
+		runc_delete
+		[ "$rrc" != 0 ] || fail "runc started the container although the fail-closed hook failed"
+		grep -q "the kernel does not support memory.numa_balancing" "$T/runc.err" ||
+			{ cat "$T/runc.err"; fail "runc did not pass the hook's message on"; }
+		runc_case --fail-open pinned
+		runc_delete
+		[ "$rrc" = 0 ] || { cat "$T/runc.err"; fail "runc create with a fail-open hook: $rrc"; }
+		echo "ok: runc: fail-closed stops the container, fail-open lets it start"
+	fi
 	skip "kernel $(uname -r) has no memory.numa_balancing (the hook reported it correctly)"
 fi
 
@@ -170,6 +212,25 @@ if echo sideways >"$CG/hook-fallback/memory.numa_balancing" 2>/dev/null; then
 fi
 echo "ok 7: the kernel refuses an invalid mode"
 
-rc=0
+# 8. A real runtime: runc runs the hook from config.json with its own OCI
+# state; the knob is set while the container is "created", before its
+# process runs.
+if [ "$HAVE_RUNC" = 1 ]; then
+	runc_case --fail-closed pinned
+	[ "$rrc" = 0 ] || { cat "$T/runc.err"; fail "runc create: exit $rrc"; }
+	v=$(cat "$CG$RUNC_CG/memory.numa_balancing")
+	st=$(runc --root /run/runc-tierd state tierd-test | grep -o '"status": "[a-z]*"')
+	runc_delete
+	[ "$v" = promote ] || fail "runc container: memory.numa_balancing is '$v'"
+	echo "ok 8: runc ran the hook; $RUNC_CG = $v while $st"
+	runc_case --fail-closed gold
+	runc_delete
+	[ "$rrc" != 0 ] || fail "runc started a container with an unknown class (fail-closed)"
+	grep -q "unknown class 'gold'" "$T/runc.err" || { cat "$T/runc.err"; fail "no message"; }
+	echo "ok 9: runc refuses the container with an unknown class (--fail-closed)"
+else
+	echo "note: runc or busybox not installed, real-runtime checks skipped"
+fi
+
 echo "vm-hook: all checks passed"
 exit 0

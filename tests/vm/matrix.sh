@@ -5,7 +5,7 @@
 #   matrix.sh [--stock BZIMAGE] [--patched BZIMAGE] [--timeout SEC]
 #             [--out FILE] [--kernels "stock patched"] [CASE...]
 #
-# --kernels runs only those; the table then uses the earlier results of the
+# --kernels runs only those ("" runs none and just rewrites the table); the table then uses the earlier results of the
 # others (kept in build/vm/matrix/<kernel>/).
 #
 # Every case runs with run-vm --matrix, so a kernel without
@@ -40,7 +40,10 @@ fi
 logdir=$build/vm/matrix
 
 for k in $kernels; do
-	kernel=${!k}
+	case $k in
+	stock|patched) kernel=${!k} ;;
+	*) echo "matrix.sh: --kernels takes stock and/or patched" >&2; exit 2 ;;
+	esac
 	mkdir -p "$logdir/$k"
 	for c in "$@"; do
 		log=$logdir/$k/$c.log
@@ -84,8 +87,8 @@ metric_rows() {
 		if (m["knob"] == "missing") mode = mode " (no knob)"
 		extra = ""
 		if (m["fast_region_pages"] != "")
-			extra = sprintf(" local faults %s", m["numa_hint_faults_local"])
-		printf "| %s | %s | %s | %d | %s | %s | %s | %s | %.0f%% | %s |%s\n",
+			extra = sprintf("faults on fast-node pages (numa_hint_faults_local): %s", m["numa_hint_faults_local"])
+		printf "| %s | %s | %s | %d | %s | %s | %s | %s | %.1f%% | %s | %s |\n",
 			m["case"], k, mode, m["numa_balancing"], m["pages"],
 			m["cg_numa_pte_updates"], m["cg_numa_hint_faults"],
 			m["cg_pgpromote_success"], 100 * m["frac"], m["secs"], extra
@@ -110,8 +113,8 @@ metric_rows() {
 	echo "hot = pages of the hot set placed on the slow node; fast = share of them"
 	echo "on the fast node when the run ended; a run ends early once all are fast):"
 	echo
-	echo "| case | kernel | mode | numa_balancing | hot pages | numa_pte_updates | numa_hint_faults | pgpromote_success | fast | secs |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| case | kernel | mode | numa_balancing | hot pages | numa_pte_updates | numa_hint_faults | pgpromote_success | fast | secs | notes |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for c in "$@"; do
 		for k in stock patched; do
 			metric_rows "$k" "$c"

@@ -30,7 +30,7 @@ VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 
 RUN_VM := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
 
-.PHONY: vm-guest check-vm check-vm-cases vm-matrix vm-run
+.PHONY: vm-guest check-vm check-vm-cases check-vm-harness vm-matrix vm-run
 
 vm-guest: $(VM_GUEST)
 
@@ -45,11 +45,15 @@ check-vm: vm-guest
 	$(Q)$(MAKE) --no-print-directory kselftest-numa
 	$(Q)rc=0; $(MAKE) --no-print-directory -j1 -k check-vm-cases || rc=1; \
 	echo "VM tests ($(VM_KERNEL)):"; \
-	for c in $(VM_CASES); do \
+	for c in harness $(VM_CASES); do \
 		printf '  %-32s %s\n' "vm-$$c" "$$(cat $(BUILD)/results/vm-$$c.result 2>/dev/null)"; \
 	done; exit $$rc
 
-check-vm-cases: $(addprefix check-vm-,$(VM_CASES))
+check-vm-cases: check-vm-harness $(addprefix check-vm-,$(VM_CASES))
+
+# run-vm itself: exit status, skip reason, timeout, kept log, guest mounts.
+check-vm-harness:
+	$(Q)$(call run_test,vm-harness,env BUILD=$(BUILD) $(TOP)/tests/vm/harness-test.sh $(VM_KERNEL))
 
 check-vm-%: vm-guest
 	$(Q)$(call run_test,vm-$*,$(RUN_VM) --kernel $(VM_KERNEL) $*)

@@ -769,7 +769,7 @@ static int case_knob_hierarchy(const char *name)
 {
 	struct wl_params p = {
 		.label = name, .mode = "full", .parent_mode = "off", .numa_mode = 2,
-		.kind = WL_ANON, .slow_mb = 32, .seconds = 15,
+		.kind = WL_ANON, .slow_mb = 32, .seconds = 15, .stop_when_promoted = true,
 	};
 	char cg[PATH_MAX], child[PATH_MAX], buf[64];
 	struct wl_result r;

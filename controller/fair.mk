@@ -1,0 +1,68 @@
+# controller/fair.mk: fair shares of the fast tier (issue 5, controller part).
+#
+# Products:
+#   $(BUILD)/tests/test-fair-unit   Check suite of controller/tierd-fair.c
+#                                   (ASan+UBSan, static libtier-asan.a)
+#   $(BUILD)/fair/fair-load         the VM experiment's workload (static)
+#
+# Targets:
+#   check-fair-unit   the pure rebalancer and one round on a fake tree
+#                     (also in check-unit)
+#   check-fair-vm     tests/fair/: three workloads, hogs first, then a late
+#                     one, in the two-tier VM with tierd; asserts the late one
+#                     reaches >= 80% of its target (skips without qemu or a
+#                     bzImage)
+#   bench-fair        the same experiment without and with tierd, printed
+#                     side by side (bench/fair/)
+#
+# Variables: FAIR_VM_KERNEL (default: build/kernel/fair/bzImage, the kernel
+# with tier-aware limits, else build/kernel/patched/bzImage), FAIR_VM_TIMEOUT.
+
+FAIR_SRCS := controller/tierd-fair.c
+FAIR_HDRS := controller/tierd-fair.h lib/tier.h lib/macro.h
+
+FAIR_UNIT      := $(BUILD)/tests/test-fair-unit
+FAIR_UNIT_SRCS := tests/unit-fair/test-fair-decide.c tests/unit/fixture.c $(FAIR_SRCS)
+FAIR_UNIT_OBJS := $(patsubst %.c,$(BUILD)/obj/fair-asan/%.o,$(FAIR_UNIT_SRCS))
+FAIR_UNIT_CFLAGS = $(LIBTIER_CFLAGS) -I$(TOP)/controller -I$(TOP)/tests/unit \
+	$(call pc_cflags,check)
+
+$(BUILD)/obj/fair-asan/%.o: %.c $(FAIR_HDRS) tests/unit/fixture.h
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(FAIR_UNIT_CFLAGS) \
+		$(if $(filter tests/%,$<),-Wno-missing-prototypes) -c -o $@ $<
+
+$(FAIR_UNIT): $(FAIR_UNIT_OBJS) $(LIBTIER_ASAN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(FAIR_UNIT_OBJS) \
+		$(LIBTIER_ASAN_LIBS) $(call pc_libs,check)
+
+.PHONY: check-fair-unit check-fair-vm bench-fair fair-load
+check-fair-unit: $(FAIR_UNIT)
+	$(Q)$(call run_test,fair-unit,env ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(FAIR_UNIT))
+
+# The workload runs inside the VM from the host's root: static, plain.
+FAIR_LOAD := $(BUILD)/fair/fair-load
+$(FAIR_LOAD): tests/fair/fair-load.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+fair-load: $(FAIR_LOAD)
+
+FAIR_VM_KERNEL ?= $(firstword $(wildcard $(BUILD)/kernel/fair/bzImage) \
+	$(BUILD)/kernel/patched/bzImage)
+FAIR_VM_TIMEOUT ?= 300
+FAIR_ENV = BUILD=$(BUILD) FAIR_VM_KERNEL=$(FAIR_VM_KERNEL) FAIR_VM_TIMEOUT=$(FAIR_VM_TIMEOUT)
+
+check-fair-vm: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)
+	$(Q)$(call run_test,fair-vm,env $(FAIR_ENV) sh $(TOP)/tests/fair/run-fair-vm.sh with-tierd)
+
+bench-fair: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)
+	$(Q)env $(FAIR_ENV) sh $(TOP)/bench/fair/bench-fair.sh
+
+CHECK_UNIT_TARGETS += check-fair-unit
+CHECK_TARGETS      += check-fair-unit check-fair-vm
+CLEAN_FILES        += $(FAIR_UNIT) $(BUILD)/obj/fair-asan $(BUILD)/fair

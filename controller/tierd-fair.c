@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierd-fair: weighted max-min shares of the fast tier, with hysteresis, and
+ * their enforcement through the tier-aware memcg limits (memory.high) or,
+ * without them, by switching promotion off above the target.  See
+ * tierd-fair.h.  This file depends on libtier only (no sd-event, no sd-bus),
+ * so the unit test links it as it is.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "macro.h"
+#include "tierd-fair.h"
+
+typedef unsigned __int128 u128;
+
+#define PAGE_BYTES 4096ull
+
+/* What the state remembers of one cgroup between rounds. */
+struct fair_entry {
+	char *path;
+	struct fair_decision d;		/* last decision; d.path == path */
+	uint64_t last_flip_usec;	/* when limited/throttled last changed */
+	bool saved_mode_valid;		/* mode to restore when not the class's */
+	enum tier_mode saved_mode;
+	bool saved_high_valid;
+	uint64_t saved_high;
+};
+
+struct fair_state {
+	struct fair_entry *entries;	/* sorted by path */
+	size_t n_entries;
+	struct fair_entry *released;	/* left last round, holding a knob */
+	size_t n_released;
+	struct fair_summary summary;
+	bool warned_none;
+};
+
+const char *fair_method_to_string(enum fair_method method)
+{
+	switch (method) {
+	case FAIR_METHOD_LIMITS:
+		return "tier-aware limits";
+	case FAIR_METHOD_PROMOTION:
+		return "promotion switch";
+	default:
+		return "none";
+	}
+}
+
+static void entries_free(struct fair_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(e[i].path);
+	free(e);
+}
+
+int fair_state_new(struct fair_state **ret)
+{
+	struct fair_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}
+
+struct fair_state *fair_state_free(struct fair_state *s)
+{
+	if (!s)
+		return NULL;
+	entries_free(s->entries, s->n_entries);
+	entries_free(s->released, s->n_released);
+	free(s);
+	return NULL;
+}
+
+size_t fair_released_count(const struct fair_state *s)
+{
+	return s ? s->n_released : 0;
+}
+
+const struct fair_decision *fair_released(const struct fair_state *s, size_t i)
+{
+	return s && i < s->n_released ? &s->released[i].d : NULL;
+}
+
+static int entry_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct fair_entry *)elem)->path);
+}
+
+static struct fair_entry *state_lookup(const struct fair_state *s, const char *path)
+{
+	if (!s || !s->n_entries)
+		return NULL;
+	return bsearch(path, s->entries, s->n_entries, sizeof(*s->entries), entry_cmp);
+}
+
+const struct fair_decision *fair_state_find(const struct fair_state *s, const char *path)
+{
+	const struct fair_entry *e = state_lookup(s, path);
+
+	return e ? &e->d : NULL;
+}
+
+const struct fair_summary *fair_state_summary(const struct fair_state *s)
+{
+	return &s->summary;
+}
+
+uint64_t fair_high_for_target(uint64_t target, uint64_t fast_capacity, uint64_t total_capacity)
+{
+	u128 v;
+
+	if (target == UINT64_MAX)
+		return UINT64_MAX;
+	if (fast_capacity == 0 || total_capacity <= fast_capacity)
+		return target & ~(PAGE_BYTES - 1);
+	v = (u128)target * total_capacity / fast_capacity;
+	if (v >= UINT64_MAX)
+		return UINT64_MAX;
+	return (uint64_t)v & ~(PAGE_BYTES - 1);
+}
+
+/* x +/- x * bp / 10000, saturating. */
+static uint64_t band_up(uint64_t x, unsigned bp)
+{
+	u128 v = (u128)x + (u128)x * bp / 10000;
+
+	return v >= UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static uint64_t band_down(uint64_t x, unsigned bp)
+{
+	return x - (uint64_t)((u128)x * (bp > 10000 ? 10000 : bp) / 10000);
+}
+
+/* Is |a - b| within b x bp / 10000? */
+static bool within(uint64_t a, uint64_t b, unsigned bp)
+{
+	uint64_t d = a > b ? a - b : b - a;
+
+	return (u128)d * 10000 <= (u128)b * bp;
+}
+
+static int index_cmp(const void *a, const void *b, void *arg)
+{
+	const struct fair_input *in = arg;
+
+	return strcmp(in[*(const size_t *)a].path, in[*(const size_t *)b].path);
+}
+
+/* The mode/high to go back to when fairness lets go of a knob. */
+static enum tier_mode restore_mode(const struct fair_input *in, const struct fair_entry *o)
+{
+	if (in && in->class_sets_mode)
+		return in->class_mode;
+	if (o && o->saved_mode_valid)
+		return o->saved_mode;
+	return TIER_MODE_INHERIT;
+}
+
+static uint64_t restore_high(const struct fair_input *in, const struct fair_entry *o)
+{
+	if (in && in->class_sets_high)
+		return in->class_high;
+	if (o && o->saved_high_valid)
+		return o->saved_high;
+	return UINT64_MAX;
+}
+
+static bool may_flip(const struct fair_config *cfg, const struct fair_entry *o)
+{
+	return !o || cfg->min_dwell_usec == 0 || cfg->now_usec < o->last_flip_usec ||
+	       cfg->now_usec - o->last_flip_usec >= cfg->min_dwell_usec;
+}
+
+/* Decide one cgroup; o is its entry of the previous round (or NULL), ne its new one. */
+static void decide_one(const struct fair_config *cfg, const struct fair_input *in,
+		       const struct fair_entry *o, uint64_t share, struct fair_entry *ne)
+{
+	struct fair_decision *d = &ne->d;
+	unsigned h = cfg->hysteresis_bp;
+	bool was_limited = o && o->d.limited, was_throttled = o && o->d.throttled;
+
+	d->path = ne->path;
+	d->share = share;
+	d->fast_bytes = in->fast_bytes;
+	d->demand = in->demand;
+	/* Targets: keep the one in force while the new share is within the band,
+	 * unless the new share covers the whole demand (nothing to hold back). */
+	if (o && o->d.target > 0 && within(share, o->d.target, h) &&
+	    (in->demand == UINT64_MAX || share < in->demand))
+		d->target = o->d.target;
+	else
+		d->target = share;
+	d->target_changed = !o || d->target != o->d.target;
+	if (o) {
+		ne->last_flip_usec = o->last_flip_usec;
+		ne->saved_mode_valid = o->saved_mode_valid;
+		ne->saved_mode = o->saved_mode;
+		ne->saved_high_valid = o->saved_high_valid;
+		ne->saved_high = o->saved_high;
+	}
+
+	/* PROMOTION: off above target x (1 + h), back below target x (1 - h). */
+	d->throttled = was_throttled;
+	if (cfg->method != FAIR_METHOD_PROMOTION)
+		d->throttled = false;
+	else if (!was_throttled && in->fast_bytes > band_up(d->target, h) && may_flip(cfg, o))
+		d->throttled = true;
+	else if (was_throttled && in->fast_bytes < band_down(d->target, h) && may_flip(cfg, o))
+		d->throttled = false;
+
+	/* LIMITS: limit when the share is clearly below the demand, let go when it covers it. */
+	d->limited = was_limited;
+	if (cfg->method != FAIR_METHOD_LIMITS)
+		d->limited = false;
+	else if (!was_limited && in->demand != UINT64_MAX &&
+		 band_up(d->target, h) < in->demand && may_flip(cfg, o))
+		d->limited = true;
+	else if (was_limited && (in->demand == UINT64_MAX ? false : d->target >= in->demand) &&
+		 may_flip(cfg, o))
+		d->limited = false;
+
+	d->state_changed = d->throttled != was_throttled || d->limited != was_limited;
+	if (d->state_changed && o)
+		ne->last_flip_usec = cfg->now_usec;
+	else if (d->state_changed)
+		ne->last_flip_usec = cfg->now_usec;
+
+	d->set_mode = false;
+	d->set_high = false;
+	if (d->throttled) {
+		if (!was_throttled) {
+			ne->saved_mode_valid = true;
+			ne->saved_mode = in->cur_mode;
+		}
+		d->set_mode = true;
+		d->mode = TIER_MODE_OFF;
+	} else if (was_throttled) {
+		d->set_mode = true;
+		d->mode = restore_mode(in, ne);
+		ne->saved_mode_valid = false;
+	}
+	if (d->limited) {
+		uint64_t high = fair_high_for_target(d->target, cfg->fast_capacity,
+						     cfg->total_capacity);
+
+		if (!was_limited) {
+			ne->saved_high_valid = true;
+			ne->saved_high = in->cur_high;
+		}
+		if (in->class_sets_high && in->class_high < high)
+			high = in->class_high;
+		d->set_high = true;
+		d->memory_high = high;
+	} else if (was_limited) {
+		d->set_high = true;
+		d->memory_high = restore_high(in, ne);
+		ne->saved_high_valid = false;
+	}
+}
+
+int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
+		const struct fair_input *inputs, struct fair_decision *ret)
+{
+	_cleanup_free_ struct tier_share_input *share_in = NULL;
+	_cleanup_free_ uint64_t *shares = NULL;
+	_cleanup_free_ size_t *order = NULL;
+	struct fair_entry *ne = NULL, *rel = NULL;
+	size_t n_rel = 0, j = 0;
+	int r;
+
+	if (!s || !cfg || (n > 0 && (!inputs || !ret)))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!inputs[i].path || inputs[i].weight == 0)
+			return -EINVAL;
+
+	share_in = calloc(n ?: 1, sizeof(*share_in));
+	shares = calloc(n ?: 1, sizeof(*shares));
+	order = calloc(n ?: 1, sizeof(*order));
+	ne = calloc(n ?: 1, sizeof(*ne));
+	rel = calloc(s->n_entries ?: 1, sizeof(*rel));
+	if (!share_in || !shares || !order || !ne || !rel) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		share_in[i] = (struct tier_share_input){
+			.weight = inputs[i].weight,
+			.min = inputs[i].min,
+			.max = inputs[i].max,
+			.demand = inputs[i].demand,
+		};
+		/* A percentage minimum above a byte maximum (or the reverse)
+		 * can only be checked once resolved: the maximum wins. */
+		if (share_in[i].min > share_in[i].max)
+			share_in[i].min = share_in[i].max;
+		order[i] = i;
+	}
+	r = tier_fair_share(cfg->capacity, n, share_in, shares);
+	if (r < 0)
+		goto fail;
+
+	/* Walk the inputs in path order next to the old (sorted) entries. */
+	qsort_r(order, n, sizeof(*order), index_cmp, (void *)inputs);
+	for (size_t k = 0; k < n; k++) {
+		const struct fair_input *in = &inputs[order[k]];
+		const struct fair_entry *o = NULL;
+
+		if (k > 0 && strcmp(inputs[order[k - 1]].path, in->path) == 0) {
+			r = -EINVAL; /* duplicate path */
+			goto fail;
+		}
+		while (j < s->n_entries) {
+			int c = strcmp(s->entries[j].path, in->path);
+
+			if (c > 0)
+				break;
+			if (c == 0) {
+				o = &s->entries[j++];
+				break;
+			}
+			/* s->entries[j] left */
+			rel[n_rel++] = s->entries[j];
+			s->entries[j++].path = NULL;
+		}
+		ne[k].path = strdup(in->path);
+		if (!ne[k].path) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		decide_one(cfg, in, o, shares[order[k]], &ne[k]);
+		ret[order[k]] = ne[k].d;
+	}
+	while (j < s->n_entries) {
+		rel[n_rel++] = s->entries[j];
+		s->entries[j++].path = NULL;
+	}
+
+	/* Left cgroups: undo what fairness held, nothing else. */
+	{
+		size_t m = 0;
+
+		for (size_t i = 0; i < n_rel; i++) {
+			struct fair_entry *e = &rel[i];
+			bool held = e->d.limited || e->d.throttled;
+
+			if (!held) {
+				free(e->path);
+				continue;
+			}
+			e->d.path = e->path;
+			e->d.set_mode = e->d.throttled;
+			e->d.mode = restore_mode(NULL, e);
+			e->d.set_high = e->d.limited;
+			e->d.memory_high = restore_high(NULL, e);
+			e->d.throttled = e->d.limited = false;
+			e->d.state_changed = true;
+			rel[m++] = *e;
+		}
+		n_rel = m;
+	}
+
+	entries_free(s->entries, s->n_entries);
+	entries_free(s->released, s->n_released);
+	s->entries = ne;
+	s->n_entries = n;
+	s->released = rel;
+	s->n_released = n_rel;
+	/* ret[].path must point at memory that outlives the call: the entries'. */
+	for (size_t k = 0; k < n; k++)
+		ret[order[k]].path = ne[k].path;
+	return 0;
+
+fail:
+	/* The old state stays in force: put back what was moved out. */
+	for (size_t i = 0, k = 0; i < s->n_entries && k < n_rel; i++)
+		if (!s->entries[i].path)
+			s->entries[i].path = rel[k++].path;
+	free(rel);
+	entries_free(ne, n);
+	return r;
+}
+
+/* ------------------------------------------------------------------------
+ * I/O: observe, enforce
+ * ------------------------------------------------------------------------ */
+
+int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root)
+{
+	_cleanup_free_ char *path = NULL, *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t size = 0;
+	int found = 0;
+
+	if (asprintf(&path, "%s/self/mountinfo", procfs_root ?: "/proc") < 0)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f)
+		return negative_errno();
+	while (getline(&line, &size, f) > 0) {
+		char *mnt, *sep, *fstype, *superopts, *save = NULL, *tok;
+		char *p = line;
+
+		line[strcspn(line, "\n")] = '\0';
+		/* id parent maj:min root mountpoint opts [optional...] - fstype source superopts */
+		for (int i = 0; i < 4 && p; i++)
+			p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+		if (!p)
+			continue;
+		mnt = p;
+		sep = strstr(p, " - ");
+		if (!sep)
+			continue;
+		p = strchr(mnt, ' ');
+		if (!p)
+			continue;
+		*p = '\0';
+		if (strcmp(mnt, cgroup_root) != 0)
+			continue;
+		fstype = sep + 3;
+		p = strchr(fstype, ' ');
+		if (!p)
+			continue;
+		*p++ = '\0';
+		if (strcmp(fstype, "cgroup2") != 0)
+			continue;
+		superopts = strchr(p, ' ');
+		if (!superopts)
+			continue;
+		found = 0; /* the last mount on the path counts */
+		for (tok = strtok_r(superopts + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (strcmp(tok, "memory_tiered_limits") == 0)
+				found = 1;
+	}
+	return found;
+}
+
+_printf_(7, 8) static void fair_log(const struct fair_ops *ops, int priority, const char *cgroup,
+				    const char *knob, const char *oldv, const char *newv,
+				    const char *fmt, ...)
+{
+	_cleanup_free_ char *s = NULL;
+	va_list ap;
+	int r;
+
+	if (!ops || !ops->log)
+		return;
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	ops->log(ops->userdata, priority, cgroup, knob, oldv, newv, s);
+}
+
+static const char *fmt_bytes(uint64_t v, char *buf, size_t size)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, size, "max");
+	else
+		snprintf(buf, size, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *fmt_mib(uint64_t v, char *buf, size_t size)
+{
+	if (v == UINT64_MAX)
+		snprintf(buf, size, "max");
+	else
+		snprintf(buf, size, "%.1fM", (double)v / (1024.0 * 1024.0));
+	return buf;
+}
+
+static bool is_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return strncmp(path, top, n) == 0 && (path[n] == '/' || (n == 1 && top[0] == '/'));
+}
+
+static unsigned observe_flags(const struct tier_policy *policy)
+{
+	unsigned flags = 0;
+
+	for (size_t i = 0; i < tier_policy_rule_count(policy); i++) {
+		const struct tier_rule *rule = tier_policy_rule(policy, i);
+
+		for (size_t k = 0; k < rule->n_matchers; k++) {
+			if (rule->matchers[k].kind == TIER_MATCH_EXE)
+				flags |= TIER_OBSERVE_EXE;
+			if (rule->matchers[k].kind == TIER_MATCH_ANNOTATION)
+				flags |= TIER_OBSERVE_ANNOTATIONS;
+		}
+	}
+	return flags;
+}
+
+static int write_mode(struct tier_ctx *ctx, const struct fair_ops *ops, const char *cg,
+		      enum tier_mode mode)
+{
+	if (ops && ops->set_mode)
+		return ops->set_mode(ops->userdata, cg, mode);
+	return tier_cgroup_set_mode(ctx, cg, mode);
+}
+
+static int write_high(struct tier_ctx *ctx, const struct fair_ops *ops, const char *cg,
+		      uint64_t bytes)
+{
+	if (ops && ops->set_high)
+		return ops->set_high(ops->userdata, cg, bytes);
+	return tier_cgroup_write_u64(ctx, cg, "memory.high", bytes);
+}
+
+/* Enforce one decision; returns 1 if something was written, 0, or -ENOMEM. */
+static int enforce(struct fair_state *s, struct tier_ctx *ctx, const struct fair_ops *ops,
+		   const struct fair_decision *d, bool dry_run, const char *why)
+{
+	char o[32], w[32];
+	int r, n = 0;
+
+	if (d->set_mode) {
+		enum tier_mode cur;
+
+		r = tier_cgroup_get_mode(ctx, d->path, &cur);
+		if (r == -ENOENT)
+			return 0;
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0 && cur != d->mode) {
+			if (dry_run) {
+				fair_log(ops, LOG_NOTICE, d->path, "memory.numa_balancing",
+					 tier_mode_to_string(cur), tier_mode_to_string(d->mode),
+					 "%s: would set memory.numa_balancing %s -> %s (%s; dry run)",
+					 d->path, tier_mode_to_string(cur),
+					 tier_mode_to_string(d->mode), why);
+			} else {
+				r = write_mode(ctx, ops, d->path, d->mode);
+				if (r == -ENOENT)
+					return 0;
+				if (r == -ENOMEM)
+					return r;
+				if (r < 0) {
+					s->summary.n_errors++;
+					errno = -r;
+					fair_log(ops, LOG_WARNING, d->path, "memory.numa_balancing",
+						 NULL, NULL,
+						 "%s: failed to write memory.numa_balancing=%s: %m, ignoring",
+						 d->path, tier_mode_to_string(d->mode));
+				} else {
+					n = 1;
+					fair_log(ops, LOG_INFO, d->path, "memory.numa_balancing",
+						 tier_mode_to_string(cur),
+						 tier_mode_to_string(d->mode),
+						 "%s: memory.numa_balancing %s -> %s (%s)", d->path,
+						 tier_mode_to_string(cur),
+						 tier_mode_to_string(d->mode), why);
+				}
+			}
+		}
+	}
+	if (d->set_high) {
+		uint64_t cur, want = d->memory_high;
+
+		if (want != UINT64_MAX)
+			want &= ~(PAGE_BYTES - 1);
+		r = tier_cgroup_read_u64(ctx, d->path, "memory.high", &cur);
+		if (r == -ENOENT)
+			return n;
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0 && cur != want) {
+			fmt_bytes(cur, o, sizeof(o));
+			fmt_bytes(want, w, sizeof(w));
+			if (dry_run) {
+				fair_log(ops, LOG_NOTICE, d->path, "memory.high", o, w,
+					 "%s: would set memory.high %s -> %s (%s; dry run)", d->path,
+					 o, w, why);
+			} else {
+				r = write_high(ctx, ops, d->path, want);
+				if (r == -ENOENT)
+					return n;
+				if (r == -ENOMEM)
+					return r;
+				if (r < 0) {
+					s->summary.n_errors++;
+					errno = -r;
+					fair_log(ops, LOG_WARNING, d->path, "memory.high", NULL, NULL,
+						 "%s: failed to set memory.high=%s: %m, ignoring",
+						 d->path, w);
+				} else {
+					n = 1;
+					fair_log(ops, LOG_INFO, d->path, "memory.high", o, w,
+						 "%s: memory.high %s -> %s (%s)", d->path, o, w, why);
+				}
+			}
+		}
+	}
+	return n;
+}
+
+int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier_topology *topo,
+		   const struct tier_policy *policy, const struct tier_plan *plan,
+		   uint64_t now_usec, bool dry_run, const struct fair_ops *ops)
+{
+	const struct tier_daemon_config *dc = tier_policy_daemon(policy);
+	struct tier_observed *obs = NULL;
+	struct tier_plan *own_plan = NULL;
+	_cleanup_free_ struct fair_input *in = NULL;
+	_cleanup_free_ struct fair_decision *dec = NULL;
+	_cleanup_free_ double *ratios = NULL;
+	struct fair_config cfg = {};
+	const char *last_top = NULL;
+	size_t n = 0, n_alloc, n_ratios = 0;
+	bool any_toptier = false, any_mode = false;
+	int r;
+
+	if (!s || !ctx || !policy)
+		return -EINVAL;
+	if (!plan) {
+		r = tier_observe(ctx, topo, NULL, observe_flags(policy), &obs);
+		if (r < 0)
+			return r;
+		r = tier_evaluate(policy, obs, &own_plan);
+		if (r < 0)
+			goto out;
+		plan = own_plan;
+	}
+	n_alloc = tier_plan_count(plan);
+	in = calloc(n_alloc ?: 1, sizeof(*in));
+	if (!in) {
+		r = -ENOMEM;
+		goto out;
+	}
+
+	cfg.fast_capacity = topo ? tier_topology_fast_capacity(topo) : 0;
+	cfg.total_capacity = topo ? tier_topology_total_capacity(topo) : 0;
+	cfg.capacity = cfg.fast_capacity > dc->fast_tier_reserve ?
+			       cfg.fast_capacity - dc->fast_tier_reserve : 0;
+	cfg.hysteresis_bp = dc->hysteresis_bp;
+	cfg.min_dwell_usec = 2 * dc->rebalance_interval_usec;
+	cfg.now_usec = now_usec;
+
+	for (size_t i = 0; i < tier_plan_count(plan); i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		struct tier_cgroup_info info;
+		struct fair_input *x;
+
+		if (!e->rule || strcmp(e->path, "/") == 0)
+			continue;
+		/* Pre-order: a managed cgroup below the last top-most one is its part. */
+		if (last_top && is_under(e->path, last_top))
+			continue;
+		last_top = e->path;
+		r = tier_cgroup_read_info(ctx, topo, e->path, &info);
+		if (r == -ENOENT)
+			continue;
+		if (r == -ENOMEM)
+			goto out;
+		if (r < 0) {
+			errno = -r;
+			fair_log(ops, LOG_DEBUG, e->path, NULL, NULL, NULL,
+				 "%s: cannot read its memory state: %m, leaving it out", e->path);
+			continue;
+		}
+		x = &in[n++];
+		x->path = e->path;
+		x->weight = e->weight ?: 100;
+		x->min = e->toptier_min;
+		x->max = e->toptier_max;
+		x->fast_bytes = (info.valid & TIER_INFO_RESIDENCY) ? info.fast_bytes : 0;
+		if (info.valid & TIER_INFO_RESIDENCY)
+			x->demand = info.fast_bytes + info.slow_bytes;
+		else if (info.valid & TIER_INFO_CURRENT)
+			x->demand = info.current;
+		else
+			x->demand = UINT64_MAX;
+		x->class_sets_mode = e->set_mode;
+		x->class_mode = e->mode;
+		x->cur_mode = (info.valid & TIER_INFO_MODE) ? info.mode : TIER_MODE_INHERIT;
+		x->class_sets_high = e->set_high;
+		x->class_high = e->memory_high;
+		x->cur_high = (info.valid & TIER_INFO_HIGH) ? info.high : UINT64_MAX;
+		any_toptier |= !!(info.valid & TIER_INFO_TOPTIER_HIGH);
+		any_mode |= !!(info.valid & TIER_INFO_MODE);
+	}
+
+	if (any_toptier &&
+	    fair_tiered_limits_mounted(tier_ctx_get_procfs_root(ctx), tier_ctx_get_cgroup_root(ctx)) > 0 &&
+	    cfg.total_capacity > cfg.fast_capacity)
+		cfg.method = FAIR_METHOD_LIMITS;
+	else if (any_mode)
+		cfg.method = FAIR_METHOD_PROMOTION;
+	else
+		cfg.method = FAIR_METHOD_NONE;
+	if (cfg.method == FAIR_METHOD_NONE && n > 0 && !s->warned_none) {
+		fair_log(ops, LOG_WARNING, NULL, NULL, NULL, NULL,
+			 "Fair shares: the kernel has neither tier-aware limits nor "
+			 "memory.numa_balancing; targets are computed but not enforced");
+		s->warned_none = true;
+	}
+	if (s->summary.method != cfg.method || s->summary.n_rounds == 0)
+		fair_log(ops, LOG_INFO, NULL, NULL, NULL, NULL,
+			 "Fair shares of %" PRIu64 " bytes of fast tier (%" PRIu64
+			 " minus a reserve of %" PRIu64 "), enforced through %s",
+			 cfg.capacity, cfg.fast_capacity, dc->fast_tier_reserve,
+			 fair_method_to_string(cfg.method));
+
+	dec = calloc(n ?: 1, sizeof(*dec));
+	ratios = calloc(n ?: 1, sizeof(*ratios));
+	if (!dec || !ratios) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = fair_decide(s, &cfg, n, in, dec);
+	if (r < 0)
+		goto out;
+
+	s->summary.method = cfg.method;
+	s->summary.capacity = cfg.capacity;
+	s->summary.n_cgroups = n;
+	s->summary.n_limited = s->summary.n_throttled = 0;
+	s->summary.n_rounds++;
+	for (size_t i = 0; i < n; i++) {
+		const struct fair_decision *d = &dec[i];
+		char b1[32], b2[32], b3[32];
+
+		s->summary.n_limited += d->limited;
+		s->summary.n_throttled += d->throttled;
+		if (d->target > 0)
+			ratios[n_ratios++] = (double)d->fast_bytes / (double)d->target;
+		if (d->target_changed || d->state_changed)
+			fair_log(ops, d->state_changed ? LOG_INFO : LOG_DEBUG, d->path, "target",
+				 NULL, fmt_bytes(d->target, b3, sizeof(b3)),
+				 "%s: fast-tier target %s (share %s), fast %s, demand %s%s%s",
+				 d->path, fmt_mib(d->target, b1, sizeof(b1)),
+				 fmt_mib(d->share, b2, sizeof(b2)),
+				 fmt_mib(d->fast_bytes, b3, sizeof(b3)),
+				 d->demand == UINT64_MAX ? "unknown" :
+							   fmt_mib(d->demand, b2, sizeof(b2)),
+				 d->limited ? ", limited" : "",
+				 d->throttled ? ", promotion off" : "");
+		r = enforce(s, ctx, ops, d, dry_run,
+			    d->throttled ? "above its fast-tier target" :
+			    d->limited	 ? "fast-tier target below its demand" :
+					   "back within its fast-tier target");
+		if (r < 0)
+			goto out;
+		s->summary.n_writes += r;
+	}
+	for (size_t i = 0; i < fair_released_count(s); i++) {
+		r = enforce(s, ctx, ops, fair_released(s, i), dry_run, "no longer shares the fast tier");
+		if (r < 0)
+			goto out;
+		s->summary.n_writes += r;
+	}
+	s->summary.jain = tier_jain_index(n_ratios, ratios);
+	r = 0;
+out:
+	tier_plan_free(own_plan);
+	tier_observed_free(obs);
+	return r;
+}
+
+const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
+						const struct tier_plan_entry *e,
+						struct tier_plan_entry *buf)
+{
+	const struct fair_decision *d = fair_state_find(s, e->path);
+
+	if (!d || (!d->throttled && !d->limited))
+		return e;
+	*buf = *e;
+	if (d->throttled) {
+		buf->set_mode = true;
+		buf->mode = TIER_MODE_OFF;
+	}
+	if (d->limited) {
+		buf->set_high = true;
+		buf->memory_high = d->memory_high;
+	}
+	return buf;
+}

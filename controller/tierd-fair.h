@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tierd-fair: fair shares of the fast tier (design.md, "Fairness").
+ *
+ * Two layers, as everywhere in tierd:
+ *  - fair_decide() is pure: per-cgroup inputs (class weight, toptier_min/max
+ *    resolved by libtier, observed fast-tier bytes and demand) and the state
+ *    of the previous round in, targets and knob values out, no I/O.  It calls
+ *    tier_fair_share() and adds hysteresis so that neither the targets nor
+ *    the on/off state of a cgroup flap.
+ *  - fair_rebalance() observes the tree, builds the inputs from the plan,
+ *    calls fair_decide() and enforces the decisions:
+ *      FAIR_METHOD_LIMITS     the kernel has tier-aware limits (cgroup2 mounted
+ *                             with memory_tiered_limits, memory.toptier_high
+ *                             present): a limited cgroup gets the memory.high
+ *                             whose scaled value memory.toptier_high equals its
+ *                             target, high = target x total / fast;
+ *      FAIR_METHOD_PROMOTION  otherwise, with memory.numa_balancing: promotion
+ *                             is switched off for a cgroup above its target and
+ *                             back to its class mode once it is below it;
+ *      FAIR_METHOD_NONE       neither: targets are computed and logged only.
+ *
+ * The unit of fairness is the top-most managed cgroup: a managed cgroup below
+ * another managed cgroup is accounted in its ancestor and left alone.
+ *
+ * Integration in the manager (a few lines): a `struct fair_state *fair` in
+ * struct manager, fair_state_new() at startup, fair_rebalance() from a
+ * timer every [daemon] rebalance_interval and after cgroup changes, and
+ * fair_filter_entry() around the plan entries the manager applies, so that
+ * the periodic reconcile does not undo what fairness set.
+ */
+#ifndef TIERD_FAIR_H
+#define TIERD_FAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tier.h>
+
+enum fair_method {
+	FAIR_METHOD_NONE = 0,
+	FAIR_METHOD_LIMITS,
+	FAIR_METHOD_PROMOTION,
+};
+const char *fair_method_to_string(enum fair_method method);
+
+/* One cgroup, as fair_decide() sees it. */
+struct fair_input {
+	const char *path;
+	uint64_t weight;		/* > 0 (class weight) */
+	uint64_t min;			/* toptier_min in bytes, 0 = none */
+	uint64_t max;			/* toptier_max in bytes, UINT64_MAX = none */
+	uint64_t fast_bytes;		/* observed fast-tier residency */
+	uint64_t demand;		/* what it could use (observed usage), UINT64_MAX = unknown */
+	/* What to go back to when fairness lets go of a knob. */
+	bool class_sets_mode;
+	enum tier_mode class_mode;	/* the class's memory.numa_balancing */
+	enum tier_mode cur_mode;	/* observed memory.numa_balancing */
+	bool class_sets_high;
+	uint64_t class_high;		/* the class's memory.high */
+	uint64_t cur_high;		/* observed memory.high */
+};
+
+struct fair_config {
+	uint64_t capacity;		/* fast-tier capacity minus the reserve */
+	uint64_t fast_capacity;		/* for high = target x total / fast */
+	uint64_t total_capacity;
+	unsigned hysteresis_bp;		/* [daemon] hysteresis, basis points */
+	uint64_t min_dwell_usec;	/* no on/off change sooner than this after the last */
+	uint64_t now_usec;		/* CLOCK_MONOTONIC */
+	enum fair_method method;
+};
+
+struct fair_decision {
+	const char *path;
+	uint64_t share;			/* this round's weighted max-min share */
+	uint64_t target;		/* the target in force (share after hysteresis) */
+	uint64_t fast_bytes;
+	uint64_t demand;
+	bool limited;			/* LIMITS: memory.high is fairness's */
+	bool throttled;			/* PROMOTION: promotion switched off */
+	bool target_changed;		/* target differs from the previous round */
+	bool state_changed;		/* limited/throttled flipped this round */
+	/* Desired knob values (only what fairness owns this round). */
+	bool set_mode;
+	enum tier_mode mode;
+	bool set_high;
+	uint64_t memory_high;
+};
+
+struct fair_state;
+
+int fair_state_new(struct fair_state **ret);
+struct fair_state *fair_state_free(struct fair_state *s);	/* returns NULL */
+
+/*
+ * Pure: decide targets and knob values for n cgroups (paths unique) into
+ * ret[n], updating the state (previous targets, limited/throttled flags,
+ * the values to restore).  Cgroups of the previous round that are not in
+ * inputs left: if fairness held a knob of theirs, a "release" decision (set
+ * the saved value back) is kept for fair_released_*() until the next call.
+ *
+ * Hysteresis (h = hysteresis_bp): a new share within h of the target in force
+ * keeps the old target; PROMOTION: throttle above target x (1 + h), let go
+ * below target x (1 - h); LIMITS: limit when target x (1 + h) < demand, let
+ * go when the target covers the demand again; neither flips twice within
+ * min_dwell_usec.  -EINVAL for bad input, -ENOMEM.
+ */
+int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
+		const struct fair_input *inputs, struct fair_decision *ret);
+size_t fair_released_count(const struct fair_state *s);
+const struct fair_decision *fair_released(const struct fair_state *s, size_t i);
+
+/* Decision of the last round for path, NULL if fairness does not know it. */
+const struct fair_decision *fair_state_find(const struct fair_state *s, const char *path);
+
+/*
+ * Hooks for fair_rebalance().  Each may be NULL: set_mode/set_high then
+ * write the raw file with libtier; log then drops messages.  set_high is where
+ * the manager goes through systemd (SetUnitProperties MemoryHigh=, runtime)
+ * for the cgroup of a unit.  They return 0 or a negative errno; -ENOENT means
+ * the cgroup vanished (not an error).
+ */
+struct fair_ops {
+	void *userdata;
+	int (*set_mode)(void *userdata, const char *cgroup, enum tier_mode mode);
+	int (*set_high)(void *userdata, const char *cgroup, uint64_t bytes);
+	/* One record; knob/old/new may be NULL. */
+	void (*log)(void *userdata, int priority, const char *cgroup, const char *knob,
+		    const char *old_value, const char *new_value, const char *message);
+};
+
+/* What the last fair_rebalance() saw and did, for status and tests. */
+struct fair_summary {
+	enum fair_method method;
+	uint64_t capacity;
+	size_t n_cgroups;		/* cgroups shared between */
+	size_t n_limited, n_throttled;
+	double jain;			/* over fast_bytes / target (targets > 0) */
+	uint64_t n_rounds, n_writes, n_errors;
+};
+
+/*
+ * One round: read the tree (tier_observe + tier_evaluate when plan is NULL),
+ * the capacity (topology fast capacity minus [daemon] fast_tier_reserve),
+ * each cgroup's residency and usage, decide, and (unless dry_run) write.
+ * Returns 0, or a negative errno only for -ENOMEM and when nothing could be
+ * read at all; per-cgroup problems are logged and counted.
+ */
+int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier_topology *topo,
+		   const struct tier_policy *policy, const struct tier_plan *plan,
+		   uint64_t now_usec, bool dry_run, const struct fair_ops *ops);
+const struct fair_summary *fair_state_summary(const struct fair_state *s);
+
+/*
+ * For the manager's apply path: if fairness holds memory.numa_balancing or
+ * memory.high of e's cgroup, return buf filled with a copy of e whose mode /
+ * memory.high are fairness's values (so applying the class does not undo
+ * them); otherwise return e.
+ */
+const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
+						const struct tier_plan_entry *e,
+						struct tier_plan_entry *buf);
+
+/*
+ * Is the cgroup2 mount at cgroup_root mounted with memory_tiered_limits?
+ * Reads <procfs_root>/self/mountinfo.  1 yes, 0 no, negative errno.
+ */
+int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root);
+
+/* high = target x total / fast, page-aligned down; target if fast >= total. */
+uint64_t fair_high_for_target(uint64_t target, uint64_t fast_capacity, uint64_t total_capacity);
+
+#endif

@@ -1,0 +1,583 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of controller/tierd-fair.c: the pure rebalancer (fair_decide)
+ * and, against a fake tree, one fair_rebalance() round.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "tierd-fair.h"
+
+#define MiB (1024ull * 1024ull)
+#define NONE UINT64_MAX
+
+/* A cgroup with the class defaults: weight 100, no min/max, promote mode. */
+static struct fair_input cg(const char *path, uint64_t fast, uint64_t demand)
+{
+	return (struct fair_input){
+		.path = path,
+		.weight = 100,
+		.min = 0,
+		.max = NONE,
+		.fast_bytes = fast,
+		.demand = demand,
+		.class_sets_mode = true,
+		.class_mode = TIER_MODE_PROMOTE,
+		.cur_mode = TIER_MODE_PROMOTE,
+		.cur_high = NONE,
+	};
+}
+
+static struct fair_config config(enum fair_method method, uint64_t capacity)
+{
+	return (struct fair_config){
+		.capacity = capacity,
+		.fast_capacity = 256 * MiB,
+		.total_capacity = 512 * MiB,
+		.hysteresis_bp = 500,
+		.min_dwell_usec = 0,
+		.now_usec = 1000000,
+		.method = method,
+	};
+}
+
+static struct fair_state *state(void)
+{
+	struct fair_state *s = NULL;
+
+	ck_assert_int_eq(fair_state_new(&s), 0);
+	return s;
+}
+
+START_TEST(test_weights)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_NONE, 400 * MiB);
+	struct fair_input in[3] = { cg("/a", 0, NONE), cg("/b", 0, NONE), cg("/c", 0, NONE) };
+	struct fair_decision d[3];
+
+	in[2].weight = 200;
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 100 * MiB);
+	ck_assert_uint_eq(d[1].target, 100 * MiB);
+	ck_assert_uint_eq(d[2].target, 200 * MiB);
+	ck_assert_str_eq(d[2].path, "/c");
+	ck_assert(!d[0].set_mode && !d[0].set_high);
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_guarantee_cap_demand)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_NONE, 300 * MiB);
+	struct fair_input in[4] = { cg("/min", 0, NONE), cg("/cap", 0, NONE),
+				    cg("/small", 0, 20 * MiB), cg("/rest", 0, NONE) };
+	struct fair_decision d[4];
+
+	in[0].weight = 1;		/* tiny weight, but a guarantee */
+	in[0].min = 100 * MiB;
+	in[1].max = 30 * MiB;		/* a cap */
+	ck_assert_int_eq(fair_decide(s, &c, 4, in, d), 0);
+	ck_assert_uint_ge(d[0].target, 100 * MiB);
+	ck_assert_uint_eq(d[1].target, 30 * MiB);
+	ck_assert_uint_eq(d[2].target, 20 * MiB);	/* its demand */
+	/* what the capped and the small one cannot use goes to the others */
+	ck_assert_uint_eq(d[0].target + d[1].target + d[2].target + d[3].target, 300 * MiB);
+	ck_assert_uint_gt(d[3].target, 140 * MiB);
+	/* a percentage min above a byte max: the max wins, no EINVAL */
+	in[1].min = 50 * MiB;
+	fair_state_free(s);
+	s = state();
+	ck_assert_int_eq(fair_decide(s, &c, 4, in, d), 0);
+	ck_assert_uint_eq(d[1].target, 30 * MiB);
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_minimums_exceed_capacity)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_NONE, 100 * MiB);
+	struct fair_input in[2] = { cg("/a", 0, NONE), cg("/b", 0, NONE) };
+	struct fair_decision d[2];
+
+	in[0].min = 150 * MiB;
+	in[1].min = 50 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	/* scaled down proportionally: 3:1 of 100 MiB */
+	ck_assert_uint_eq(d[0].target, 75 * MiB);
+	ck_assert_uint_eq(d[1].target, 25 * MiB);
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_NONE, 100 * MiB);
+	struct fair_input in[2] = { cg("/a", 0, NONE), cg("/a", 0, NONE) };
+	struct fair_decision d[2];
+
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), -EINVAL);	/* duplicate */
+	in[1].path = "/b";
+	in[1].weight = 0;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), -EINVAL);
+	ck_assert_int_eq(fair_decide(NULL, &c, 0, NULL, NULL), -EINVAL);
+	/* nothing at all is fine */
+	ck_assert_int_eq(fair_decide(s, &c, 0, NULL, NULL), 0);
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_target_hysteresis)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_NONE, 200 * MiB);
+	struct fair_input in[2] = { cg("/a", 0, NONE), cg("/b", 0, NONE) };
+	struct fair_decision d[2];
+
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 100 * MiB);
+	ck_assert(d[0].target_changed);
+	/* the capacity wobbles by 4%: shares move 4%, targets stay */
+	c.capacity = 208 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].share, 104 * MiB);
+	ck_assert_uint_eq(d[0].target, 100 * MiB);
+	ck_assert(!d[0].target_changed);
+	c.capacity = 192 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[1].target, 100 * MiB);
+	/* 10%: the target follows */
+	c.capacity = 220 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 110 * MiB);
+	ck_assert(d[0].target_changed);
+	/* no hysteresis: every change is taken */
+	c.hysteresis_bp = 0;
+	c.capacity = 222 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 111 * MiB);
+	fair_state_free(s);
+}
+END_TEST
+
+/* PROMOTION: off above target + 5%, on again only below target - 5%. */
+START_TEST(test_promotion_switch)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_PROMOTION, 200 * MiB);
+	struct fair_input in[2] = { cg("/hog", 150 * MiB, 180 * MiB),
+				    cg("/late", 10 * MiB, 100 * MiB) };
+	struct fair_decision d[2];
+
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 100 * MiB);
+	ck_assert(d[0].throttled && d[0].state_changed);
+	ck_assert(d[0].set_mode);
+	ck_assert_int_eq(d[0].mode, TIER_MODE_OFF);
+	ck_assert(!d[1].throttled && !d[1].set_mode);
+	ck_assert_ptr_nonnull(fair_state_find(s, "/hog"));
+	ck_assert(fair_state_find(s, "/hog")->throttled);
+	ck_assert_ptr_null(fair_state_find(s, "/nope"));
+
+	/* within the band (98 MiB > 95 MiB): stays off, still asserted */
+	in[0].fast_bytes = 98 * MiB;
+	in[0].cur_mode = TIER_MODE_OFF;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled && !d[0].state_changed);
+	ck_assert(d[0].set_mode && d[0].mode == TIER_MODE_OFF);
+	/* below the band: back to the class mode */
+	in[0].fast_bytes = 94 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(!d[0].throttled && d[0].state_changed);
+	ck_assert(d[0].set_mode);
+	ck_assert_int_eq(d[0].mode, TIER_MODE_PROMOTE);
+	/* within the band from below (104 MiB < 105 MiB): stays on, nothing set */
+	in[0].fast_bytes = 104 * MiB;
+	in[0].cur_mode = TIER_MODE_PROMOTE;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(!d[0].throttled && !d[0].set_mode);
+	/* a class that leaves the mode alone gets the mode it had back */
+	in[0].class_sets_mode = false;
+	in[0].cur_mode = TIER_MODE_FULL;
+	in[0].fast_bytes = 120 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled);
+	in[0].cur_mode = TIER_MODE_OFF;
+	in[0].fast_bytes = 50 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(!d[0].throttled && d[0].set_mode);
+	ck_assert_int_eq(d[0].mode, TIER_MODE_FULL);
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_dwell)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_PROMOTION, 200 * MiB);
+	struct fair_input in[2] = { cg("/hog", 150 * MiB, 180 * MiB), cg("/b", 0, 100 * MiB) };
+	struct fair_decision d[2];
+
+	c.min_dwell_usec = 5000000;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled);
+	/* 1 s later it is below the band, but the last flip was too recent */
+	c.now_usec += 1000000;
+	in[0].fast_bytes = 10 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled);
+	c.now_usec += 5000000;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(!d[0].throttled && d[0].state_changed);
+	fair_state_free(s);
+}
+END_TEST
+
+/* LIMITS: memory.high = target x total / fast while the share is below the demand. */
+START_TEST(test_limits)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_LIMITS, 180 * MiB);
+	struct fair_input in[3] = { cg("/hog1", 90 * MiB, 92 * MiB), cg("/hog2", 90 * MiB, 92 * MiB),
+				    cg("/late", 0, 0) };
+	struct fair_decision d[3];
+
+	/* the late one has not allocated yet: the hogs get 90 each, within 5% of
+	 * their demand: no limits */
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 90 * MiB);
+	ck_assert(!d[0].limited && !d[0].set_high && !d[0].set_mode);
+	/* it starts: 60 MiB each; the hogs get limited to 2 x 60 MiB (fast is half) */
+	in[2].demand = 62 * MiB;
+	in[0].cur_high = 200 * MiB;	/* set by someone before: restored later */
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 60 * MiB);
+	ck_assert(d[0].limited && d[0].set_high && d[0].state_changed);
+	ck_assert_uint_eq(d[0].memory_high, 120 * MiB);
+	ck_assert(!d[0].set_mode);
+	ck_assert(!d[2].limited && !d[2].set_high);	/* 60 of 62: within the band */
+	/* a class memory.high below the fair one wins */
+	in[1].class_sets_high = true;
+	in[1].class_high = 100 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_uint_eq(d[1].memory_high, 100 * MiB);
+	/* the late one leaves: the hogs get 90 back, still below their demand of
+	 * 92: the limit is let go only when the target covers the demand */
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 90 * MiB);
+	ck_assert(d[0].limited);
+	ck_assert_uint_eq(d[0].memory_high, 180 * MiB);
+	/* more capacity: the demand is covered, the old values come back */
+	c.capacity = 200 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(!d[0].limited && d[0].set_high);
+	ck_assert_uint_eq(d[0].memory_high, 200 * MiB);
+	ck_assert(!d[1].limited && d[1].set_high);
+	ck_assert_uint_eq(d[1].memory_high, 100 * MiB);	/* the class's */
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_appear_and_leave)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_PROMOTION, 200 * MiB);
+	struct fair_input in[3] = { cg("/b", 150 * MiB, 150 * MiB), cg("/a", 40 * MiB, 40 * MiB),
+				    cg("/c", 0, 100 * MiB) };
+	struct fair_decision d[3];
+
+	/* two: a's demand is 40, b gets its demand and is not above it */
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 150 * MiB);
+	ck_assert_uint_eq(d[1].target, 40 * MiB);
+	ck_assert(!d[0].throttled);
+	/* c appears: a keeps 40, b and c get 80 each: b is now above its target */
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_uint_eq(d[0].target, 80 * MiB);
+	ck_assert(d[0].throttled);
+	ck_assert(d[2].target_changed);
+	ck_assert_uint_eq(fair_released_count(s), 0);
+	/* b leaves (still exists, no longer managed): its mode is given back */
+	in[0] = in[2];
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(fair_released_count(s), 1);
+	ck_assert_str_eq(fair_released(s, 0)->path, "/b");
+	ck_assert(fair_released(s, 0)->set_mode);
+	ck_assert_int_eq(fair_released(s, 0)->mode, TIER_MODE_PROMOTE);
+	ck_assert(!fair_released(s, 0)->set_high);
+	ck_assert_ptr_null(fair_state_find(s, "/b"));
+	ck_assert_ptr_null(fair_released(s, 1));
+	/* the next round forgets it */
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(fair_released_count(s), 0);
+	/* a cgroup that comes back starts fresh */
+	in[2] = cg("/b", 0, 10 * MiB);
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert(d[2].target_changed && !d[2].throttled);
+	/* everyone leaves */
+	ck_assert_int_eq(fair_decide(s, &c, 0, NULL, NULL), 0);
+	ck_assert_uint_eq(fair_released_count(s), 0);
+	fair_state_free(s);
+}
+END_TEST
+
+/* A method change (remount without memory_tiered_limits) lets go of the other knob. */
+START_TEST(test_method_change)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_LIMITS, 100 * MiB);
+	struct fair_input in[2] = { cg("/a", 90 * MiB, 150 * MiB), cg("/b", 10 * MiB, 150 * MiB) };
+	struct fair_decision d[2];
+
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].limited && d[1].limited);
+	c.method = FAIR_METHOD_PROMOTION;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(!d[0].limited && d[0].set_high);
+	ck_assert_uint_eq(d[0].memory_high, NONE);
+	ck_assert(d[0].throttled && d[0].set_mode);
+	ck_assert(!d[1].throttled);
+	c.method = FAIR_METHOD_NONE;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(!d[0].throttled && d[0].set_mode);
+	ck_assert_int_eq(d[0].mode, TIER_MODE_PROMOTE);
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_filter_entry)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_PROMOTION, 100 * MiB);
+	struct fair_input in[2] = { cg("/a", 90 * MiB, 150 * MiB), cg("/b", 10 * MiB, 150 * MiB) };
+	struct fair_decision d[2];
+	struct tier_plan_entry e = { .path = "/a", .set_mode = true, .mode = TIER_MODE_PROMOTE };
+	struct tier_plan_entry buf;
+	const struct tier_plan_entry *f;
+
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	f = fair_filter_entry(s, &e, &buf);
+	ck_assert_ptr_eq(f, &buf);
+	ck_assert_int_eq(f->mode, TIER_MODE_OFF);
+	ck_assert_int_eq(e.mode, TIER_MODE_PROMOTE);
+	e.path = "/b";
+	ck_assert_ptr_eq(fair_filter_entry(s, &e, &buf), &e);
+	fair_state_free(s);
+}
+END_TEST
+
+START_TEST(test_high_for_target)
+{
+	ck_assert_uint_eq(fair_high_for_target(60 * MiB, 256 * MiB, 512 * MiB), 120 * MiB);
+	/* one tier: the target itself, page aligned */
+	ck_assert_uint_eq(fair_high_for_target(4097, 256 * MiB, 256 * MiB), 4096);
+	ck_assert_uint_eq(fair_high_for_target(NONE, 1, 2), NONE);
+	/* no overflow for huge targets */
+	ck_assert_uint_eq(fair_high_for_target(NONE - 1, 1, 4), NONE);
+	/* 768G fast of 1T total */
+	ck_assert_uint_eq(fair_high_for_target(300ull << 30, 768ull << 30, 1024ull << 30),
+			  400ull << 30);
+}
+END_TEST
+
+START_TEST(test_mountinfo)
+{
+	struct fx *fx = fx_new();
+
+	fx_write(fx->proc, "self/mountinfo",
+		 "22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw\n"
+		 "30 22 0:26 / /sys/fs/cgroup rw,nosuid,nodev - cgroup2 cgroup2 "
+		 "rw,nsdelegate,memory_recursiveprot\n");
+	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/sys/fs/cgroup"), 0);
+	fx_write(fx->proc, "self/mountinfo",
+		 "30 22 0:26 / /sys/fs/cgroup rw,nosuid,nodev shared:4 - cgroup2 cgroup2 "
+		 "rw,nsdelegate,memory_tiered_limits\n"
+		 "31 22 0:27 / /other rw - tmpfs tmpfs rw,memory_tiered_limits\n");
+	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/sys/fs/cgroup"), 1);
+	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/other"), 0);
+	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/nowhere"), 0);
+	fx_unlink(fx->proc, "self/mountinfo");
+	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/sys/fs/cgroup"), -ENOENT);
+	fx_free(fx);
+}
+END_TEST
+
+/* One round on a fake two-tier host: 1 GiB fast + 1 GiB slow, 256 MiB reserve. */
+static const char policy_text[] = "[daemon]\n"
+				  "fast_tier_reserve = 256M\n"
+				  "hysteresis = 5%\n"
+				  "[class:batch]\n"
+				  "mode = promote\n"
+				  "weight = 100\n"
+				  "[class:gold]\n"
+				  "mode = full\n"
+				  "weight = 200\n"
+				  "[rule:gold]\n"
+				  "class = gold\n"
+				  "cgroup = /gold\n"
+				  "[rule:batch]\n"
+				  "class = batch\n"
+				  "cgroup = /job*\n";
+
+struct log_capture {
+	char buf[8192];
+	size_t len;
+};
+
+static void capture_log(void *userdata, int priority, const char *cgroup, const char *knob,
+			const char *oldv, const char *newv, const char *message)
+{
+	struct log_capture *c = userdata;
+	int n = snprintf(c->buf + c->len, sizeof(c->buf) - c->len, "%s\n", message);
+
+	if (n > 0 && (size_t)n < sizeof(c->buf) - c->len)
+		c->len += n;
+}
+
+/* A cgroup file without its trailing newline (the fixture writes one, libtier none). */
+static void assert_file(struct fx *fx, const char *rel, const char *want)
+{
+	char *v = fx_read(fx->cg, rel);
+
+	ck_assert_ptr_nonnull(v);
+	v[strcspn(v, "\n")] = '\0';
+	ck_assert_str_eq(v, want);
+	free(v);
+}
+
+static void setup_host(struct fx *fx)
+{
+	fx_node(fx, 0, 1024 * 1024, 100 * 1024);
+	fx_node(fx, 1, 1024 * 1024, 900 * 1024);
+	fx_node_lists(fx, "0-1", "0");
+	fx_memtier(fx, 4, "0");
+	fx_memtier(fx, 22, "1");
+	fx_write(fx->proc, "self/mountinfo",
+		 "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n");
+}
+
+START_TEST(test_rebalance_fake_tree)
+{
+	struct fx *fx = fx_new();
+	struct tier_policy *p = NULL;
+	struct tier_topology *topo = NULL;
+	struct fair_state *s = state();
+	struct log_capture lc = {};
+	struct fair_ops ops = { .userdata = &lc, .log = capture_log };
+	const struct fair_summary *sum;
+	const struct fair_decision *d;
+	char *mi;
+
+	setup_host(fx);
+	/* 768 MiB of capacity; gold 2:1 against two jobs: 384, 192, 192 */
+	fx_cgroup(fx, "/gold", "full");
+	fx_cgroup_numa(fx, "/gold", 100 * MiB, 400 * MiB, 0, 0);
+	fx_cgroup(fx, "/job1", "promote");
+	fx_cgroup_numa(fx, "/job1", 500 * MiB, 100 * MiB, 0, 0);
+	fx_cgroup(fx, "/job1/sub", "promote");	/* accounted in /job1 */
+	fx_cgroup_numa(fx, "/job1/sub", 500 * MiB, 0, 0, 0);
+	fx_cgroup(fx, "/job2", "promote");
+	fx_cgroup_numa(fx, "/job2", 50 * MiB, 300 * MiB, 0, 0);
+	fx_cgroup(fx, "/other", "full");	/* unmanaged */
+	fx_cgroup_numa(fx, "/other", 900 * MiB, 0, 0, 0);
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", policy_text, strlen(policy_text), NULL,
+						 &p), 0);
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &topo), 0);
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1000000, false, &ops), 0);
+	sum = fair_state_summary(s);
+	ck_assert_int_eq(sum->method, FAIR_METHOD_PROMOTION);
+	ck_assert_uint_eq(sum->capacity, 768 * MiB);
+	ck_assert_uint_eq(sum->n_cgroups, 3);
+	ck_assert_uint_eq(sum->n_throttled, 1);
+	ck_assert_uint_eq(sum->n_writes, 1);
+	d = fair_state_find(s, "/gold");
+	ck_assert_ptr_nonnull(d);
+	ck_assert_uint_eq(d->target, 384 * MiB);
+	d = fair_state_find(s, "/job1");
+	ck_assert_uint_eq(d->target, 192 * MiB);
+	ck_assert(d->throttled);
+	ck_assert_ptr_null(fair_state_find(s, "/job1/sub"));
+	ck_assert_ptr_null(fair_state_find(s, "/other"));
+	assert_file(fx, "job1/memory.numa_balancing", "off");
+	assert_file(fx, "job2/memory.numa_balancing", "promote");
+	ck_assert_strstr(lc.buf, "/job1: memory.numa_balancing promote -> off");
+	ck_assert_strstr(lc.buf, "promotion switch");
+	ck_assert(sum->jain > 0.0 && sum->jain <= 1.0);
+
+	/* dry run with tier-aware limits: memory.high is only logged */
+	ck_assert(asprintf(&mi, "30 22 0:26 / %s rw - cgroup2 cgroup2 rw,memory_tiered_limits\n",
+			   fx->cg) > 0);
+	fx_write(fx->proc, "self/mountinfo", mi);
+	free(mi);
+	fx_write(fx->cg, "job1/memory.toptier_high", "max\n");
+	fair_state_free(s);
+	s = state();
+	lc.len = 0;
+	lc.buf[0] = '\0';
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 2000000, true, &ops), 0);
+	ck_assert_int_eq(fair_state_summary(s)->method, FAIR_METHOD_LIMITS);
+	ck_assert(fair_state_find(s, "/job1")->limited);
+	/* 192 MiB x 2 GiB / 1 GiB */
+	ck_assert_strstr(lc.buf, "/job1: would set memory.high max -> 402653184");
+	assert_file(fx, "job1/memory.high", "max");
+	/* for real */
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 3000000, false, &ops), 0);
+	assert_file(fx, "job1/memory.high", "402653184");
+
+	/* job1 vanishes: the next round does not fail */
+	fx_rmtree(fx->cg);
+	fx_mkdir(fx->root, "cgroup");
+	fx_write(fx->cg, "cgroup.procs", "1\n");
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 4000000, false, &ops), 0);
+	ck_assert_uint_eq(fair_state_summary(s)->n_cgroups, 0);
+
+	fair_state_free(s);
+	tier_topology_free(topo);
+	tier_policy_free(p);
+	fx_free(fx);
+}
+END_TEST
+
+static Suite *suite_fair_decide(void)
+{
+	Suite *s = suite_create("tierd-fair");
+	TCase *tc = tcase_create("decide");
+
+	tcase_add_test(tc, test_weights);
+	tcase_add_test(tc, test_guarantee_cap_demand);
+	tcase_add_test(tc, test_minimums_exceed_capacity);
+	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_target_hysteresis);
+	tcase_add_test(tc, test_promotion_switch);
+	tcase_add_test(tc, test_dwell);
+	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_appear_and_leave);
+	tcase_add_test(tc, test_method_change);
+	tcase_add_test(tc, test_filter_entry);
+	tcase_add_test(tc, test_high_for_target);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("io");
+	tcase_add_test(tc, test_mountinfo);
+	tcase_add_test(tc, test_rebalance_fake_tree);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_fair_decide());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
