@@ -39,6 +39,8 @@ struct fair_state {
 	size_t n_released;
 	struct fair_summary summary;
 	bool warned_none;
+	bool logged_method;		/* the method was logged once */
+	bool warned_capacity;
 };
 
 const char *fair_method_to_string(enum fair_method method)
@@ -128,6 +130,14 @@ uint64_t fair_high_for_target(uint64_t target, uint64_t fast_capacity, uint64_t 
 	return (uint64_t)v & ~(PAGE_BYTES - 1);
 }
 
+/* The kernel's memory.toptier_high for a memory.high: high x fast / total. */
+static uint64_t toptier_of_high(const struct fair_config *cfg, uint64_t high)
+{
+	if (high == UINT64_MAX || cfg->total_capacity <= cfg->fast_capacity)
+		return high;
+	return (uint64_t)((u128)high * cfg->fast_capacity / cfg->total_capacity);
+}
+
 /* x +/- x * bp / 10000, saturating. */
 static uint64_t band_up(uint64_t x, unsigned bp)
 {
@@ -190,6 +200,8 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 	bool was_limited = o && o->d.limited, was_throttled = o && o->d.throttled;
 
 	d->path = ne->path;
+	d->class_name = in->class_name;
+	d->rule_name = in->rule_name;
 	d->share = share;
 	d->fast_bytes = in->fast_bytes;
 	d->demand = in->demand;
@@ -230,13 +242,19 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 		d->limited = false;
 
 	d->state_changed = d->throttled != was_throttled || d->limited != was_limited;
-	if (d->state_changed && o)
-		ne->last_flip_usec = cfg->now_usec;
-	else if (d->state_changed)
+	if (d->state_changed)
 		ne->last_flip_usec = cfg->now_usec;
 
 	d->set_mode = false;
 	d->set_high = false;
+	d->reassert_high = false;
+	d->high_floored = false;
+	d->demote_bytes = 0;
+	if (d->throttled && cfg->demote_ok && in->fast_bytes > band_up(d->target, h)) {
+		d->demote_bytes = in->fast_bytes - d->target;
+		if (d->demote_bytes > FAIR_DEMOTE_MAX_BYTES)
+			d->demote_bytes = FAIR_DEMOTE_MAX_BYTES;
+	}
 	if (d->throttled) {
 		if (!was_throttled) {
 			ne->saved_mode_valid = true;
@@ -257,10 +275,31 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 			ne->saved_high_valid = true;
 			ne->saved_high = in->cur_high;
 		}
+		/*
+		 * memory.high also bounds all of the cgroup's memory: never below
+		 * its usage (plus the band), or the cgroup would be throttled and
+		 * reclaimed on every tier.  The target then cannot be enforced in
+		 * full: its fast share stays at usage x fast / total, which is
+		 * what the tier-aware limits are designed to give.
+		 */
+		d->high_floored = false;
+		if (in->demand != UINT64_MAX) {
+			uint64_t floor = band_up(in->demand, h);
+
+			if (floor != UINT64_MAX)
+				floor = (floor + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
+			if (high < floor) {
+				high = floor;
+				d->high_floored = true;
+			}
+		}
 		if (in->class_sets_high && in->class_high < high)
 			high = in->class_high;
 		d->set_high = true;
 		d->memory_high = high;
+		/* Above what the kernel enforces (the target, unless floored)? */
+		d->reassert_high = was_limited &&
+				   in->fast_bytes > band_up(toptier_of_high(cfg, high), h);
 	} else if (was_limited) {
 		d->set_high = true;
 		d->memory_high = restore_high(in, ne);
@@ -359,6 +398,7 @@ int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
 				continue;
 			}
 			e->d.path = e->path;
+			e->d.class_name = e->d.rule_name = NULL; /* the policy may be gone */
 			e->d.set_mode = e->d.throttled;
 			e->d.mode = restore_mode(NULL, e);
 			e->d.set_high = e->d.limited;
@@ -445,11 +485,12 @@ int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root)
 	return found;
 }
 
-_printf_(7, 8) static void fair_log(const struct fair_ops *ops, int priority, const char *cgroup,
-				    const char *knob, const char *oldv, const char *newv,
+_printf_(5, 6) static void fair_log(const struct fair_ops *ops, int priority,
+				    const struct fair_decision *d, const char *knob,
 				    const char *fmt, ...)
 {
 	_cleanup_free_ char *s = NULL;
+	struct fair_log_fields f = { .knob = knob };
 	va_list ap;
 	int r;
 
@@ -460,7 +501,39 @@ _printf_(7, 8) static void fair_log(const struct fair_ops *ops, int priority, co
 	va_end(ap);
 	if (r < 0)
 		return;
-	ops->log(ops->userdata, priority, cgroup, knob, oldv, newv, s);
+	if (d) {
+		f.cgroup = d->path;
+		f.class_name = d->class_name;
+		f.rule_name = d->rule_name;
+	}
+	ops->log(ops->userdata, priority, &f, s);
+}
+
+/* The same with old/new values of the knob. */
+_printf_(7, 8) static void fair_log_change(const struct fair_ops *ops, int priority,
+					   const struct fair_decision *d, const char *knob,
+					   const char *oldv, const char *newv, const char *fmt, ...)
+{
+	_cleanup_free_ char *s = NULL;
+	struct fair_log_fields f = {
+		.cgroup = d->path,
+		.class_name = d->class_name,
+		.rule_name = d->rule_name,
+		.knob = knob,
+		.old_value = oldv,
+		.new_value = newv,
+	};
+	va_list ap;
+	int r;
+
+	if (!ops || !ops->log)
+		return;
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	ops->log(ops->userdata, priority, &f, s);
 }
 
 static const char *fmt_bytes(uint64_t v, char *buf, size_t size)
@@ -521,91 +594,162 @@ static int write_high(struct tier_ctx *ctx, const struct fair_ops *ops, const ch
 	return tier_cgroup_write_u64(ctx, cg, "memory.high", bytes);
 }
 
-/* Enforce one decision; returns 1 if something was written, 0, or -ENOMEM. */
+/*
+ * Set one knob of d's cgroup (memory.numa_balancing if mode, else
+ * memory.high) if it differs.  Returns 1 if written, 0 if not (unchanged,
+ * dry run, vanished, failed: logged), -ENOMEM.
+ */
+static int enforce_knob(struct fair_state *s, struct tier_ctx *ctx, const struct fair_ops *ops,
+			const struct fair_decision *d, bool mode, bool dry_run, const char *why)
+{
+	const char *knob = mode ? "memory.numa_balancing" : "memory.high";
+	uint64_t cur_high = 0, want_high = d->memory_high;
+	enum tier_mode cur_mode = TIER_MODE_INHERIT;
+	char o[32], w[32];
+	int r;
+
+	if (!mode && want_high != UINT64_MAX)
+		want_high &= ~(PAGE_BYTES - 1);
+	r = mode ? tier_cgroup_get_mode(ctx, d->path, &cur_mode) :
+		   tier_cgroup_read_u64(ctx, d->path, knob, &cur_high);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0; /* vanished, or the file is gone: nothing to enforce */
+	if (mode ? cur_mode == d->mode : cur_high == want_high && !d->reassert_high)
+		return 0;
+	if (mode) {
+		snprintf(o, sizeof(o), "%s", tier_mode_to_string(cur_mode));
+		snprintf(w, sizeof(w), "%s", tier_mode_to_string(d->mode));
+	} else {
+		fmt_bytes(cur_high, o, sizeof(o));
+		fmt_bytes(want_high, w, sizeof(w));
+	}
+	if (dry_run) {
+		fair_log_change(ops, LOG_NOTICE, d, knob, o, w, "%s: would set %s %s -> %s (%s; dry run)",
+				d->path, knob, o, w, why);
+		return 0;
+	}
+	if (mode)
+		r = write_mode(ctx, ops, d->path, d->mode);
+	else
+		r = write_high(ctx, ops, d->path, want_high);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		s->summary.n_errors++;
+		errno = -r;
+		fair_log(ops, LOG_WARNING, d, knob, "%s: failed to set %s=%s: %m, ignoring", d->path,
+			 knob, w);
+		return 0;
+	}
+	if (strcmp(o, w) == 0)
+		fair_log(ops, LOG_DEBUG, d, knob,
+			 "%s: %s %s rewritten: %s above its fast-tier target, the kernel demotes the excess",
+			 d->path, knob, w, fmt_mib(d->fast_bytes, o, sizeof(o)));
+	else
+		fair_log_change(ops, LOG_INFO, d, knob, o, w, "%s: %s %s -> %s (%s)", d->path, knob,
+				o, w, why);
+	return 1;
+}
+
+/*
+ * Move d->demote_bytes of the cgroup off the fast tier: memory.reclaim, which
+ * demotes from the top tier when demotion is enabled (and, as the caller made
+ * sure, cannot swap).  It fails with -EAGAIN when it got less than asked,
+ * which is fine.  Returns 1 if written, 0, -ENOMEM.
+ */
+static int demote(struct fair_state *s, struct tier_ctx *ctx, const struct fair_ops *ops,
+		  const struct fair_decision *d, bool dry_run)
+{
+	char v[32], b1[32], b2[32];
+	int r;
+
+	snprintf(v, sizeof(v), "%" PRIu64, d->demote_bytes);
+	if (dry_run) {
+		fair_log(ops, LOG_NOTICE, d, "memory.reclaim",
+			 "%s: would write memory.reclaim %s to demote its excess (dry run)", d->path,
+			 v);
+		return 0;
+	}
+	r = tier_cgroup_write(ctx, d->path, "memory.reclaim", v);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0 && r != -EAGAIN) {
+		s->summary.n_errors++;
+		errno = -r;
+		fair_log(ops, LOG_WARNING, d, "memory.reclaim",
+			 "%s: memory.reclaim %s failed: %m, ignoring", d->path, v);
+		return 0;
+	}
+	s->summary.n_demote_requests++;
+	fair_log(ops, LOG_INFO, d, "memory.reclaim",
+		 "%s: %s on the fast tier, target %s: demoting %s with memory.reclaim%s", d->path,
+		 fmt_mib(d->fast_bytes, b1, sizeof(b1)), fmt_mib(d->target, b2, sizeof(b2)),
+		 fmt_mib(d->demote_bytes, v, sizeof(v)), r == -EAGAIN ? " (got less)" : "");
+	return 1;
+}
+
+/* Enforce one decision; returns the number of writes, or -ENOMEM. */
 static int enforce(struct fair_state *s, struct tier_ctx *ctx, const struct fair_ops *ops,
 		   const struct fair_decision *d, bool dry_run, const char *why)
 {
-	char o[32], w[32];
 	int r, n = 0;
 
 	if (d->set_mode) {
-		enum tier_mode cur;
-
-		r = tier_cgroup_get_mode(ctx, d->path, &cur);
-		if (r == -ENOENT)
-			return 0;
-		if (r == -ENOMEM)
+		r = enforce_knob(s, ctx, ops, d, true, dry_run, why);
+		if (r < 0)
 			return r;
-		if (r >= 0 && cur != d->mode) {
-			if (dry_run) {
-				fair_log(ops, LOG_NOTICE, d->path, "memory.numa_balancing",
-					 tier_mode_to_string(cur), tier_mode_to_string(d->mode),
-					 "%s: would set memory.numa_balancing %s -> %s (%s; dry run)",
-					 d->path, tier_mode_to_string(cur),
-					 tier_mode_to_string(d->mode), why);
-			} else {
-				r = write_mode(ctx, ops, d->path, d->mode);
-				if (r == -ENOENT)
-					return 0;
-				if (r == -ENOMEM)
-					return r;
-				if (r < 0) {
-					s->summary.n_errors++;
-					errno = -r;
-					fair_log(ops, LOG_WARNING, d->path, "memory.numa_balancing",
-						 NULL, NULL,
-						 "%s: failed to write memory.numa_balancing=%s: %m, ignoring",
-						 d->path, tier_mode_to_string(d->mode));
-				} else {
-					n = 1;
-					fair_log(ops, LOG_INFO, d->path, "memory.numa_balancing",
-						 tier_mode_to_string(cur),
-						 tier_mode_to_string(d->mode),
-						 "%s: memory.numa_balancing %s -> %s (%s)", d->path,
-						 tier_mode_to_string(cur),
-						 tier_mode_to_string(d->mode), why);
-				}
-			}
-		}
+		n += r;
 	}
 	if (d->set_high) {
-		uint64_t cur, want = d->memory_high;
-
-		if (want != UINT64_MAX)
-			want &= ~(PAGE_BYTES - 1);
-		r = tier_cgroup_read_u64(ctx, d->path, "memory.high", &cur);
-		if (r == -ENOENT)
-			return n;
-		if (r == -ENOMEM)
+		r = enforce_knob(s, ctx, ops, d, false, dry_run, why);
+		if (r < 0)
 			return r;
-		if (r >= 0 && cur != want) {
-			fmt_bytes(cur, o, sizeof(o));
-			fmt_bytes(want, w, sizeof(w));
-			if (dry_run) {
-				fair_log(ops, LOG_NOTICE, d->path, "memory.high", o, w,
-					 "%s: would set memory.high %s -> %s (%s; dry run)", d->path,
-					 o, w, why);
-			} else {
-				r = write_high(ctx, ops, d->path, want);
-				if (r == -ENOENT)
-					return n;
-				if (r == -ENOMEM)
-					return r;
-				if (r < 0) {
-					s->summary.n_errors++;
-					errno = -r;
-					fair_log(ops, LOG_WARNING, d->path, "memory.high", NULL, NULL,
-						 "%s: failed to set memory.high=%s: %m, ignoring",
-						 d->path, w);
-				} else {
-					n = 1;
-					fair_log(ops, LOG_INFO, d->path, "memory.high", o, w,
-						 "%s: memory.high %s -> %s (%s)", d->path, o, w, why);
-				}
-			}
-		}
+		n += r;
+	}
+	if (d->demote_bytes) {
+		r = demote(s, ctx, ops, d, dry_run);
+		if (r < 0)
+			return r;
+		n += r;
 	}
 	return n;
+}
+
+/*
+ * May memory.reclaim be used to demote?  Only when demotion is enabled and
+ * the host has no swap, so that the reclaim of anonymous memory can only be
+ * demotion (file pages may still be dropped: they are clean cache).
+ */
+static bool demotion_without_swap(struct tier_ctx *ctx)
+{
+	_cleanup_free_ char *path = NULL, *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t size = 0;
+	int n = 0;
+
+	if (asprintf(&path, "%s/kernel/mm/numa/demotion_enabled", tier_ctx_get_sysfs_root(ctx)) < 0)
+		return false;
+	f = fopen(path, "re");
+	if (!f || getline(&line, &size, f) <= 0 || strncmp(line, "true", 4) != 0)
+		return false;
+	fclose(f);
+	f = NULL;
+	free(path);
+	path = NULL;
+	if (asprintf(&path, "%s/swaps", tier_ctx_get_procfs_root(ctx)) < 0)
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (getline(&line, &size, f) > 0)
+		n++;
+	return n <= 1; /* the header only */
 }
 
 int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier_topology *topo,
@@ -668,12 +812,14 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 			goto out;
 		if (r < 0) {
 			errno = -r;
-			fair_log(ops, LOG_DEBUG, e->path, NULL, NULL, NULL,
+			fair_log(ops, LOG_DEBUG, NULL, NULL,
 				 "%s: cannot read its memory state: %m, leaving it out", e->path);
 			continue;
 		}
 		x = &in[n++];
 		x->path = e->path;
+		x->class_name = e->class ? e->class->name : e->rule->class_name;
+		x->rule_name = e->rule->name;
 		x->weight = e->weight ?: 100;
 		x->min = e->toptier_min;
 		x->max = e->toptier_max;
@@ -694,26 +840,39 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		any_mode |= !!(info.valid & TIER_INFO_MODE);
 	}
 
-	if (any_toptier &&
-	    fair_tiered_limits_mounted(tier_ctx_get_procfs_root(ctx), tier_ctx_get_cgroup_root(ctx)) > 0 &&
-	    cfg.total_capacity > cfg.fast_capacity)
-		cfg.method = FAIR_METHOD_LIMITS;
-	else if (any_mode)
-		cfg.method = FAIR_METHOD_PROMOTION;
-	else
+	cfg.demote_ok = demotion_without_swap(ctx);
+	if (cfg.capacity == 0) {
+		/* Nothing to share: enforcing would only starve everyone. */
+		if (n > 0 && !s->warned_capacity)
+			fair_log(ops, LOG_WARNING, NULL, NULL,
+				 "Fast-tier capacity %" PRIu64 " is not above fast_tier_reserve %" PRIu64
+				 ": fair shares are not enforced",
+				 cfg.fast_capacity, dc->fast_tier_reserve);
+		s->warned_capacity = n > 0;
 		cfg.method = FAIR_METHOD_NONE;
+	} else if (any_toptier && cfg.total_capacity > cfg.fast_capacity &&
+		   fair_tiered_limits_mounted(tier_ctx_get_procfs_root(ctx),
+					      tier_ctx_get_cgroup_root(ctx)) > 0) {
+		cfg.method = FAIR_METHOD_LIMITS;
+	} else if (any_mode) {
+		cfg.method = FAIR_METHOD_PROMOTION;
+	} else {
+		cfg.method = FAIR_METHOD_NONE;
+	}
 	if (cfg.method == FAIR_METHOD_NONE && n > 0 && !s->warned_none) {
-		fair_log(ops, LOG_WARNING, NULL, NULL, NULL, NULL,
+		fair_log(ops, LOG_WARNING, NULL, NULL,
 			 "Fair shares: the kernel has neither tier-aware limits nor "
 			 "memory.numa_balancing; targets are computed but not enforced");
 		s->warned_none = true;
 	}
-	if (s->summary.method != cfg.method || s->summary.n_rounds == 0)
-		fair_log(ops, LOG_INFO, NULL, NULL, NULL, NULL,
+	if (n > 0 && (s->summary.method != cfg.method || !s->logged_method)) {
+		fair_log(ops, LOG_INFO, NULL, NULL,
 			 "Fair shares of %" PRIu64 " bytes of fast tier (%" PRIu64
 			 " minus a reserve of %" PRIu64 "), enforced through %s",
 			 cfg.capacity, cfg.fast_capacity, dc->fast_tier_reserve,
 			 fair_method_to_string(cfg.method));
+		s->logged_method = true;
+	}
 
 	dec = calloc(n ?: 1, sizeof(*dec));
 	ratios = calloc(n ?: 1, sizeof(*ratios));
@@ -732,22 +891,22 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	s->summary.n_rounds++;
 	for (size_t i = 0; i < n; i++) {
 		const struct fair_decision *d = &dec[i];
-		char b1[32], b2[32], b3[32];
+		char b1[32], b2[32], b3[32], b4[32];
 
 		s->summary.n_limited += d->limited;
 		s->summary.n_throttled += d->throttled;
 		if (d->target > 0)
 			ratios[n_ratios++] = (double)d->fast_bytes / (double)d->target;
 		if (d->target_changed || d->state_changed)
-			fair_log(ops, d->state_changed ? LOG_INFO : LOG_DEBUG, d->path, "target",
-				 NULL, fmt_bytes(d->target, b3, sizeof(b3)),
+			fair_log(ops, d->state_changed ? LOG_INFO : LOG_DEBUG, d, "target",
 				 "%s: fast-tier target %s (share %s), fast %s, demand %s%s%s",
 				 d->path, fmt_mib(d->target, b1, sizeof(b1)),
 				 fmt_mib(d->share, b2, sizeof(b2)),
 				 fmt_mib(d->fast_bytes, b3, sizeof(b3)),
 				 d->demand == UINT64_MAX ? "unknown" :
-							   fmt_mib(d->demand, b2, sizeof(b2)),
-				 d->limited ? ", limited" : "",
+							   fmt_mib(d->demand, b4, sizeof(b4)),
+				 d->limited ? (d->high_floored ? ", limited (memory.high held at its usage)" :
+						 ", limited") : "",
 				 d->throttled ? ", promotion off" : "");
 		r = enforce(s, ctx, ops, d, dry_run,
 			    d->throttled ? "above its fast-tier target" :
@@ -758,7 +917,8 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		s->summary.n_writes += r;
 	}
 	for (size_t i = 0; i < fair_released_count(s); i++) {
-		r = enforce(s, ctx, ops, fair_released(s, i), dry_run, "no longer shares the fast tier");
+		r = enforce(s, ctx, ops, fair_released(s, i), dry_run,
+			    "no longer shares the fast tier");
 		if (r < 0)
 			goto out;
 		s->summary.n_writes += r;

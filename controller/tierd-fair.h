@@ -17,7 +17,9 @@
  *                             target, high = target x total / fast;
  *      FAIR_METHOD_PROMOTION  otherwise, with memory.numa_balancing: promotion
  *                             is switched off for a cgroup above its target and
- *                             back to its class mode once it is below it;
+ *                             back to its class mode once it is below it; where
+ *                             demotion is on and the host has no swap, the
+ *                             excess is also demoted with memory.reclaim;
  *      FAIR_METHOD_NONE       neither: targets are computed and logged only.
  *
  * The unit of fairness is the top-most managed cgroup: a managed cgroup below
@@ -48,11 +50,13 @@ const char *fair_method_to_string(enum fair_method method);
 /* One cgroup, as fair_decide() sees it. */
 struct fair_input {
 	const char *path;
+	const char *class_name;		/* for log records only; may be NULL */
+	const char *rule_name;
 	uint64_t weight;		/* > 0 (class weight) */
 	uint64_t min;			/* toptier_min in bytes, 0 = none */
 	uint64_t max;			/* toptier_max in bytes, UINT64_MAX = none */
 	uint64_t fast_bytes;		/* observed fast-tier residency */
-	uint64_t demand;		/* what it could use (observed usage), UINT64_MAX = unknown */
+	uint64_t demand;		/* what it could use (its usage), UINT64_MAX: unknown */
 	/* What to go back to when fairness lets go of a knob. */
 	bool class_sets_mode;
 	enum tier_mode class_mode;	/* the class's memory.numa_balancing */
@@ -70,10 +74,18 @@ struct fair_config {
 	uint64_t min_dwell_usec;	/* no on/off change sooner than this after the last */
 	uint64_t now_usec;		/* CLOCK_MONOTONIC */
 	enum fair_method method;
+	/* PROMOTION: memory.reclaim may move a cgroup's excess off the fast
+	 * tier (demotion is enabled and reclaim cannot swap instead). */
+	bool demote_ok;
 };
+
+/* Most one cgroup is asked to demote per round (memory.reclaim blocks). */
+#define FAIR_DEMOTE_MAX_BYTES (1ull << 30)
 
 struct fair_decision {
 	const char *path;
+	const char *class_name;		/* of this round's input (NULL for released) */
+	const char *rule_name;
 	uint64_t share;			/* this round's weighted max-min share */
 	uint64_t target;		/* the target in force (share after hysteresis) */
 	uint64_t fast_bytes;
@@ -87,6 +99,19 @@ struct fair_decision {
 	enum tier_mode mode;
 	bool set_high;
 	uint64_t memory_high;
+	/* LIMITS: limited, yet above target x (1 + h): write memory.high even
+	 * if unchanged, as the kernel demotes a cgroup's excess on the write
+	 * (otherwise only when it charges memory, and its promotion check
+	 * works on lagging statistics, so a steady workload can overshoot). */
+	bool reassert_high;
+	/* LIMITS: memory.high was raised to the cgroup's usage + h: memory.high
+	 * bounds all of its memory, so a lower value would throttle it; its
+	 * fast share then stays at usage x fast / total, above the target. */
+	bool high_floored;
+	/* PROMOTION with demote_ok: throttled and above target x (1 + h):
+	 * demote this much with memory.reclaim (switching promotion off does
+	 * not move pages that got to the fast tier first). */
+	uint64_t demote_bytes;
 };
 
 struct fair_state;
@@ -102,10 +127,11 @@ struct fair_state *fair_state_free(struct fair_state *s);	/* returns NULL */
  * the saved value back) is kept for fair_released_*() until the next call.
  *
  * Hysteresis (h = hysteresis_bp): a new share within h of the target in force
- * keeps the old target; PROMOTION: throttle above target x (1 + h), let go
- * below target x (1 - h); LIMITS: limit when target x (1 + h) < demand, let
- * go when the target covers the demand again; neither flips twice within
- * min_dwell_usec.  -EINVAL for bad input, -ENOMEM.
+ * keeps the old target (unless the new share covers the whole demand);
+ * PROMOTION: throttle above target x (1 + h), let go below target x (1 - h);
+ * LIMITS: limit when target x (1 + h) < demand, let go when the share covers
+ * the demand again, memory.high never below demand x (1 + h); neither flips
+ * twice within min_dwell_usec.  -EINVAL for bad input, -ENOMEM.
  */
 int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
 		const struct fair_input *inputs, struct fair_decision *ret);
@@ -114,6 +140,16 @@ const struct fair_decision *fair_released(const struct fair_state *s, size_t i);
 
 /* Decision of the last round for path, NULL if fairness does not know it. */
 const struct fair_decision *fair_state_find(const struct fair_state *s, const char *path);
+
+/* Structured fields of a log record; any may be NULL. */
+struct fair_log_fields {
+	const char *cgroup;
+	const char *class_name;
+	const char *rule_name;
+	const char *knob;
+	const char *old_value;
+	const char *new_value;
+};
 
 /*
  * Hooks for fair_rebalance().  Each may be NULL: set_mode/set_high then
@@ -126,9 +162,9 @@ struct fair_ops {
 	void *userdata;
 	int (*set_mode)(void *userdata, const char *cgroup, enum tier_mode mode);
 	int (*set_high)(void *userdata, const char *cgroup, uint64_t bytes);
-	/* One record; knob/old/new may be NULL. */
-	void (*log)(void *userdata, int priority, const char *cgroup, const char *knob,
-		    const char *old_value, const char *new_value, const char *message);
+	/* One record (priority as syslog(3)). */
+	void (*log)(void *userdata, int priority, const struct fair_log_fields *fields,
+		    const char *message);
 };
 
 /* What the last fair_rebalance() saw and did, for status and tests. */
@@ -139,6 +175,7 @@ struct fair_summary {
 	size_t n_limited, n_throttled;
 	double jain;			/* over fast_bytes / target (targets > 0) */
 	uint64_t n_rounds, n_writes, n_errors;
+	uint64_t n_demote_requests;	/* memory.reclaim writes */
 };
 
 /*

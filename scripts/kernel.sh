@@ -313,7 +313,7 @@ export_series() {
 	local src=$KDIR/src-patched tmp
 	[ -d "$src/.git" ] || die "no $src git repo"
 	tmp=$(mktemp -d)
-	git_p format-patch -q --cover-letter --no-signature -o "$tmp" base..HEAD
+	git_p format-patch -q --cover-letter --no-signature --zero-commit -o "$tmp" base..HEAD
 	if [ -f "$PDIR/0000-cover-letter.patch" ]; then
 		python3 - "$PDIR/0000-cover-letter.patch" "$tmp/0000-cover-letter.patch" <<'EOF'
 import re, sys
@@ -328,10 +328,16 @@ new = new.replace('*** BLURB HERE ***\n', blurb.rstrip('\n') + '\n', 1)
 open(sys.argv[2], 'w').write(new)
 EOF
 	fi
-	rm -f "$PDIR"/[0-9][0-9][0-9][0-9]-*.patch
-	mv "$tmp"/*.patch "$PDIR/"
+	# Replace only this series' files: other series (series-*) may keep
+	# their patches in the same directory.
+	local f
+	for f in $(series_files); do
+		rm -f "$PDIR/$f"
+	done
+	rm -f "$PDIR/0000-cover-letter.patch"
+	(cd "$tmp" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$tmp/series"
+	mv "$tmp"/*.patch "$tmp/series" "$PDIR/"
 	rmdir "$tmp"
-	(cd "$PDIR" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$PDIR/series"
 	printf '%s\n%s\n' "$(series_hash)" "$(git_p rev-parse HEAD)" >"$src/.tierd-series"
 	say "exported $(series_files | wc -l) patches + cover letter to kernel-patches/"
 }

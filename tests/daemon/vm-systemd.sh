@@ -58,6 +58,12 @@ systemctl daemon-reload
 low=$(cat "$CG/$u/memory.low")
 [ "$low" = 10485760 ] || fail "memory.low lost across daemon-reload ($low)"
 
+# The bus API for tierctl on /run/tierd/bus (RuntimeDirectory= under ProtectSystem=strict).
+busctl --address=unix:path=/run/tierd/bus call org.tierd.Manager1 /org/tierd/Manager1 \
+	org.tierd.Manager1 Explain s "/$u" >"$R/explain" 2>&1 || { cat "$R/explain"; fail "bus API unreachable"; }
+grep -q 'class batch, rule batch' "$R/explain" || { cat "$R/explain"; fail "bus Explain"; }
+echo "bus API: $(cat "$R/explain")"
+
 journalctl -u tierd.service -o verbose --no-pager >"$R/journal" 2>&1
 for f in CGROUP=/$u CLASS=batch RULE=batch KNOB=memory.low OLD=0 NEW=10485760; do
 	grep -q "^ *$f\$" "$R/journal" || { tail -40 "$R/journal"; fail "no journal field $f"; }

@@ -4,7 +4,8 @@
 # Kernel: $FAIR_VM_KERNEL (default build/kernel/fair/bzImage, the kernel
 # with tier-aware limits, else build/kernel/patched/bzImage).  Skips (77,
 # with the reason) without qemu, busybox or a bzImage.  LOG keeps the serial
-# log (bench/fair reads it).
+# log (bench/fair reads it).  $FAIR_TIERD: the tierd binary to run (default
+# build/bin/tierd).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -28,4 +29,4 @@ done
 echo "fairness experiment ($mode) on $kernel"
 exec env BUILD="$build" "$top/tests/vm/run-vm" --timeout "$timeout" --kernel "$kernel" \
 	--mem-fast 256M --mem-slow 256M ${log:+--log "$log"} \
-	/bin/sh "$top/tests/fair/guest-fair.sh" "$mode"
+	/bin/sh "$top/tests/fair/guest-fair.sh" "$mode" ${FAIR_TIERD:+"$FAIR_TIERD"}

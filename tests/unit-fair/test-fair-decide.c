@@ -218,6 +218,43 @@ START_TEST(test_promotion_switch)
 }
 END_TEST
 
+/* PROMOTION with demote_ok: the excess of a throttled cgroup is demoted. */
+START_TEST(test_promotion_demote)
+{
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_PROMOTION, 200 * MiB);
+	struct fair_input in[2] = { cg("/hog", 150 * MiB, 180 * MiB),
+				    cg("/late", 10 * MiB, 100 * MiB) };
+	struct fair_decision d[2];
+
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled);
+	ck_assert_uint_eq(d[0].demote_bytes, 0);	/* not allowed */
+	c.demote_ok = true;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].demote_bytes, 50 * MiB);
+	ck_assert_uint_eq(d[1].demote_bytes, 0);
+	/* within the band: nothing to demote, still throttled */
+	in[0].fast_bytes = 104 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled);
+	ck_assert_uint_eq(d[0].demote_bytes, 0);
+	/* at most FAIR_DEMOTE_MAX_BYTES a round */
+	c.capacity = 4ull << 30;
+	in[0].fast_bytes = 8ull << 30;
+	in[0].demand = 9ull << 30;
+	in[1].demand = 8ull << 30;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled);
+	ck_assert_uint_eq(d[0].demote_bytes, FAIR_DEMOTE_MAX_BYTES);
+	/* never with the tier-aware limits (the kernel demotes) */
+	c.method = FAIR_METHOD_LIMITS;
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_uint_eq(d[0].demote_bytes, 0);
+	fair_state_free(s);
+}
+END_TEST
+
 START_TEST(test_dwell)
 {
 	struct fair_state *s = state();
@@ -263,6 +300,36 @@ START_TEST(test_limits)
 	ck_assert_uint_eq(d[0].memory_high, 120 * MiB);
 	ck_assert(!d[0].set_mode);
 	ck_assert(!d[2].limited && !d[2].set_high);	/* 60 of 62: within the band */
+	ck_assert(!d[0].reassert_high);	/* just limited: the write demotes */
+	/* still limited and above its target (+5%) next round: write again */
+	in[0].fast_bytes = 80 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert(d[0].limited && d[0].set_high && d[0].reassert_high);
+	in[0].fast_bytes = 62 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert(d[0].limited && !d[0].reassert_high);
+	/* a target far below the usage: memory.high is held at the usage + 5%,
+	 * never lower (it would throttle the cgroup on every tier) */
+	{
+		struct fair_state *s2 = state();
+		struct fair_input big[2] = { cg("/big", 90 * MiB, 400 * MiB),
+					     cg("/other", 90 * MiB, 400 * MiB) };
+		struct fair_decision d2[2];
+
+		ck_assert_int_eq(fair_decide(s2, &c, 2, big, d2), 0);
+		ck_assert_uint_eq(d2[0].target, 90 * MiB);
+		ck_assert(d2[0].limited && d2[0].high_floored);
+		ck_assert_uint_eq(d2[0].memory_high, 420 * MiB);
+		/* the kernel holds it at 210 MiB of fast tier: 150 is not "above" */
+		big[0].fast_bytes = 150 * MiB;
+		ck_assert_int_eq(fair_decide(s2, &c, 2, big, d2), 0);
+		ck_assert(d2[0].limited && !d2[0].reassert_high);
+		big[0].fast_bytes = 230 * MiB;
+		ck_assert_int_eq(fair_decide(s2, &c, 2, big, d2), 0);
+		ck_assert(d2[0].reassert_high);
+		fair_state_free(s2);
+	}
+	ck_assert(!d[0].high_floored);
 	/* a class memory.high below the fair one wins */
 	in[1].class_sets_high = true;
 	in[1].class_high = 100 * MiB;
@@ -431,11 +498,12 @@ struct log_capture {
 	size_t len;
 };
 
-static void capture_log(void *userdata, int priority, const char *cgroup, const char *knob,
-			const char *oldv, const char *newv, const char *message)
+static void capture_log(void *userdata, int priority, const struct fair_log_fields *f,
+			const char *message)
 {
 	struct log_capture *c = userdata;
-	int n = snprintf(c->buf + c->len, sizeof(c->buf) - c->len, "%s\n", message);
+	int n = snprintf(c->buf + c->len, sizeof(c->buf) - c->len, "%s [%s %s %s]\n", message,
+			 f->class_name ?: "-", f->rule_name ?: "-", f->knob ?: "-");
 
 	if (n > 0 && (size_t)n < sizeof(c->buf) - c->len)
 		c->len += n;
@@ -509,8 +577,26 @@ START_TEST(test_rebalance_fake_tree)
 	assert_file(fx, "job1/memory.numa_balancing", "off");
 	assert_file(fx, "job2/memory.numa_balancing", "promote");
 	ck_assert_strstr(lc.buf, "/job1: memory.numa_balancing promote -> off");
+	ck_assert_strstr(lc.buf, "[batch batch memory.numa_balancing]");
 	ck_assert_strstr(lc.buf, "promotion switch");
 	ck_assert(sum->jain > 0.0 && sum->jain <= 1.0);
+	/* write-only in the kernel; "-" here shows whether it was written */
+	fx_write(fx->cg, "job1/memory.reclaim", "-\n");
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1200000, false, &ops), 0);
+	assert_file(fx, "job1/memory.reclaim", "-");	/* no demotion_enabled */
+
+	/* demotion on, no swap: job1's excess (500 - 192 MiB) is demoted */
+	fx_write(fx->sys, "kernel/mm/numa/demotion_enabled", "true\n");
+	fx_write(fx->proc, "swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1500000, false, &ops), 0);
+	assert_file(fx, "job1/memory.reclaim", "322961408");
+	ck_assert_uint_eq(fair_state_summary(s)->n_demote_requests, 1);
+	ck_assert_strstr(lc.buf, "/job1: 500.0M on the fast tier, target 192.0M: demoting 308.0M");
+	/* with swap: never */
+	fx_write(fx->cg, "job1/memory.reclaim", "-\n");
+	fx_write(fx->proc, "swaps", "Filename\tType\tSize\tUsed\tPriority\n/swap\tfile\t1024\t0\t-2\n");
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1600000, false, &ops), 0);
+	assert_file(fx, "job1/memory.reclaim", "-");
 
 	/* dry run with tier-aware limits: memory.high is only logged */
 	ck_assert(asprintf(&mi, "30 22 0:26 / %s rw - cgroup2 cgroup2 rw,memory_tiered_limits\n",
@@ -525,18 +611,27 @@ START_TEST(test_rebalance_fake_tree)
 	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 2000000, true, &ops), 0);
 	ck_assert_int_eq(fair_state_summary(s)->method, FAIR_METHOD_LIMITS);
 	ck_assert(fair_state_find(s, "/job1")->limited);
-	/* 192 MiB x 2 GiB / 1 GiB */
-	ck_assert_strstr(lc.buf, "/job1: would set memory.high max -> 402653184");
+	/* job2: 192 MiB x 2 GiB / 1 GiB; job1 uses 600 MiB: held at 600 MiB + 5% */
+	ck_assert_strstr(lc.buf, "/job2: would set memory.high max -> 402653184");
+	ck_assert_strstr(lc.buf, "/job1: would set memory.high max -> 660602880");
+	ck_assert_strstr(lc.buf, "limited (memory.high held at its usage)");
 	assert_file(fx, "job1/memory.high", "max");
 	/* for real */
 	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 3000000, false, &ops), 0);
-	assert_file(fx, "job1/memory.high", "402653184");
+	assert_file(fx, "job2/memory.high", "402653184");
+	/* still above its target: memory.high is written again (the kernel demotes then) */
+	fx_write(fx->cg, "job1/memory.high", "660602880\n");
+	lc.len = 0;
+	lc.buf[0] = '\0';
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 4000000, false, &ops), 0);
+	ck_assert_strstr(lc.buf, "/job1: memory.high 660602880 rewritten");
+	assert_file(fx, "job1/memory.high", "660602880");
 
 	/* job1 vanishes: the next round does not fail */
 	fx_rmtree(fx->cg);
 	fx_mkdir(fx->root, "cgroup");
 	fx_write(fx->cg, "cgroup.procs", "1\n");
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 4000000, false, &ops), 0);
+	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 5000000, false, &ops), 0);
 	ck_assert_uint_eq(fair_state_summary(s)->n_cgroups, 0);
 
 	fair_state_free(s);
@@ -557,6 +652,7 @@ static Suite *suite_fair_decide(void)
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_target_hysteresis);
 	tcase_add_test(tc, test_promotion_switch);
+	tcase_add_test(tc, test_promotion_demote);
 	tcase_add_test(tc, test_dwell);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_appear_and_leave);
