@@ -125,11 +125,13 @@ check-hook: hook-asan
 		$(call run_test,hook-$$n,env $(HOOK_ENV) sh $(TOP)/$$t) || rc=1; \
 	done; exit $$rc
 
-# The hook against a real cgroup in the two-tier VM. The guest runs the
-# unsanitized static-libtier hook from build/bin (the host's / is the
-# guest's root). Skips (77) when the patched kernel has not been built.
+# The hook (and tierd-metrics) against real cgroups in the two-tier VM, by
+# hand and from runc. The guest runs the unsanitized binaries from
+# build/bin (the host's / is the guest's root; keep O= out of /tmp, which
+# is a tmpfs in the guest). Skips (77) when the patched kernel has not been
+# built; under `make check`, check-vm builds it first.
 HOOK_VM_KERNEL ?= $(BUILD)/kernel/patched/bzImage
-check-hook-vm: $(HOOK_BIN)
+check-hook-vm: $(HOOK_BIN) $(METRICS_BIN)
 	$(Q)if [ -r $(HOOK_VM_KERNEL) ]; then \
 		$(call run_test,hook-vm,$(TOP)/tests/vm/run-vm \
 			--timeout 180 --kernel $(HOOK_VM_KERNEL) $(TOP)/tests/hook/vm-hook.sh \

@@ -135,7 +135,6 @@ prepare_patched() {
 			die "src-patched has commits that are not in kernel-patches/; 'kernel.sh export' them, or KERNEL_FORCE=1 to discard"
 		fi
 	fi
-	check_base_version
 	say "apply kernel-patches/series ($(series_files | wc -l) patches)"
 	git_p am --abort >/dev/null 2>&1 || true
 	git_p checkout -q -f -B tierd base
@@ -149,6 +148,7 @@ prepare_patched() {
 }
 
 prepare() {
+	check_base_version
 	case $1 in
 	stock) unpack "$KDIR/src-stock" ;;
 	patched) prepare_patched ;;
@@ -170,7 +170,7 @@ kmake() {
 # configure FLAVOUR: tinyconfig + the fragment, then check every option stuck.
 configure() {
 	local flavour=$1 obj=$KDIR/obj-$1 stamp bad=() line sym
-	stamp=$(hash_of "$FRAGMENT" "$0")
+	stamp=$(hash_of "$FRAGMENT")
 	if [ -f "$obj/.config" ] && [ "$(cat "$obj/.tierd-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
@@ -206,12 +206,11 @@ build() {
 	obj=$KDIR/obj-$flavour
 	out=$KDIR/$flavour
 	prepare "$flavour"
-	[ "$flavour" = stock ] && check_base_version
 	configure "$flavour"
 	if [ "$flavour" = patched ]; then
-		stamp="$(git_p rev-parse HEAD) $(hash_of "$FRAGMENT" "$0")"
+		stamp="$(git_p rev-parse HEAD) $(hash_of "$FRAGMENT")"
 	else
-		stamp="$(cat "$KDIR/src-stock/.tierd-unpacked") $(hash_of "$FRAGMENT" "$0")"
+		stamp="$(cat "$KDIR/src-stock/.tierd-unpacked") $(hash_of "$FRAGMENT")"
 	fi
 	if [ -z "${KERNEL_FORCE:-}" ] && [ -z "${KERNEL_KEEP_TREE:-}" ] &&
 	   [ -f "$out/bzImage" ] && [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
@@ -344,6 +343,15 @@ EOF
 
 cmd=${1:-build}
 shift || true
+
+# One kernel.sh at a time per build directory: two builds in the same object
+# tree would corrupt it. (flock(1) from util-linux.)
+mkdir -p "$KDIR"
+exec 9>"$KDIR/.lock"
+if ! flock -n 9; then
+	say "waiting for another kernel.sh run to finish ($KDIR/.lock)"
+	flock 9
+fi
 case $cmd in
 build) build "${1:-patched}" ;;
 prepare) prepare "${1:-patched}" ;;

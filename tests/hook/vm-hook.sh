@@ -15,13 +15,14 @@ T=$(mktemp -d /tmp/vm-hook.XXXXXX) || exit 1
 PIDS=""
 ID=3f1d2c4b5a697e8d9c0b1a2f3e4d5c6b7a8f9e0d1c2b3a4f5e6d7c8b9a0f1e2d
 SCOPE=/machine.slice/libpod-$ID.scope
+RUNC_CG=/machine.slice/runc-tierd-test
 
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	runc --root /run/runc-tierd delete --force tierd-test >/dev/null 2>&1
-	for d in "$CG$SCOPE/inner" "$CG$SCOPE" "$CG/machine.slice" "$CG/hook-fallback"; do
+	for d in "$CG$SCOPE" "$CG$RUNC_CG" "$CG/machine.slice" "$CG/hook-fallback"; do
 		[ -d "$d" ] && rmdir "$d" 2>/dev/null
 	done
 	rm -rf "$T"
@@ -92,7 +93,6 @@ state() {
 # other namespaces), runs createRuntime hooks from config.json with the real
 # OCI state on stdin, and leaves the container "created" for us to look at.
 # $rrc is runc's status, its stderr in $T/runc.err.
-RUNC_CG=/machine.slice/runc-tierd-test
 runc_case() {
 	b=$T/runc-bundle
 	mkdir -p "$b/rootfs/bin"
@@ -157,14 +157,17 @@ if [ -x /usr/bin/python3 ]; then
 	echo "ok 1b: user.tierd.io/class = $x"
 fi
 
-# 2. A nested cgroup inherits it: the kernel's effective value is the most
-# restrictive of the ancestors, and a child cannot widen it.
-echo +memory >"$CG$SCOPE/cgroup.subtree_control" 2>/dev/null || true
-if mkdir "$CG$SCOPE/inner" 2>/dev/null && [ -e "$CG$SCOPE/inner/memory.numa_balancing" ]; then
-	v=$(cat "$CG$SCOPE/inner/memory.numa_balancing")
-	[ "$v" = inherit ] || fail "new child reads '$v', expected inherit"
-	echo "ok 2: child of the container cgroup reads $v"
-fi
+# 2. Under a parent set to off, the hook still writes the class's value to
+# the container's cgroup (the kernel accepts it; the effective value stays
+# off, the most restrictive of the cgroup and its ancestors).
+echo off >"$CG/machine.slice/memory.numa_balancing" || fail "cannot set machine.slice off"
+state "$pid" latency
+hook --fail-closed <"$T/state.json"
+[ "$hrc" = 0 ] || fail "hook under an 'off' parent exited $hrc"
+v=$(cat "$CG$SCOPE/memory.numa_balancing")
+[ "$v" = full ] || fail "under an 'off' parent: '$v', expected full"
+echo inherit >"$CG/machine.slice/memory.numa_balancing"
+echo "ok 2: under a parent set to off the container's knob reads $v (configured)"
 
 # 3. class batch: off and memory.high = 64M, written through the real files.
 state "$pid" batch
@@ -230,6 +233,22 @@ if [ "$HAVE_RUNC" = 1 ]; then
 	echo "ok 9: runc refuses the container with an unknown class (--fail-closed)"
 else
 	echo "note: runc or busybox not installed, real-runtime checks skipped"
+fi
+
+# 10. tierd-metrics on the real tree and the VM's two memory tiers; the
+# output parses with the reference Prometheus parser.
+METRICS=$(dirname "$HOOK")/tierd-metrics
+PROMDUMP=$(dirname "$0")/prom-dump.py
+if [ -x "$METRICS" ] && /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then
+	printf '\n[rule:fallback]\nclass = latency\ncgroup = /hook-fallback\n' >>"$T/tierd.conf"
+	"$METRICS" --config "$T/tierd.conf" -o "$T/tierd.prom" || fail "tierd-metrics exited $?"
+	/usr/bin/python3 "$PROMDUMP" "$T/tierd.prom" >"$T/dump" || fail "metrics do not parse"
+	grep -q '^gauge tierd_memory_tiers{} 2.0$' "$T/dump" || { cat "$T/dump"; fail "not 2 tiers"; }
+	grep -q '^gauge tierd_cgroup_mode{cgroup="/hook-fallback",class="latency",mode="full"} 1.0$' \
+		"$T/dump" || { cat "$T/dump"; fail "no mode series for /hook-fallback"; }
+	grep -q '^gauge tierd_cgroup_fast_tier_bytes{cgroup="/hook-fallback"' "$T/dump" ||
+		{ cat "$T/dump"; fail "no residency for /hook-fallback"; }
+	echo "ok 10: tierd-metrics: $(grep -c . "$T/dump") samples, 2 tiers, /hook-fallback in class latency"
 fi
 
 echo "vm-hook: all checks passed"
