@@ -11,7 +11,9 @@
 #   check-fair-vm     tests/fair/: three workloads, hogs first, then a late
 #                     one, in the two-tier VM with tierd; asserts the late one
 #                     reaches >= 80% of its target (skips without qemu or a
-#                     bzImage)
+#                     bzImage); once enforcing with the tier-aware limits
+#                     (fair-vm), once with the promotion switch
+#                     (fair-vm-promotion)
 #   bench-fair        the same experiment without and with tierd, printed
 #                     side by side (bench/fair/)
 #
@@ -57,8 +59,14 @@ FAIR_VM_KERNEL ?= $(firstword $(wildcard $(BUILD)/kernel/fair/bzImage) \
 FAIR_VM_TIMEOUT ?= 300
 FAIR_ENV = BUILD=$(BUILD) FAIR_VM_KERNEL=$(FAIR_VM_KERNEL) FAIR_VM_TIMEOUT=$(FAIR_VM_TIMEOUT)
 
+# Two runs: tierd with the tier-aware limits where the kernel has them, and
+# with the promotion switch (memory_tiered_limits left off).
 check-fair-vm: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)
-	$(Q)$(call run_test,fair-vm,env $(FAIR_ENV) sh $(TOP)/tests/fair/run-fair-vm.sh with-tierd)
+	$(Q)rc=0; \
+	$(call run_test,fair-vm,env $(FAIR_ENV) sh $(TOP)/tests/fair/run-fair-vm.sh with-tierd) || rc=1; \
+	$(call run_test,fair-vm-promotion,env $(FAIR_ENV) sh $(TOP)/tests/fair/run-fair-vm.sh \
+		with-tierd-promotion) || rc=1; \
+	exit $$rc
 
 bench-fair: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)
 	$(Q)env $(FAIR_ENV) sh $(TOP)/bench/fair/bench-fair.sh

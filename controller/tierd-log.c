@@ -112,7 +112,7 @@ static void write_record(int level, const struct log_fields *f, const char *file
 	fprintf(stderr, "tierd: %s\n", msg);
 }
 
-static int log_emit(int level, int error, const struct log_fields *f, const char *file, int line,
+_printf_(7, 0) static int log_emit(int level, int error, const struct log_fields *f, const char *file, int line,
 		    const char *func, const char *format, va_list ap)
 {
 	char buf[2048];

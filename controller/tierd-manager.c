@@ -369,7 +369,7 @@ char *manager_status_text(struct manager *m)
 	char *s = NULL;
 	int r;
 
-	r = asprintf(&s, "%s%llu cgroups, %llu in a class, %llu writes%s%s%s",
+	r = asprintf(&s, "%s%llu cgroups, %llu in a class (last full pass), %llu writes%s%s%s",
 		     manager_dry_run(m) ? "DRY RUN: " : "", (unsigned long long)m->n_cgroups,
 		     (unsigned long long)m->n_managed, (unsigned long long)m->n_writes,
 		     m->last_reload_failed ? "; last reload FAILED, old policy kept: " : "",
@@ -466,7 +466,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-static void lib_log(void *data, int priority, const char *file, int line, const char *fn,
+_printf_(6, 0) static void lib_log(void *data, int priority, const char *file, int line, const char *fn,
 		    const char *format, va_list args)
 {
 	log_internalv(priority, 0, file, line, fn, format, args);

@@ -160,19 +160,26 @@ static int on_proc_event(sd_event_source *s, int fd, uint32_t revents, void *use
 		rem = (int)len;
 		for (; nlmsg_ok(h, rem); h = nlmsg_next(h, &rem)) {
 			const struct cn_msg *cn;
-			const struct proc_event *ev;
+			struct proc_event ev;
+			size_t n;
 
 			if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
 				continue;
-			if (nlmsg_datalen(h) < (int)(sizeof(*cn) + sizeof(*ev)))
+			if (nlmsg_datalen(h) < (int)(sizeof(*cn) + sizeof(ev.what)))
 				continue;
 			cn = nlmsg_data(h);
 			if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
 				continue;
-			ev = (const struct proc_event *)cn->data;
-			if (ev->what != PROC_EVENT_EXEC)
+			/* The event sits at offset 36 of the datagram: copy it out
+			 * rather than reading a misaligned struct. */
+			n = (size_t)nlmsg_datalen(h) - sizeof(*cn);
+			if (cn->len < n)
+				n = cn->len;
+			memset(&ev, 0, sizeof(ev));
+			memcpy(&ev, cn->data, n < sizeof(ev) ? n : sizeof(ev));
+			if (ev.what != PROC_EVENT_EXEC)
 				continue;
-			r = on_exec(m, ev->event_data.exec.process_tgid);
+			r = on_exec(m, ev.event_data.exec.process_tgid);
 			if (r == -ENOMEM)
 				return sd_event_exit(m->event, r);
 		}
@@ -188,22 +195,21 @@ static int on_proc_event(sd_event_source *s, int fd, uint32_t revents, void *use
 
 static int send_listen(struct nl_sock *sk)
 {
-	struct {
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) req;
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+	char req[sizeof(struct cn_msg) + sizeof(op)] __attribute__((aligned(8)));
+	struct cn_msg *cn = (struct cn_msg *)req;
 	struct nl_msg *msg;
 	int r;
 
-	memset(&req, 0, sizeof(req));
-	req.cn.id.idx = CN_IDX_PROC;
-	req.cn.id.val = CN_VAL_PROC;
-	req.cn.len = sizeof(req.op);
-	req.op = PROC_CN_MCAST_LISTEN;
+	memset(req, 0, sizeof(req));
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(req + sizeof(*cn), &op, sizeof(op));
 	msg = nlmsg_alloc_simple(NLMSG_DONE, 0);
 	if (!msg)
 		return -ENOMEM;
-	r = nlmsg_append(msg, &req, sizeof(req), NLMSG_ALIGNTO);
+	r = nlmsg_append(msg, req, sizeof(req), NLMSG_ALIGNTO);
 	if (r >= 0)
 		r = nl_send_auto(sk, msg);
 	nlmsg_free(msg);

@@ -67,9 +67,15 @@ $(TIERD_WAITFOR): tests/daemon/waitfor.c
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
 
+TIERD_CHURN := $(BUILD)/test/tierd-churn
+$(TIERD_CHURN): tests/daemon/churn.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+
 .PHONY: tierd-test-tools
-tierd-test-tools: $(TIERD_WAITFOR)
-CLEAN_FILES += $(TIERD_WAITFOR)
+tierd-test-tools: $(TIERD_WAITFOR) $(TIERD_CHURN)
+CLEAN_FILES += $(TIERD_WAITFOR) $(TIERD_CHURN)
 
 # Host test: the ASan daemon against a fake cgroup tree in a temp dir.
 DAEMON_HOST_TESTS := $(sort $(wildcard tests/daemon/host-*.sh))
@@ -88,7 +94,7 @@ DAEMON_VM_TESTS   := $(sort $(wildcard tests/daemon/vm-*.sh))
 DAEMON_VM_TIMEOUT ?= 240
 DAEMON_VM_KERNEL  ?= $(BUILD)/kernel/patched/bzImage
 
-check-daemon: $(TIERD) $(TIERD_WAITFOR)
+check-daemon: $(TIERD) tierd-test-tools
 	$(Q)rc=0; for t in $(DAEMON_VM_TESTS); do \
 		n=$$(basename $$t .sh); n=$${n#vm-}; \
 		$(call run_test,daemon-$$n,env BUILD=$(BUILD) TIERD_VM_KERNEL=$(DAEMON_VM_KERNEL) \
@@ -143,4 +149,9 @@ $(BENCH_LAT): bench/daemon/mkdir-latency.c
 
 bench-daemon: $(TIERD) $(TIERCTL) $(BENCH_LAT) $(TIERD_WAITFOR)
 	$(Q)BUILD=$(BUILD) $(TOP)/bench/daemon/bench-daemon.sh $(BENCH_IDLE)
+
+# The same burst on a real cgroupfs, in the VM with the patched kernel.
+bench-daemon-vm: $(TIERD) $(TIERCTL) $(BENCH_LAT) tierd-test-tools
+	$(Q)BUILD=$(BUILD) $(TOP)/tests/daemon/run-in-vm.sh $(TOP)/bench/daemon/vm-bench.sh
+.PHONY: bench-daemon-vm
 CLEAN_FILES += $(BENCH_LAT)

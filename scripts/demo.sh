@@ -15,7 +15,7 @@ build=${BUILD:-$top/build}
 make=${MAKE:-make}
 kernel=$build/kernel/patched/bzImage
 do_build=1
-seconds=60
+seconds=75
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -56,7 +56,7 @@ if [ $do_build = 1 ]; then
 	$make -C "$top" --no-print-directory kernel KERNEL=patched || {
 		echo "demo: the kernel build failed" >&2; exit 1; }
 	bold "[2/3] Building libtier, tierctl, tierd and the demo workload"
-	$make -C "$top" --no-print-directory all tierd-test-tools tierd-demo-load || {
+	$make -C "$top" --no-print-directory -s all tierd-test-tools tierd-demo-load || {
 		echo "demo: the build failed" >&2; exit 1; }
 else
 	bold "[1/3] [2/3] Build skipped (--no-build)"

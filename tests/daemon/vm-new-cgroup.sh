@@ -25,7 +25,7 @@ t1=$(now_ms)
 mkdir "$CG/latency-db"
 wait_mode latency-db full
 [ "$(mode_of batch)" = inherit ] || fail "/batch itself is not in a class but was written"
-grep -q 'CGROUP\|/batch/job1: memory.numa_balancing inherit -> off (class batch, rule batch, new cgroup)' "$LOG" ||
+grep -q '/batch/job1: memory.numa_balancing inherit -> off (class batch, rule batch, new cgroup)' "$LOG" ||
 	fail "no change record for /batch/job1"
 echo "mkdir -> knob written in $((t1 - t0)) ms (TCG guest)"
 stop_tierd

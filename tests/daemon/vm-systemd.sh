@@ -69,6 +69,9 @@ for f in CGROUP=/$u CLASS=batch RULE=batch KNOB=memory.low OLD=0 NEW=10485760; d
 	grep -q "^ *$f\$" "$R/journal" || { tail -40 "$R/journal"; fail "no journal field $f"; }
 done
 echo "journal: structured fields present"
+grep -q 'Listening to process events' "$R/journal" ||
+	fail "the proc connector does not work under the hardened unit"
+echo "proc connector: works under the unit's sandbox"
 
 # The journal as it grows, to wait for lines with inotify.
 journalctl -u tierd.service -f -o cat --no-pager >"$R/follow" 2>&1 &

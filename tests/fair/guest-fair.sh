@@ -19,9 +19,10 @@
 # band), promotions and demotions (memory.stat), Jain's index over
 # fast/target.  Lines starting with "FAIR " are for bench/fair.
 #
-# The run lasts 60 s after the late workload starts.  with-tierd passes when
-# the late workload reaches >= 80% of its target (FAIR_PASS_PCT) and holds it
-# for 3 samples; without only reports (exit 0).
+# The run lasts 40 to 90 s after the late workload starts (until it held 80%
+# for 5 samples).  With tierd it passes when the late workload reaches >= 80%
+# of its target (FAIR_PASS_PCT) and still holds it in the last 3 samples;
+# without only reports (exit 0).
 # 77 when the kernel cannot do the experiment.
 set -u
 
@@ -38,7 +39,7 @@ T=/tmp/tierd-fair
 HOG_MB=${FAIR_HOG_MB:-100}
 LATE_MB=${FAIR_LATE_MB:-64}
 LATE_AT=${FAIR_LATE_AT:-12}		# s after the start of hog1
-MAX_AFTER_LATE=${FAIR_MAX_AFTER_LATE:-60}	# s the late workload gets
+MAX_AFTER_LATE=${FAIR_MAX_AFTER_LATE:-90}	# s the late workload gets at most
 PASS_PCT=${FAIR_PASS_PCT:-80}
 WORKLOADS="hog1 hog2 late"
 mkdir -p "$T"
@@ -50,8 +51,11 @@ uptime_s() { read -r up _ </proc/uptime; echo "${up%.*}"; }
 since() { read -r up _ </proc/uptime; echo $(( ${up%.*} - $1 )); }
 
 [ -d /sys/devices/virtual/memory_tiering ] || skip "kernel without memory tiers"
-[ "$(ls -d /sys/devices/virtual/memory_tiering/memory_tier* 2>/dev/null | wc -l)" -ge 2 ] ||
-	skip "the VM has only one memory tier"
+ntiers=0
+for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+	[ -e "$t" ] && ntiers=$((ntiers + 1))
+done
+[ $ntiers -ge 2 ] || skip "the VM has only one memory tier"
 [ -x "$LOAD" ] || skip "no $LOAD (make fair-load)"
 [ -x "$TIERCTL" ] || skip "no $TIERCTL"
 echo 2 >/proc/sys/kernel/numa_balancing || skip "cannot set kernel.numa_balancing=2"
@@ -151,6 +155,14 @@ sample() { # ELAPSED
 			if (w == "late") printf "%d %d\n", fast, g > late
 		}
 		printf "FAIR-JAIN t=%s jain=%.3f n=%d\n", t, (q > 0 ? s * s / (m * q) : 1), m
+		nf = "/sys/devices/system/node/node0/meminfo"
+		while ((getline l < nf) > 0) {
+			split(l, a, " ")
+			if (a[3] == "MemFree:") free = a[4]
+			if (a[3] == "FilePages:") file = a[4]
+		}
+		close(nf)
+		printf "FAIR-NODE t=%s fast_free_kb=%d fast_file_kb=%d\n", t, free, file
 	}'
 }
 
@@ -160,7 +172,8 @@ start hog2 "$HOG_MB" default
 # A tierd without the rebalancer would make this a test of nothing.
 if [ $tierd = yes ] &&
    ! "$WAITFOR" -t 15 "$T/tierd.log" 'Fair shares of' >/dev/null 2>&1; then
-	kill $pid_hog1 $pid_hog2 "$tierd_pid" 2>/dev/null
+	eval "kill \$pid_hog1 \$pid_hog2" 2>/dev/null
+	kill "$tierd_pid" 2>/dev/null
 	skip "$TIERD has no fair-share rebalancer (controller/tierd-fair.c not integrated in the daemon yet)"
 fi
 late_started=0 reached=0 held=0 elapsed=0 late_t0=0 best=0
@@ -184,7 +197,10 @@ while :; do
 		else
 			held=0
 		fi
-		# Every run lasts as long, so the runs compare over time.
+		# Done once the late workload held >= 80% for 5 samples and 40 s
+		# passed (so the runs compare over time), or out of time: the
+		# VM's speed depends on the host under TCG.
+		[ "$held" -ge 5 ] && [ $((elapsed - late_t0)) -ge 40 ] && break
 		[ $((elapsed - late_t0)) -ge "$MAX_AFTER_LATE" ] && break
 	fi
 	# A sampling period: sleeping is the point here.
@@ -204,8 +220,10 @@ if [ -n "$tierd_pid" ]; then
 fi
 wait 2>/dev/null
 if [ $tierd = yes ]; then
-	[ $reached = 1 ] && [ "$held" -ge 3 ] ||
-		fail "the late workload reached only ${best}% of its fast-tier target (wanted >= ${PASS_PCT}% for 3 s)"
+	if [ $reached != 1 ] || [ "$held" -lt 3 ]; then
+		fail "the late workload reached ${best}% of its fast-tier target at best and holds" \
+			"${PASS_PCT}% for $held samples at the end (wanted >= ${PASS_PCT}% in the last 3)"
+	fi
 	echo "PASS: with tierd the late workload reached >= ${PASS_PCT}% of its target"
 fi
 exit 0

@@ -399,6 +399,11 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	ret = policy_default();
 	if (ret < 0)
 		SETUP_FAIL(r, ret, "set_mempolicy(MPOL_DEFAULT)");
+	/* The last pages allocated sit in a per-CPU LRU batch, where
+	 * migration cannot isolate them, until something drains it: on an
+	 * idle VM nothing does. move_pages(MPOL_MF_MOVE) drains all CPUs
+	 * (lru_cache_disable()); the pages are on the slow node already. */
+	move_to_node(hot, hot_span, SLOW_NODE);
 
 	r->pages = pages_on_node(hot, hot_span, SLOW_NODE, &present);
 	if (r->pages < 0)
