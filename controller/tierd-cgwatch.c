@@ -8,6 +8,12 @@
  * directories are pruned.  When fs.inotify.max_user_watches is reached we
  * say so once and rely on the periodic reconcile for the unwatched part of
  * the tree; an event queue overflow triggers a full reconcile.
+ *
+ * With exe= rules in the policy, each cgroup's cgroup.events is watched too:
+ * when a cgroup becomes populated (processes were moved into it, which the
+ * proc connector does not report), it is evaluated again.  Those watches
+ * live in the same tables under "<cgroup>/cgroup.events" (no cgroup can
+ * have that name: the file is there) and are pruned with their cgroup.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -220,6 +226,51 @@ static void log_limit_once(struct manager *m, const char *cgroup)
 		    (unsigned long long)(m->reconcile_usec / 1000000));
 }
 
+#define EVENTS_SUFFIX "/cgroup.events"
+
+static bool is_events_watch(const char *path)
+{
+	size_t l = strlen(path), sl = strlen(EVENTS_SUFFIX);
+
+	return l > sl && strcmp(path + l - sl, EVENTS_SUFFIX) == 0;
+}
+
+static char *events_key(const char *cgroup)
+{
+	char *p;
+
+	if (asprintf(&p, "%s%s", strcmp(cgroup, "/") == 0 ? "" : cgroup, EVENTS_SUFFIX) < 0)
+		return NULL;
+	return p;
+}
+
+/* Watch <cgroup>/cgroup.events (only with exe= rules; not on the root). */
+static int watch_events(struct manager *m, const char *cgroup)
+{
+	_cleanup_free_ char *key = NULL, *p = NULL;
+	int wd;
+
+	if (!m->policy_has_exe || strcmp(cgroup, "/") == 0)
+		return 0;
+	key = events_key(cgroup);
+	p = key ? abs_path(m, key) : NULL;
+	if (!p)
+		return log_oom();
+	if (find_path(&m->cg, key))
+		return 0;
+	wd = inotify_add_watch(m->cg.fd, p, IN_MODIFY | IN_DONT_FOLLOW);
+	if (wd < 0) {
+		if (errno == ENOSPC) {
+			log_limit_once(m, key);
+			return -ENOSPC;
+		}
+		return 0; /* vanished, or no such file (a test tree): not needed */
+	}
+	if (watch_insert(&m->cg, wd, key) < 0)
+		return log_oom();
+	return 0;
+}
+
 /* Watch one directory.  0 on success or if it vanished, -ENOSPC at the limit. */
 static int watch_one(struct manager *m, const char *cgroup)
 {
@@ -246,7 +297,7 @@ static int watch_one(struct manager *m, const char *cgroup)
 	}
 	if (watch_insert(&m->cg, wd, cgroup) < 0)
 		return log_oom();
-	return 0;
+	return watch_events(m, cgroup);
 }
 
 static int add_tree_rec(struct manager *m, const char *cgroup, unsigned depth)
@@ -301,7 +352,14 @@ int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
 
 bool cgroup_watcher_has(struct manager *m, const char *cgroup)
 {
-	return find_path(&m->cg, cgroup) != NULL;
+	_cleanup_free_ char *key = NULL;
+
+	if (!find_path(&m->cg, cgroup))
+		return false;
+	if (!m->policy_has_exe || strcmp(cgroup, "/") == 0)
+		return true;
+	key = events_key(cgroup);
+	return !key || find_path(&m->cg, key) != NULL;
 }
 
 /* Drop the watches of cgroup and everything below it. */
@@ -348,8 +406,8 @@ static bool has_ancestor_in(char **sorted, size_t n, const char *path)
 static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
-	char **created = NULL;
-	size_t n_created = 0, alloc = 0;
+	char **created = NULL, **moved = NULL;
+	size_t n_created = 0, alloc = 0, n_moved = 0, alloc_moved = 0;
 	bool overflow = false;
 	int r = 0;
 
@@ -382,6 +440,38 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 			}
 			if (!x)
 				continue;
+			if (is_events_watch(x->path)) {
+				uint64_t populated = 0;
+				size_t l = strlen(x->path) - strlen(EVENTS_SUFFIX);
+
+				if (!(ev->mask & IN_MODIFY))
+					continue;
+				c = strndup(x->path, l);
+				if (!c) {
+					r = log_oom();
+					goto out;
+				}
+				if (tier_cgroup_read_stat(m->ctx, c, "cgroup.events", "populated",
+							  &populated) < 0 || populated == 0) {
+					free(c);
+					continue;
+				}
+				log_debug("%s: populated, evaluating it again", c);
+				if (n_moved == alloc_moved) {
+					size_t na = alloc_moved ? alloc_moved * 2 : 16;
+					char **nv = realloc(moved, na * sizeof(*nv));
+
+					if (!nv) {
+						free(c);
+						r = log_oom();
+						goto out;
+					}
+					moved = nv;
+					alloc_moved = na;
+				}
+				moved[n_moved++] = c;
+				continue;
+			}
 			if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
 				/* IN_IGNORED follows for DELETE_SELF; a moved directory is
 				 * found again under its new name by IN_MOVED_TO. */
@@ -437,6 +527,13 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 		}
 		manager_update_status(m);
 	}
+	for (size_t i = 0; i < n_moved; i++) {
+		if (i > 0 && strcmp(moved[i], moved[i - 1]) == 0)
+			continue;
+		r = manager_apply_subtree(m, moved[i], "processes moved in");
+		if (r == -ENOMEM)
+			goto out;
+	}
 	if (overflow) {
 		log_notice("cgroup inotify queue overflowed, rescanning the whole tree");
 		manager_schedule_reconcile(m, "inotify queue overflow");
@@ -446,6 +543,9 @@ out:
 	for (size_t i = 0; i < n_created; i++)
 		free(created[i]);
 	free(created);
+	for (size_t i = 0; i < n_moved; i++)
+		free(moved[i]);
+	free(moved);
 	if (r == -ENOMEM)
 		return sd_event_exit(sd_event_source_get_event(s), r);
 	return 0;

@@ -165,4 +165,34 @@ if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
 else
 	echo "ok 10 # skip: needs root and unshare --net"
 fi
+
+# 11. exe= rules and cgroup.events: a process (fake: $PROC/4242/exe) appears
+#     in a cgroup's cgroup.procs and the cgroup becomes populated.
+cat >"$T/etc/exe.conf" <<EOC
+[daemon]
+reconcile_interval = 1h
+[class:db]
+mode = promote
+[rule:db]
+class = db
+exe = /usr/sbin/mysqld
+EOC
+mk_cgroup apps
+mk_cgroup apps/db
+mkdir -p "$PROC/4242"
+ln -sf /usr/sbin/mysqld "$PROC/4242/exe"
+CONF_SAVE=$CONF CONF=$T/etc/exe.conf
+start_tierd
+CONF=$CONF_SAVE
+[ "$(mode_of apps/db)" = inherit ] || fail "apps/db set before it had a process"
+printf '4242\n' >"$CG/apps/db/cgroup.procs"
+printf 'populated 1\nfrozen 0\n' >"$CG/apps/db/cgroup.events"
+wait_mode apps/db promote
+grep -q 'apps/db: memory.numa_balancing inherit -> promote (.*processes moved in)' "$LOG" ||
+	fail "not applied through cgroup.events"
+rm -rf "$CG/apps/db"
+mk_cgroup apps/db2
+wait_log 'apps/db2: created'
+stop_tierd
+echo "ok 11 exe rule through cgroup.events"
 exit 0
