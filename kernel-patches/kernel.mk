@@ -13,12 +13,13 @@ KERNEL_SH  := $(TOP)/scripts/kernel.sh
 KERNEL_ENV := BUILD=$(BUILD)
 
 .PHONY: kernel kselftest-numa kernel-checkpatch kernel-build-each kernel-export \
-	kernel-clean check-kernel-checkpatch
+	kernel-clean check-kernel-checkpatch kselftests check-kselftest-toptier
 
 kernel:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) build $(KERNEL)
 
-kselftest-numa:
+# Builds every kselftest the series adds (test_numa_balancing, test_toptier).
+kselftest-numa kselftests:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) kselftest
 
 kernel-checkpatch:
@@ -36,4 +37,13 @@ kernel-clean:
 check-kernel-checkpatch:
 	$(Q)$(call run_test,kernel-checkpatch,env $(KERNEL_ENV) $(KERNEL_SH) checkpatch)
 
-CHECK_TARGETS += check-kernel-checkpatch
+# The tier-aware limits kselftest in the two-tier VM (test_numa_balancing
+# runs as the vm-kselftest case of tests/vm).
+check-kselftest-toptier:
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
+	$(Q)$(MAKE) --no-print-directory kselftests
+	$(Q)$(call run_test,vm-kselftest-toptier,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout 300 --kernel $(BUILD)/kernel/patched/bzImage \
+		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier)
+
+CHECK_TARGETS += check-kernel-checkpatch check-kselftest-toptier

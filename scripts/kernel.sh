@@ -3,7 +3,7 @@
 #
 #   kernel.sh build [stock|patched]   bzImage -> $BUILD/kernel/<flavour>/bzImage
 #   kernel.sh prepare [stock|patched] unpack (and apply the series), no build
-#   kernel.sh kselftest               tools/testing/selftests/cgroup/test_numa_balancing
+#   kernel.sh kselftest               tools/testing/selftests/cgroup/{test_numa_balancing,test_toptier}
 #                                     -> $BUILD/kernel/kselftest/ (static)
 #   kernel.sh checkpatch              checkpatch.pl --strict on every patch in the series
 #   kernel.sh build-each              build every commit of the series in turn
@@ -29,6 +29,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 KDIR=$BUILD/kernel
 PDIR=$TOP/kernel-patches
+# The kselftests the series adds, built statically for the VM.
+KSELFTESTS="test_numa_balancing test_toptier"
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG=linux-source-6.12
 JOBS=${JOBS:-2}
@@ -233,22 +235,21 @@ build() {
 }
 
 kselftest() {
-	local src=$KDIR/src-patched/tools/testing/selftests/cgroup out=$KDIR/kselftest
-	prepare patched
-	[ -f "$src/test_numa_balancing.c" ] || die "$src/test_numa_balancing.c missing: is the series applied?"
-	mkdir -p "$out"
-	say "kselftest test_numa_balancing -> ${out#"$TOP"/}/"
+	local src=$KDIR/src-patched/tools/testing/selftests/cgroup out=$KDIR/kselftest t
 	local cflags=(-O2 -Wall -pthread -I"$KDIR/src-patched/tools/testing/selftests")
-	if gcc "${cflags[@]}" -static -o "$out/test_numa_balancing.tmp" \
-		"$src/test_numa_balancing.c" "$src/cgroup_util.c" 2>"$out/build.log"; then
-		:
-	else
-		warn "static link failed (see $out/build.log), linking dynamically"
-		gcc "${cflags[@]}" -o "$out/test_numa_balancing.tmp" \
-			"$src/test_numa_balancing.c" "$src/cgroup_util.c"
-	fi
-	cat "$out/build.log" >&2
-	mv "$out/test_numa_balancing.tmp" "$out/test_numa_balancing"
+	prepare patched
+	mkdir -p "$out"
+	for t in $KSELFTESTS; do
+		[ -f "$src/$t.c" ] || die "$src/$t.c missing: is the series applied?"
+		say "kselftest $t -> ${out#"$TOP"/}/"
+		if ! gcc "${cflags[@]}" -static -o "$out/$t.tmp" \
+			"$src/$t.c" "$src/cgroup_util.c" 2>"$out/$t.log"; then
+			warn "static link of $t failed (see $out/$t.log), linking dynamically"
+			gcc "${cflags[@]}" -o "$out/$t.tmp" "$src/$t.c" "$src/cgroup_util.c"
+		fi
+		cat "$out/$t.log" >&2
+		mv "$out/$t.tmp" "$out/$t"
+	done
 }
 
 checkpatch() {
