@@ -464,7 +464,7 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		if (t - t0 >= p->seconds ||
 		    (p->stop_when_promoted && r->fast_after >= r->pages))
 			break;
-		next += 2;
+		next = now_sec() + 2;
 	}
 	r->secs = t - t0;
 	vmstat_read(&vm1);
@@ -685,7 +685,7 @@ static int case_anon(const char *name, const char *mode)
 	bool off = !strcmp(mode, "off");
 	struct wl_params p = {
 		.label = name, .mode = mode, .numa_mode = 2, .kind = WL_ANON,
-		.slow_mb = 64, .seconds = off ? 15 : 40, .stop_when_promoted = true,
+		.slow_mb = 64, .seconds = off ? 15 : 60, .stop_when_promoted = true,
 	};
 	struct wl_result r;
 	int ex = 0;
@@ -752,7 +752,7 @@ static int case_promoted(const char *name, enum wl_kind kind, const char *what)
 {
 	struct wl_params p = {
 		.label = name, .numa_mode = 2, .kind = kind, .slow_mb = 64,
-		.seconds = 30, .stop_when_promoted = true,
+		.seconds = 60, .stop_when_promoted = true,
 	};
 	struct wl_result r;
 
