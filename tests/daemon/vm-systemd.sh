@@ -33,7 +33,12 @@ memory_low = 10M
 class = batch
 unit = tierd-demo-*.service
 EOC
-sed -e "s|^ExecStart=.*|ExecStart=$BUILD/bin/tierd --config $R/tierd.conf -v|" \
+# Install tierd into the VM's writable overlay, as make install would: the
+# service's private /tmp would hide a checkout that lives under /tmp.
+mkdir -p "$R/sbin" "$R/lib"
+cp "$BUILD/bin/tierd" "$R/sbin/tierd" && cp -P "$BUILD"/lib/libtier.so* "$R/lib/" ||
+	fail "cannot copy tierd into $R"
+sed -e "s|^ExecStart=.*|ExecStart=$R/sbin/tierd --config $R/tierd.conf -v|" \
 	-e '/^ConditionPathExists=/d' "$TOP/etc/tierd.service" >/run/systemd/system/tierd.service
 systemctl daemon-reload
 systemctl start tierd.service || {
