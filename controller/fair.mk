@@ -13,7 +13,8 @@
 #                     reaches >= 80% of its target (skips without qemu or a
 #                     bzImage); once enforcing with the tier-aware limits
 #                     (fair-vm), once with the promotion switch
-#                     (fair-vm-promotion)
+#                     (fair-vm-promotion); and with systemd as init, units'
+#                     MemoryHigh= through SetUnitProperties (fair-vm-systemd)
 #   bench-fair        the same experiment without and with tierd, printed
 #                     side by side (bench/fair/)
 #
@@ -57,15 +58,22 @@ fair-load: $(FAIR_LOAD)
 FAIR_VM_KERNEL ?= $(firstword $(wildcard $(BUILD)/kernel/fair/bzImage) \
 	$(BUILD)/kernel/patched/bzImage)
 FAIR_VM_TIMEOUT ?= 300
-FAIR_ENV = BUILD=$(BUILD) FAIR_VM_KERNEL=$(FAIR_VM_KERNEL) FAIR_VM_TIMEOUT=$(FAIR_VM_TIMEOUT)
+# FAIR_TIERD: the tierd binary the VM runs (default build/bin/tierd).
+FAIR_TIERD_BIN = $(or $(FAIR_TIERD),$(TIERD))
+FAIR_ENV = BUILD=$(BUILD) FAIR_VM_KERNEL=$(FAIR_VM_KERNEL) FAIR_VM_TIMEOUT=$(FAIR_VM_TIMEOUT) \
+	FAIR_TIERD=$(FAIR_TIERD_BIN)
 
-# Two runs: tierd with the tier-aware limits where the kernel has them, and
-# with the promotion switch (memory_tiered_limits left off).
+# Three runs: tierd with the tier-aware limits where the kernel has them, with
+# the promotion switch (memory_tiered_limits left off), and with systemd as
+# init (MemoryHigh= of transient units through SetUnitProperties).
 check-fair-vm: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)
 	$(Q)rc=0; \
 	$(call run_test,fair-vm,env $(FAIR_ENV) sh $(TOP)/tests/fair/run-fair-vm.sh with-tierd) || rc=1; \
 	$(call run_test,fair-vm-promotion,env $(FAIR_ENV) sh $(TOP)/tests/fair/run-fair-vm.sh \
 		with-tierd-promotion) || rc=1; \
+	$(call run_test,fair-vm-systemd,env BUILD=$(BUILD) TIERD_VM_KERNEL=$(FAIR_VM_KERNEL) \
+		DAEMON_VM_TIMEOUT=$(FAIR_VM_TIMEOUT) sh $(TOP)/tests/daemon/run-in-vm.sh \
+		$(TOP)/tests/fair/vm-systemd-fair.sh $(FAIR_TIERD_BIN)) || rc=1; \
 	exit $$rc
 
 bench-fair: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)

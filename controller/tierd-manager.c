@@ -206,6 +206,7 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 {
 	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
+	struct tier_plan_entry tmp;
 	unsigned flags = 0;
 	size_t n_managed = 0;
 	int r;
@@ -242,13 +243,16 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 		if (!e->rule)
 			continue;
 		n_managed++;
-		r = apply_entry(m, e, reason);
+		/* What fairness holds (promotion off, memory.high) is not undone. */
+		r = apply_entry(m, fair_filter_entry(m->fair, e, &tmp), reason);
 		if (r < 0)
 			goto out;
 	}
 	if (!subtree) {
 		m->n_cgroups = tier_plan_count(plan);
 		m->n_managed = n_managed;
+	} else if (n_managed > 0) {
+		manager_schedule_rebalance(m); /* a new cgroup shares the fast tier */
 	}
 	r = 0;
 out:
@@ -338,6 +342,125 @@ static int arm_reconcile_timer(struct manager *m)
 	return 0;
 }
 
+/* tierd-fair hooks: memory.high through systemd for a unit's cgroup, records to our log. */
+static int fair_set_high(void *userdata, const char *cgroup, uint64_t bytes)
+{
+	struct manager *m = userdata;
+	_cleanup_free_ char *unit = NULL;
+	int r;
+
+	r = systemd_cgroup_unit(m, cgroup, &unit);
+	if (r == -ENOMEM)
+		return r;
+	if (unit) {
+		r = systemd_set_unit_memory(m, unit, "MemoryHigh", bytes);
+		if (r >= 0 || r == -ENOMEM)
+			return r;
+		log_warning_errno(r, "%s: systemd refused MemoryHigh= for %s: %m; "
+				  "writing memory.high directly", cgroup, unit);
+	}
+	return tier_cgroup_write_u64(m->ctx, cgroup, "memory.high", bytes);
+}
+
+static void fair_log(void *userdata, int priority, const struct fair_log_fields *ff,
+		     const char *message)
+{
+	struct log_fields f = {
+		.cgroup = ff->cgroup,
+		.class = ff->class_name,
+		.rule = ff->rule_name,
+		.knob = ff->knob,
+		.old = ff->old_value,
+		.new = ff->new_value,
+	};
+
+	log_cgroup(priority, &f, "%s", message);
+}
+
+int manager_rebalance(struct manager *m, const char *reason)
+{
+	const struct fair_ops ops = { .userdata = m, .set_high = fair_set_high, .log = fair_log };
+	const struct fair_summary *sum;
+	uint64_t w0;
+	int r;
+
+	if (!m->fair)
+		return 0;
+	w0 = fair_state_summary(m->fair)->n_writes;
+	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, NULL, now_usec(CLOCK_MONOTONIC),
+			   manager_dry_run(m), &ops);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "Fair-share rebalance failed: %m, ignoring"), 0;
+	sum = fair_state_summary(m->fair);
+	m->n_writes += sum->n_writes - w0;
+	log_debug("Rebalanced %zu cgroups (%s): %zu limited, %zu with promotion off, Jain %.3f",
+		  sum->n_cgroups, reason, sum->n_limited, sum->n_throttled, sum->jain);
+	return 0;
+}
+
+static int on_rebalance_defer(sd_event_source *s, void *userdata)
+{
+	struct manager *m = userdata;
+
+	if (manager_rebalance(m, "cgroup change") == -ENOMEM)
+		return sd_event_exit(m->event, -ENOMEM);
+	return 0;
+}
+
+void manager_schedule_rebalance(struct manager *m)
+{
+	int r;
+
+	if (!m->fair)
+		return;
+	if (m->rebalance_defer) {
+		(void)sd_event_source_set_enabled(m->rebalance_defer, SD_EVENT_ONESHOT);
+		return;
+	}
+	r = sd_event_add_defer(m->event, &m->rebalance_defer, on_rebalance_defer, m);
+	if (r < 0) {
+		log_warning_errno(r, "Failed to schedule a rebalance: %m, ignoring");
+		return;
+	}
+	(void)sd_event_source_set_description(m->rebalance_defer, "rebalance-now");
+	(void)sd_event_source_set_priority(m->rebalance_defer, SD_EVENT_PRIORITY_IDLE);
+}
+
+static int on_rebalance_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	int r;
+
+	if (manager_rebalance(m, "periodic") == -ENOMEM)
+		return sd_event_exit(m->event, -ENOMEM);
+	r = sd_event_source_set_time_relative(s, m->rebalance_usec);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	if (r < 0)
+		log_warning_errno(r, "Failed to re-arm the rebalance timer: %m, ignoring");
+	return 0;
+}
+
+static int arm_rebalance_timer(struct manager *m)
+{
+	int r;
+
+	if (m->rebalance_timer) {
+		r = sd_event_source_set_time_relative(m->rebalance_timer, m->rebalance_usec);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(m->rebalance_timer, SD_EVENT_ONESHOT);
+		return r;
+	}
+	r = sd_event_add_time_relative(m->event, &m->rebalance_timer, CLOCK_MONOTONIC,
+				       m->rebalance_usec, 0, on_rebalance_timer, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to add the rebalance timer: %m");
+	(void)sd_event_source_set_description(m->rebalance_timer, "rebalance-timer");
+	return 0;
+}
+
 static void policy_scan(struct manager *m)
 {
 	m->policy_has_exe = m->policy_has_annotation = false;
@@ -361,17 +484,22 @@ static void apply_daemon_settings(struct manager *m)
 	if (m->args.log_level < 0)
 		log_set_max_level(d->log_level);
 	m->reconcile_usec = d->reconcile_interval_usec ?: 30 * 1000000ull;
+	m->rebalance_usec = d->rebalance_interval_usec ?: 10 * 1000000ull;
 	policy_scan(m);
 }
 
 char *manager_status_text(struct manager *m)
 {
+	const struct fair_summary *fs = m->fair ? fair_state_summary(m->fair) : NULL;
 	char *s = NULL;
 	int r;
 
-	r = asprintf(&s, "%s%llu cgroups, %llu in a class (last full pass), %llu writes%s%s%s",
+	r = asprintf(&s, "%s%llu cgroups, %llu in a class (last full pass), %llu writes; "
+		     "fast tier shared by %zu (%s, Jain %.2f)%s%s%s",
 		     manager_dry_run(m) ? "DRY RUN: " : "", (unsigned long long)m->n_cgroups,
 		     (unsigned long long)m->n_managed, (unsigned long long)m->n_writes,
+		     fs ? fs->n_cgroups : 0, fair_method_to_string(fs ? fs->method : FAIR_METHOD_NONE),
+		     fs ? fs->jain : 1.0,
 		     m->last_reload_failed ? "; last reload FAILED, old policy kept: " : "",
 		     m->last_reload_failed && m->last_reload_error ? m->last_reload_error : "",
 		     m->cg.limit_hit ? "; inotify watch limit reached" : "");
@@ -436,7 +564,13 @@ int manager_reload(struct manager *m, const char *reason)
 	r = arm_reconcile_timer(m);
 	if (r < 0)
 		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
+	r = arm_rebalance_timer(m);
+	if (r < 0)
+		log_warning_errno(r, "Failed to re-arm the rebalance timer: %m, ignoring");
 	r = manager_reconcile(m, "reload");
+	if (r < 0)
+		return r;
+	r = manager_rebalance(m, "reload");
 	if (r < 0)
 		return r;
 	log_info("Policy reloaded in %.1f ms: %zu classes, %zu rules",
@@ -564,10 +698,19 @@ int manager_startup(struct manager *m)
 		if (r == -ENOMEM)
 			return r;
 	}
+	r = fair_state_new(&m->fair);
+	if (r < 0)
+		return log_oom();
 	r = manager_reconcile(m, "startup");
 	if (r < 0)
 		return r;
+	r = manager_rebalance(m, "startup");
+	if (r < 0)
+		return r;
 	r = arm_reconcile_timer(m);
+	if (r < 0)
+		return r;
+	r = arm_rebalance_timer(m);
 	if (r < 0)
 		return r;
 	log_info("tierd started: %s, %zu classes, %zu rules, %zu cgroup directories watched below %s%s",
@@ -601,6 +744,9 @@ struct manager *manager_free(struct manager *m)
 	cgroup_watcher_stop(m);
 	sd_event_source_disable_unref(m->reconcile_timer);
 	sd_event_source_disable_unref(m->reconcile_defer);
+	sd_event_source_disable_unref(m->rebalance_timer);
+	sd_event_source_disable_unref(m->rebalance_defer);
+	fair_state_free(m->fair);
 	sd_event_source_disable_unref(m->sigterm);
 	sd_event_source_disable_unref(m->sigint);
 	sd_event_source_disable_unref(m->sighup);

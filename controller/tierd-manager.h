@@ -16,6 +16,8 @@
 
 #include <tier.h>
 
+#include "tierd-fair.h"
+
 #define DEFAULT_CONFIG "/etc/tierd/tierd.conf"
 
 struct nl_sock;
@@ -72,6 +74,10 @@ struct manager {
 	sd_event_source *sigterm, *sigint, *sighup;
 	sd_event_source *reconcile_timer;
 	sd_event_source *reconcile_defer;	/* a full reconcile asked for soon */
+	sd_event_source *rebalance_timer;	/* fair shares, every rebalance_interval */
+	sd_event_source *rebalance_defer;	/* a rebalance asked for soon */
+	struct fair_state *fair;		/* tierd-fair.c: targets, hysteresis */
+	uint64_t rebalance_usec;
 
 	struct tier_ctx *ctx;
 	struct tier_topology *topo;
@@ -117,6 +123,9 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 int manager_reconcile(struct manager *m, const char *reason);
 void manager_schedule_reconcile(struct manager *m, const char *reason);
 int manager_reload(struct manager *m, const char *reason);
+/* Fair shares of the fast tier: one round now / soon (coalesced). */
+int manager_rebalance(struct manager *m, const char *reason);
+void manager_schedule_rebalance(struct manager *m);
 void manager_update_status(struct manager *m);
 char *manager_status_text(struct manager *m);
 
