@@ -43,7 +43,12 @@ mode = full
 class = shared
 unit = fair-*.service
 EOC
-sed -e "s|^ExecStart=.*|ExecStart=$TIERD --config $R/tierd.conf -v|" \
+# Install tierd into /run, as make install would: the unit's PrivateTmp=yes
+# hides a checkout that lives under /tmp.
+mkdir -p "$R/sbin" "$R/lib"
+cp "$TIERD" "$R/sbin/tierd" && cp -P "$(dirname "$TIERD")"/../lib/libtier.so* "$R/lib/" ||
+	fail "cannot copy tierd into $R"
+sed -e "s|^ExecStart=.*|ExecStart=$R/sbin/tierd --config $R/tierd.conf -v|" \
 	-e '/^ConditionPathExists=/d' "$TOP/etc/tierd.service" >/run/systemd/system/tierd.service
 systemctl daemon-reload
 systemctl start tierd.service || {
