@@ -307,6 +307,28 @@ void manager_schedule_reconcile(struct manager *m, const char *reason)
 	(void)sd_event_source_set_priority(m->reconcile_defer, SD_EVENT_PRIORITY_IDLE);
 }
 
+/*
+ * Arm a one-shot monotonic timer *source to fire in usec, creating it on
+ * first use; the callbacks re-arm it the same way.
+ */
+static int arm_timer(struct manager *m, sd_event_source **source, uint64_t usec,
+		     sd_event_time_handler_t callback, const char *description)
+{
+	int r;
+
+	if (*source) {
+		r = sd_event_source_set_time_relative(*source, usec);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(*source, SD_EVENT_ONESHOT);
+		return r;
+	}
+	r = sd_event_add_time_relative(m->event, source, CLOCK_MONOTONIC, usec, 0, callback, m);
+	if (r < 0)
+		return log_error_errno(r, "Failed to add the %s: %m", description);
+	(void)sd_event_source_set_description(*source, description);
+	return 0;
+}
+
 static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -315,10 +337,8 @@ static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	r = manager_reconcile(m, "periodic reconcile");
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
-	/* Re-arm. */
-	r = sd_event_source_set_time_relative(s, m->reconcile_usec);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	r = arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer,
+		      "reconcile-timer");
 	if (r < 0)
 		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
 	return 0;
@@ -326,20 +346,7 @@ static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int arm_reconcile_timer(struct manager *m)
 {
-	int r;
-
-	if (m->reconcile_timer) {
-		r = sd_event_source_set_time_relative(m->reconcile_timer, m->reconcile_usec);
-		if (r >= 0)
-			r = sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_ONESHOT);
-		return r;
-	}
-	r = sd_event_add_time_relative(m->event, &m->reconcile_timer, CLOCK_MONOTONIC,
-				       m->reconcile_usec, 0, on_reconcile_timer, m);
-	if (r < 0)
-		return log_error_errno(r, "Failed to add the reconcile timer: %m");
-	(void)sd_event_source_set_description(m->reconcile_timer, "reconcile-timer");
-	return 0;
+	return arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer, "reconcile-timer");
 }
 
 /* tierd-fair hooks: memory.high through systemd for a unit's cgroup, records to our log. */
@@ -435,9 +442,8 @@ static int on_rebalance_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	if (manager_rebalance(m, "periodic") == -ENOMEM)
 		return sd_event_exit(m->event, -ENOMEM);
-	r = sd_event_source_set_time_relative(s, m->rebalance_usec);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	r = arm_timer(m, &m->rebalance_timer, m->rebalance_usec, on_rebalance_timer,
+		      "rebalance-timer");
 	if (r < 0)
 		log_warning_errno(r, "Failed to re-arm the rebalance timer: %m, ignoring");
 	return 0;
@@ -445,20 +451,7 @@ static int on_rebalance_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int arm_rebalance_timer(struct manager *m)
 {
-	int r;
-
-	if (m->rebalance_timer) {
-		r = sd_event_source_set_time_relative(m->rebalance_timer, m->rebalance_usec);
-		if (r >= 0)
-			r = sd_event_source_set_enabled(m->rebalance_timer, SD_EVENT_ONESHOT);
-		return r;
-	}
-	r = sd_event_add_time_relative(m->event, &m->rebalance_timer, CLOCK_MONOTONIC,
-				       m->rebalance_usec, 0, on_rebalance_timer, m);
-	if (r < 0)
-		return log_error_errno(r, "Failed to add the rebalance timer: %m");
-	(void)sd_event_source_set_description(m->rebalance_timer, "rebalance-timer");
-	return 0;
+	return arm_timer(m, &m->rebalance_timer, m->rebalance_usec, on_rebalance_timer, "rebalance-timer");
 }
 
 static void policy_scan(struct manager *m)
