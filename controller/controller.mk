@@ -23,9 +23,9 @@ TIERCTL_VERSION ?= $(LIBTIER_VERSION)
 
 TIERCTL          := $(BUILD)/bin/tierctl
 TIERCTL_ASAN     := $(BUILD)/test/tierctl-asan
-TIERCTL_SRCS     := controller/tierctl.c controller/json.c
-TIERCTL_HDRS     := controller/json.h lib/tier.h lib/macro.h
-TIERCTL_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller \
+TIERCTL_SRCS     := controller/tierctl.c controller/json.c controller/tierd-client.c
+TIERCTL_HDRS     := controller/json.h controller/tierd-client.h lib/tier.h lib/macro.h
+TIERCTL_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller $(call pc_cflags,libsystemd) \
 	-DTIERCTL_VERSION='"$(TIERCTL_VERSION)"'
 
 TIERCTL_OBJS      := $(patsubst controller/%.c,$(BUILD)/obj/controller/%.o,$(TIERCTL_SRCS))
@@ -45,13 +45,13 @@ $(TIERCTL): $(TIERCTL_OBJS) $(LIBTIER_SO)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERCTL_OBJS) $(LIBTIER_LIBS) \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+		$(call pc_libs,libsystemd) -Wl,-rpath,'$$ORIGIN/../lib'
 
 $(TIERCTL_ASAN): $(TIERCTL_ASAN_OBJS) $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERCTL_ASAN_OBJS) \
-		$(LIBTIER_ASAN_LIBS)
+		$(LIBTIER_ASAN_LIBS) $(call pc_libs,libsystemd)
 
 .PHONY: tierctl tierctl-asan check-cli check-man install-tierctl
 tierctl: $(TIERCTL)

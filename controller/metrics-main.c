@@ -22,7 +22,7 @@
 #include "metrics.h"
 
 #ifndef TIERD_VERSION
-#define TIERD_VERSION "0.1.0"
+#define TIERD_VERSION "0.2.0"
 #endif
 
 #define PROG "tierd-metrics"

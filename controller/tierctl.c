@@ -5,7 +5,10 @@
  *   tierctl [GLOBAL OPTIONS] VERB [ARGS]
  *
  * Every verb works standalone on the files (policy, cgroup tree, sysfs,
- * procfs); the roots can be injected for tests. See tierctl(1).
+ * procfs); the roots can be injected for tests.  status, explain, reload and
+ * apply --dry-run ask the running tierd over its bus API when there is one
+ * (tierd-client.c), so they show the policy the daemon has loaded, which
+ * may differ from the files after a failed reload.  See tierctl(1).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,9 +27,10 @@
 
 #include "json.h"
 #include "macro.h"
+#include "tierd-client.h"
 
 #ifndef TIERCTL_VERSION
-#define TIERCTL_VERSION "0.1.0"
+#define TIERCTL_VERSION "0.2.0"
 #endif
 
 #define DEFAULT_CONFIG "/etc/tierd/tierd.conf"
@@ -42,6 +46,14 @@ enum {
 	EXIT_NOCGROUP = 3,	/* the cgroup given does not exist */
 	EXIT_NOTSUPP = 4,	/* kernel lacks memory.numa_balancing */
 	EXIT_SYSTEM = 5,	/* any other system error */
+	EXIT_NODAEMON = 6,	/* tierd needed but not reachable */
+};
+
+/* Whether to ask a running tierd (--daemon, --no-daemon, neither). */
+enum daemon_use {
+	DAEMON_AUTO,	/* if one answers and no --config/--*-root was given */
+	DAEMON_YES,
+	DAEMON_NO,
 };
 
 struct tierctl {
@@ -49,6 +61,9 @@ struct tierctl {
 	const char *cgroup_root;
 	const char *sysfs_root;
 	const char *procfs_root;
+	bool config_given;		/* --config or a root option: the files, not tierd */
+	enum daemon_use daemon;
+	const char *bus_socket;		/* NULL = /run/tierd/bus */
 	bool json;
 	struct json j;
 };
@@ -159,45 +174,6 @@ static const char *fmt_size(uint64_t v, char buf[static SIZE_BUF])
 	}
 	snprintf(buf, SIZE_BUF, "%.1f%c", d, units[u]);
 	return buf;
-}
-
-/* Exact size: the largest binary suffix that divides v ("16G", "1536M"). */
-static const char *fmt_size_exact(uint64_t v, char buf[static SIZE_BUF])
-{
-	static const char units[] = "KMGTPE";
-	int u = -1;
-
-	if (v == UINT64_MAX)
-		return "max";
-	while (v != 0 && v % 1024 == 0 && u < 5) {
-		v /= 1024;
-		u++;
-	}
-	if (u < 0)
-		snprintf(buf, SIZE_BUF, "%" PRIu64, v);
-	else
-		snprintf(buf, SIZE_BUF, "%" PRIu64 "%c", v, units[u]);
-	return buf;
-}
-
-/* A class amount as written: "16G", "50%", "12.5%", "max", or NULL if unset. */
-static const char *fmt_amount(const struct tier_amount *a, char buf[static SIZE_BUF])
-{
-	switch (a->kind) {
-	case TIER_AMOUNT_BYTES:
-		return fmt_size_exact(a->value, buf);
-	case TIER_AMOUNT_PERCENT:
-		if (a->value % 100 == 0)
-			snprintf(buf, SIZE_BUF, "%" PRIu64 "%%", a->value / 100);
-		else
-			snprintf(buf, SIZE_BUF, "%" PRIu64 ".%02" PRIu64 "%%", a->value / 100,
-				 a->value % 100);
-		return buf;
-	case TIER_AMOUNT_MAX:
-		return "max";
-	default:
-		return NULL;
-	}
 }
 
 static const char *mode_str(enum tier_mode m)
@@ -510,6 +486,65 @@ static int want_args(const struct verb *v, int argc, int min, int max)
 }
 
 /* ------------------------------------------------------------------------
+ * The running daemon (tierd's bus API)
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Connect to tierd if this run should ask it.  Returns 1 when connected,
+ * 0 to work standalone (--no-daemon, files named on the command line, or
+ * no daemon in auto mode), or -EXIT_* when --daemon was given and none
+ * answers.  *asked says whether a daemon was looked for.
+ */
+static int daemon_open(struct tierctl *t, struct tierd_client *c, bool *asked)
+{
+	char why[256];
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (asked)
+		*asked = false;
+	if (t->daemon == DAEMON_NO || (t->daemon == DAEMON_AUTO && t->config_given))
+		return 0;
+	if (asked)
+		*asked = true;
+	r = tierd_client_open(c, t->bus_socket, true);
+	if (r >= 0)
+		return 1;
+	if (r == -ESRCH && t->daemon == DAEMON_AUTO)
+		return 0;
+	if (r == -ESRCH)
+		msg("tierd is not running (%s)", tierd_client_why(c, why, sizeof(why)));
+	else
+		fail(r, "cannot connect to tierd");
+	return r == -ESRCH ? -EXIT_NODAEMON : -EXIT_SYSTEM;
+}
+
+/* Report a failed call of tierd's METHOD; returns the exit code. */
+static int daemon_fail(const char *method, int r, const sd_bus_error *error)
+{
+	if (r == -ESRCH) {
+		msg("tierd went away during %s", method);
+		return EXIT_NODAEMON;
+	}
+	if (sd_bus_error_has_name(error, "org.tierd.NoSuchCgroup")) {
+		msg("%s", error->message);
+		return EXIT_NOCGROUP;
+	}
+	if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES ||
+	    r == -EPERM) {
+		/* The bus daemon's message names every matched rule: too much. */
+		msg("tierd refused %s: permission denied (%s)", method,
+		    strcmp(method, "Reload") == 0 ? "only root may reload" : "see tierd(8), BUS API");
+		return EXIT_SYSTEM;
+	}
+	if (sd_bus_error_is_set(error)) {
+		msg("tierd: %s failed: %s", method, error->message ? error->message : error->name);
+		return EXIT_SYSTEM;
+	}
+	return fail(r, "tierd: %s failed", method);
+}
+
+/* ------------------------------------------------------------------------
  * check FILE...
  * ------------------------------------------------------------------------ */
 
@@ -590,46 +625,230 @@ static int verb_check(struct tierctl *t, const struct verb *v, int argc, char **
  * explain CGROUP
  * ------------------------------------------------------------------------ */
 
-static void explain_amount_text(const char *key, const struct tier_amount *a, uint64_t resolved)
-{
-	char b1[SIZE_BUF], b2[SIZE_BUF];
-	const char *s = fmt_amount(a, b1);
+/* What the policy says about one cgroup, from the files or from tierd. */
+enum { AMT_TOPTIER_MIN, AMT_TOPTIER_MAX, AMT_MEMORY_LOW, AMT_MEMORY_HIGH, _AMT_MAX };
+static const char *const amount_keys[_AMT_MAX] = { "toptier_min", "toptier_max", "memory_low",
+						     "memory_high" };
 
-	if (!s)
+struct explain_view {
+	const char *policy;		/* the policy file, or "tierd (WHERE)" */
+	bool from_daemon;
+	const char *unit;
+	bool managed;
+	const char *rule, *rule_file;
+	uint64_t rule_line;
+	const char *matcher_kind, *matcher_pattern, *matcher_file, *matched;
+	uint64_t matcher_line;
+	const char *class_name, *class_mode;
+	uint64_t weight;
+	struct {
+		const char *written;	/* as in the policy; NULL: unset */
+		uint64_t bytes;		/* UINT64_MAX: max */
+		char buf[TIER_AMOUNT_FORMAT_MAX];
+	} amount[_AMT_MAX];
+	const char *desired_mode;	/* NULL: left alone */
+};
+
+static void view_from_plan(struct explain_view *x, const struct tier_plan_entry *e,
+			   const struct tier_observed_cgroup *oc)
+{
+	const struct tier_class *c = e->class;
+
+	x->unit = oc->unit;
+	x->managed = e->rule != NULL;
+	if (!e->rule)
 		return;
-	if (a->kind == TIER_AMOUNT_PERCENT)
-		printf("%-16s %s of the fast tier = %s\n", key, s, fmt_size(resolved, b2));
-	else
-		printf("%-16s %s\n", key, s);
+	x->rule = e->rule->name;
+	x->rule_file = e->rule->file;
+	x->rule_line = e->rule->line;
+	if (e->matcher) {
+		x->matcher_kind = tier_matcher_kind_to_string(e->matcher->kind);
+		x->matcher_pattern = e->matcher->pattern;
+		x->matcher_file = e->matcher->file;
+		x->matcher_line = e->matcher->line;
+		x->matched = e->matched_value;
+	}
+	x->class_name = c->name;
+	x->class_mode = mode_str(c->mode);
+	x->weight = c->weight;
+	x->amount[AMT_TOPTIER_MIN].written = tier_amount_format(&c->toptier_min,
+		x->amount[AMT_TOPTIER_MIN].buf, TIER_AMOUNT_FORMAT_MAX);
+	x->amount[AMT_TOPTIER_MIN].bytes = e->toptier_min;
+	x->amount[AMT_TOPTIER_MAX].written = tier_amount_format(&c->toptier_max,
+		x->amount[AMT_TOPTIER_MAX].buf, TIER_AMOUNT_FORMAT_MAX);
+	x->amount[AMT_TOPTIER_MAX].bytes = e->toptier_max;
+	x->amount[AMT_MEMORY_LOW].written = tier_amount_format(&c->memory_low,
+		x->amount[AMT_MEMORY_LOW].buf, TIER_AMOUNT_FORMAT_MAX);
+	x->amount[AMT_MEMORY_LOW].bytes = e->memory_low;
+	x->amount[AMT_MEMORY_HIGH].written = tier_amount_format(&c->memory_high,
+		x->amount[AMT_MEMORY_HIGH].buf, TIER_AMOUNT_FORMAT_MAX);
+	x->amount[AMT_MEMORY_HIGH].bytes = e->memory_high;
+	x->desired_mode = e->set_mode ? mode_str(e->mode) : NULL;
 }
 
-static void explain_amount_json(struct json *j, const char *key, const struct tier_amount *a,
-				uint64_t resolved)
+static uint64_t parse_u64(const char *s)
+{
+	if (strcmp(s, "max") == 0)
+		return UINT64_MAX;
+	return strtoull(s, NULL, 10);
+}
+
+/* The (key, value) pairs of ExplainCgroup; strings stay in reply. */
+static int view_from_reply(struct explain_view *x, sd_bus_message *reply)
+{
+	const char *k, *v;
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_read(reply, "(ss)", &k, &v)) > 0) {
+		if (strcmp(k, "unit") == 0)
+			x->unit = v;
+		else if (strcmp(k, "managed") == 0)
+			x->managed = strcmp(v, "true") == 0;
+		else if (strcmp(k, "rule") == 0)
+			x->rule = v;
+		else if (strcmp(k, "rule_file") == 0)
+			x->rule_file = v;
+		else if (strcmp(k, "rule_line") == 0)
+			x->rule_line = parse_u64(v);
+		else if (strcmp(k, "matcher_kind") == 0)
+			x->matcher_kind = v;
+		else if (strcmp(k, "matcher_pattern") == 0)
+			x->matcher_pattern = v;
+		else if (strcmp(k, "matcher_file") == 0)
+			x->matcher_file = v;
+		else if (strcmp(k, "matcher_line") == 0)
+			x->matcher_line = parse_u64(v);
+		else if (strcmp(k, "matched") == 0)
+			x->matched = v;
+		else if (strcmp(k, "class") == 0)
+			x->class_name = v;
+		else if (strcmp(k, "class_mode") == 0)
+			x->class_mode = v;
+		else if (strcmp(k, "weight") == 0)
+			x->weight = parse_u64(v);
+		else if (strcmp(k, "desired_mode") == 0)
+			x->desired_mode = v;
+		else
+			for (size_t i = 0; i < _AMT_MAX; i++) {
+				size_t n = strlen(amount_keys[i]);
+
+				if (strcmp(k, amount_keys[i]) == 0)
+					x->amount[i].written = v;
+				else if (strncmp(k, amount_keys[i], n) == 0 &&
+					 strcmp(k + n, "_bytes") == 0)
+					x->amount[i].bytes = parse_u64(v);
+			}
+		/* Unknown keys are from a newer tierd: ignored. */
+	}
+	if (r < 0)
+		return r;
+	if (x->managed && (!x->rule || !x->class_name))
+		return -EBADMSG;
+	return sd_bus_message_exit_container(reply);
+}
+
+static void explain_text(const struct explain_view *x, const char *cg)
 {
 	char b[SIZE_BUF];
-	const char *s = fmt_amount(a, b);
 
-	json_key(j, key);
-	if (!s) {
-		json_null(j);
+	printf("%-16s %s\n", "cgroup:", cg);
+	if (x->unit)
+		printf("%-16s %s\n", "unit:", x->unit);
+	printf("%-16s %s\n", "policy:", x->policy);
+	if (!x->managed) {
+		printf("no rule matches: unmanaged\n");
 		return;
 	}
+	printf("%-16s %s (%s:%" PRIu64 ")\n", "rule:", x->rule, x->rule_file ? x->rule_file : "?",
+	       x->rule_line);
+	if (x->matcher_kind) {
+		printf("%-16s %s = %s", "matched by:", x->matcher_kind, x->matcher_pattern);
+		if (x->matched && strcmp(x->matched, x->matcher_pattern) != 0)
+			printf(" (%s)", x->matched);
+		printf("\n");
+	}
+	printf("%-16s %s\n", "class:", x->class_name);
+	printf("%-16s %s\n", "desired mode:", x->desired_mode ? x->desired_mode : "(left alone)");
+	printf("%-16s %" PRIu64 "\n", "weight:", x->weight);
+	for (size_t i = 0; i < _AMT_MAX; i++) {
+		const char *w = x->amount[i].written;
+
+		if (!w)
+			continue;
+		printf("%s:%*s %s", amount_keys[i], (int)(15 - strlen(amount_keys[i])), "", w);
+		if (w[0] && w[strlen(w) - 1] == '%')
+			printf(" of the fast tier = %s", fmt_size(x->amount[i].bytes, b));
+		printf("\n");
+	}
+}
+
+static void explain_json(struct json *j, const struct explain_view *x, const char *cg)
+{
+	json_kv_string(j, "cgroup", cg);
+	json_kv_string(j, "unit", x->unit);
+	json_kv_string(j, "policy", x->policy);
+	json_kv_bool(j, "from_daemon", x->from_daemon);
+	json_kv_bool(j, "managed", x->managed);
+	if (!x->managed) {
+		json_kv_null(j, "rule");
+		json_kv_null(j, "matcher");
+		json_kv_null(j, "class");
+		json_kv_null(j, "desired_mode");
+		return;
+	}
+	json_key(j, "rule");
 	json_object_begin(j);
-	json_kv_string(j, "value", s);
-	if (resolved == UINT64_MAX)
-		json_kv_null(j, "bytes");
-	else
-		json_kv_uint(j, "bytes", resolved);
+	json_kv_string(j, "name", x->rule);
+	json_kv_string(j, "file", x->rule_file);
+	json_kv_uint(j, "line", x->rule_line);
 	json_object_end(j);
+	json_key(j, "matcher");
+	if (x->matcher_kind) {
+		json_object_begin(j);
+		json_kv_string(j, "kind", x->matcher_kind);
+		json_kv_string(j, "pattern", x->matcher_pattern);
+		json_kv_string(j, "file", x->matcher_file);
+		json_kv_uint(j, "line", x->matcher_line);
+		json_kv_string(j, "matched", x->matched);
+		json_object_end(j);
+	} else {
+		json_null(j);
+	}
+	json_key(j, "class");
+	json_object_begin(j);
+	json_kv_string(j, "name", x->class_name);
+	json_kv_string(j, "mode", x->class_mode);
+	json_kv_uint(j, "weight", x->weight);
+	for (size_t i = 0; i < _AMT_MAX; i++) {
+		json_key(j, amount_keys[i]);
+		if (!x->amount[i].written) {
+			json_null(j);
+			continue;
+		}
+		json_object_begin(j);
+		json_kv_string(j, "value", x->amount[i].written);
+		if (x->amount[i].bytes == UINT64_MAX)
+			json_kv_null(j, "bytes");
+		else
+			json_kv_uint(j, "bytes", x->amount[i].bytes);
+		json_object_end(j);
+	}
+	json_object_end(j);
+	json_kv_string(j, "desired_mode", x->desired_mode);
 }
 
 static int verb_explain(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
-	_cleanup_free_ char *cg = NULL, *src = NULL;
-	const struct tier_observed_cgroup *oc = NULL;
-	const struct tier_plan_entry *e;
-	const struct tier_class *c;
-	struct session s;
+	_cleanup_free_ char *cg = NULL, *src = NULL, *policy = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	struct tierd_client c;
+	struct explain_view x = { 0 };
+	struct session s = { 0 };
+	struct tier_ctx *ctx;
 	enum tier_mode cur = TIER_MODE_INVALID, eff = TIER_MODE_INVALID;
 	int cur_r, eff_r;
 	int rc, r;
@@ -644,30 +863,62 @@ static int verb_explain(struct tierctl *t, const struct verb *v, int argc, char 
 		msg("invalid cgroup path '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	rc = session_start(t, &s, cg);
-	if (rc)
-		goto out;
 
-	e = tier_plan_find(s.plan, cg);
-	for (size_t i = 0; i < s.observed->n_cgroups; i++)
-		if (strcmp(s.observed->cgroups[i].path, cg) == 0)
-			oc = &s.observed->cgroups[i];
-	if (!e || !oc) {
-		rc = cgroup_fail(s.ctx, cg, -ENOENT, "");
-		goto out;
+	r = daemon_open(t, &c, NULL);
+	if (r < 0)
+		return -r;
+	if (r > 0) {
+		/* The policy tierd has loaded; the knobs from the tree. */
+		r = tierd_client_call(&c, "ExplainCgroup", &error, &reply, "s", cg);
+		if (r < 0) {
+			rc = daemon_fail("ExplainCgroup", r, &error);
+			goto out;
+		}
+		r = view_from_reply(&x, reply);
+		if (r < 0) {
+			rc = fail(r, "cannot parse tierd's answer");
+			goto out;
+		}
+		if (asprintf(&policy, "tierd (%s)", c.where) < 0) {
+			policy = NULL;
+			rc = fail(-ENOMEM, "explain");
+			goto out;
+		}
+		x.policy = policy;
+		x.from_daemon = true;
+		rc = open_ctx(t, NULL, NULL, &s.ctx);
+		if (rc)
+			goto out;
+	} else {
+		const struct tier_observed_cgroup *oc = NULL;
+		const struct tier_plan_entry *e;
+
+		rc = session_start(t, &s, cg);
+		if (rc)
+			goto out;
+		e = tier_plan_find(s.plan, cg);
+		for (size_t i = 0; i < s.observed->n_cgroups; i++)
+			if (strcmp(s.observed->cgroups[i].path, cg) == 0)
+				oc = &s.observed->cgroups[i];
+		if (!e || !oc) {
+			rc = cgroup_fail(s.ctx, cg, -ENOENT, "");
+			goto out;
+		}
+		view_from_plan(&x, e, oc);
+		x.policy = t->config;
 	}
-	c = e->class;
+	ctx = s.ctx;
 
 	if (strcmp(cg, "/") == 0) {
 		cur_r = -EOPNOTSUPP;
 		eff_r = 0;
 		eff = TIER_MODE_FULL;
 	} else {
-		cur_r = tier_cgroup_get_mode(s.ctx, cg, &cur);
-		eff_r = effective_mode(s.ctx, cg, &eff, &src);
+		cur_r = tier_cgroup_get_mode(ctx, cg, &cur);
+		eff_r = effective_mode(ctx, cg, &eff, &src);
 	}
 	if (cur_r == -ENOENT) {
-		rc = cgroup_fail(s.ctx, cg, cur_r, "");
+		rc = cgroup_fail(ctx, cg, cur_r, "");
 		goto out;
 	}
 
@@ -675,78 +926,14 @@ static int verb_explain(struct tierctl *t, const struct verb *v, int argc, char 
 		struct json *j = &t->j;
 
 		json_object_begin(j);
-		json_kv_string(j, "cgroup", cg);
-		json_kv_string(j, "unit", oc->unit);
-		json_kv_bool(j, "managed", e->rule != NULL);
-		if (e->rule) {
-			json_key(j, "rule");
-			json_object_begin(j);
-			json_kv_string(j, "name", e->rule->name);
-			json_kv_string(j, "file", e->rule->file);
-			json_kv_uint(j, "line", e->rule->line);
-			json_object_end(j);
-			json_key(j, "matcher");
-			if (e->matcher) {
-				json_object_begin(j);
-				json_kv_string(j, "kind",
-					       tier_matcher_kind_to_string(e->matcher->kind));
-				json_kv_string(j, "pattern", e->matcher->pattern);
-				json_kv_string(j, "file", e->matcher->file);
-				json_kv_uint(j, "line", e->matcher->line);
-				json_kv_string(j, "matched", e->matched_value);
-				json_object_end(j);
-			} else {
-				json_null(j);
-			}
-			json_key(j, "class");
-			json_object_begin(j);
-			json_kv_string(j, "name", c->name);
-			json_kv_string(j, "mode", mode_str(c->mode));
-			json_kv_uint(j, "weight", c->weight);
-			explain_amount_json(j, "toptier_min", &c->toptier_min, e->toptier_min);
-			explain_amount_json(j, "toptier_max", &c->toptier_max, e->toptier_max);
-			explain_amount_json(j, "memory_low", &c->memory_low, e->memory_low);
-			explain_amount_json(j, "memory_high", &c->memory_high, e->memory_high);
-			json_object_end(j);
-			json_kv_string(j, "desired_mode", e->set_mode ? mode_str(e->mode) : NULL);
-		} else {
-			json_kv_null(j, "rule");
-			json_kv_null(j, "matcher");
-			json_kv_null(j, "class");
-			json_kv_null(j, "desired_mode");
-		}
+		explain_json(j, &x, cg);
 		json_kv_bool(j, "supported", cur_r != -EOPNOTSUPP || strcmp(cg, "/") == 0);
 		json_kv_string(j, "configured", cur_r == 0 ? mode_str(cur) : NULL);
 		json_kv_string(j, "effective", eff_r == 0 ? mode_str(eff) : NULL);
 		json_kv_string(j, "effective_source", src);
 		json_object_end(j);
 	} else {
-		printf("%-16s %s\n", "cgroup:", cg);
-		if (oc->unit)
-			printf("%-16s %s\n", "unit:", oc->unit);
-		if (!e->rule) {
-			printf("no rule matches: unmanaged\n");
-		} else {
-			printf("%-16s %s (%s:%u)\n", "rule:", e->rule->name, e->rule->file,
-			       e->rule->line);
-			if (e->matcher) {
-				printf("%-16s %s = %s", "matched by:",
-				       tier_matcher_kind_to_string(e->matcher->kind),
-				       e->matcher->pattern);
-				if (e->matched_value &&
-				    strcmp(e->matched_value, e->matcher->pattern) != 0)
-					printf(" (%s)", e->matched_value);
-				printf("\n");
-			}
-			printf("%-16s %s\n", "class:", c->name);
-			printf("%-16s %s\n", "desired mode:",
-			       e->set_mode ? mode_str(e->mode) : "(left alone)");
-			printf("%-16s %u\n", "weight:", c->weight);
-			explain_amount_text("toptier_min:", &c->toptier_min, e->toptier_min);
-			explain_amount_text("toptier_max:", &c->toptier_max, e->toptier_max);
-			explain_amount_text("memory_low:", &c->memory_low, e->memory_low);
-			explain_amount_text("memory_high:", &c->memory_high, e->memory_high);
-		}
+		explain_text(&x, cg);
 		if (strcmp(cg, "/") == 0)
 			printf("%-16s %s\n", "configured mode:", "(the root has no knob)");
 		else if (cur_r == 0)
@@ -763,8 +950,11 @@ static int verb_explain(struct tierctl *t, const struct verb *v, int argc, char 
 		}
 	}
 	if (cur_r == -EOPNOTSUPP && strcmp(cg, "/") != 0)
-		rc = cgroup_fail(s.ctx, cg, cur_r, "");
+		rc = cgroup_fail(ctx, cg, cur_r, "");
 out:
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	tierd_client_close(&c);
 	session_done(&s);
 	return rc;
 }
@@ -772,6 +962,72 @@ out:
 /* ------------------------------------------------------------------------
  * apply [--dry-run]
  * ------------------------------------------------------------------------ */
+
+/*
+ * apply --dry-run with a running tierd: the changes its next reconcile
+ * would make with the policy it has loaded (DryRun), in the same format.
+ */
+static int dry_run_daemon(struct tierctl *t, struct tierd_client *c)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *cg, *cls, *rule, *knob, *o, *n, *last = NULL;
+	size_t n_changes = 0, n_cgroups = 0;
+	int rc = EXIT_OK, r;
+
+	r = tierd_client_call(c, "DryRun", &error, &reply, NULL);
+	if (r < 0) {
+		rc = daemon_fail("DryRun", r, &error);
+		goto out;
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_bool(&t->j, "dry_run", true);
+		json_kv_string(&t->j, "source", c->where);
+		json_key(&t->j, "changes");
+		json_array_begin(&t->j);
+	}
+	r = sd_bus_message_enter_container(reply, 'a', "(ssssss)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(reply, "(ssssss)", &cg, &cls, &rule, &knob, &o, &n)) > 0) {
+		n_changes++;
+		if (!last || strcmp(last, cg) != 0)
+			n_cgroups++;
+		last = cg;
+		if (t->json) {
+			json_object_begin(&t->j);
+			json_kv_string(&t->j, "cgroup", cg);
+			json_kv_string(&t->j, "attribute", knob);
+			json_kv_string(&t->j, "old", o);
+			json_kv_string(&t->j, "new", n);
+			json_kv_string(&t->j, "rule", rule);
+			json_kv_string(&t->j, "class", cls);
+			json_object_end(&t->j);
+		} else {
+			printf("%s: %s %s -> %s (rule %s, class %s)\n", cg, knob, o, n, rule, cls);
+		}
+	}
+	if (r < 0) {
+		rc = fail(r, "cannot parse tierd's answer");
+		goto out;
+	}
+	if (t->json) {
+		json_array_end(&t->j);
+		json_key(&t->j, "summary");
+		json_object_begin(&t->j);
+		json_kv_uint(&t->j, "changed", n_cgroups);
+		json_kv_uint(&t->j, "changes", n_changes);
+		json_object_end(&t->j);
+		json_object_end(&t->j);
+	} else {
+		printf("dry run (tierd, %s): %zu cgroup%s would change, %zu change%s\n", c->where,
+		       n_cgroups, n_cgroups == 1 ? "" : "s", n_changes, n_changes == 1 ? "" : "s");
+	}
+out:
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	return rc;
+}
 
 static int verb_apply(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
@@ -789,6 +1045,18 @@ static int verb_apply(struct tierctl *t, const struct verb *v, int argc, char **
 	r = want_args(v, argc, 0, 0);
 	if (r >= 0)
 		return r;
+	if (dry_run) {
+		struct tierd_client c;
+
+		r = daemon_open(t, &c, NULL);
+		if (r < 0)
+			return -r;
+		if (r > 0) {
+			rc = dry_run_daemon(t, &c);
+			tierd_client_close(&c);
+			return rc;
+		}
+	}
 
 	rc = session_start(t, &s, NULL);
 	if (rc)
@@ -1033,9 +1301,12 @@ out:
  * status [--all]
  * ------------------------------------------------------------------------ */
 
-/* One row of the status table. */
+/* One row of the status table: from the local plan (e) or from tierd. */
 struct status_row {
-	const struct tier_plan_entry *e;
+	const struct tier_plan_entry *e;	/* NULL for rows from tierd */
+	const char *path;
+	const char *class_name;			/* NULL: unmanaged */
+	const char *rule_name;
 	struct tier_cgroup_info info;
 	bool shared;		/* takes part in the fair share (top-most managed) */
 	uint64_t target;
@@ -1112,12 +1383,118 @@ static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SI
 	return buf;
 }
 
+/* What status says about the daemon: asked, and its STATUS= text if it runs. */
+struct daemon_status {
+	bool asked;
+	char *status;		/* NULL: not running */
+	char where[128];
+	sd_bus_message *list;	/* ListCgroups reply: the rows' strings */
+	struct tierd_client c;	/* open while status is set */
+};
+
+static int status_daemon(struct tierctl *t, struct daemon_status *d)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *text;
+	int rc = EXIT_OK, r;
+
+	r = daemon_open(t, &d->c, &d->asked);
+	if (r <= 0)
+		return -r;
+	r = tierd_client_call(&d->c, "Status", &error, &reply, NULL);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "s", &text);
+	if (r >= 0) {
+		d->status = strdup(text);
+		if (!d->status)
+			rc = fail(-ENOMEM, "status");
+		snprintf(d->where, sizeof(d->where), "%s", d->c.where);
+	} else if (r != -ESRCH || t->daemon == DAEMON_YES) {
+		rc = daemon_fail("Status", r, &error);
+	}
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	if (!d->status)
+		tierd_client_close(&d->c);
+	return rc;
+}
+
+/*
+ * The rows from tierd (ListCgroups: path, class, rule, target); the local
+ * tree gives each row's modes and residency.  s gets the context and
+ * topology only.
+ */
+static int status_rows_daemon(struct tierctl *t, struct daemon_status *d, bool all,
+			      struct session *s, struct status_row **ret_rows, size_t *ret_n)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	struct status_row *rows = NULL;
+	size_t n = 0, alloc = 0;
+	const char *path, *cls, *rule;
+	uint64_t target;
+	int rc, r;
+
+	r = tierd_client_call(&d->c, "ListCgroups", &error, &d->list, "b", all);
+	tierd_client_close(&d->c);
+	if (r < 0) {
+		rc = daemon_fail("ListCgroups", r, &error);
+		sd_bus_error_free(&error);
+		return rc;
+	}
+	rc = open_ctx(t, NULL, NULL, &s->ctx);
+	if (rc)
+		return rc;
+	s->topo = read_topology(s->ctx);
+	r = sd_bus_message_enter_container(d->list, 'a', "(ssst)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(d->list, "(ssst)", &path, &cls, &rule, &target)) > 0) {
+		struct status_row *row;
+
+		if (n == alloc) {
+			struct status_row *nr = reallocarray(rows, alloc ? alloc * 2 : 64, sizeof(*rows));
+
+			if (!nr) {
+				r = -ENOMEM;
+				break;
+			}
+			rows = nr;
+			alloc = alloc ? alloc * 2 : 64;
+		}
+		row = &rows[n];
+		memset(row, 0, sizeof(*row));
+		r = tier_cgroup_read_info(s->ctx, s->topo, path, &row->info);
+		if (r == -ENOENT) {
+			r = 0;
+			continue; /* vanished meanwhile */
+		}
+		if (r < 0) {
+			fail(r, "%s: cannot read", path);
+			rc = EXIT_SYSTEM;
+			r = 0;
+			continue;
+		}
+		row->path = path;
+		row->class_name = cls[0] ? cls : NULL;
+		row->rule_name = rule[0] ? rule : NULL;
+		row->shared = target != UINT64_MAX;
+		row->target = target;
+		n++;
+	}
+	*ret_rows = rows;
+	*ret_n = n;
+	if (r < 0)
+		return fail(r, "cannot read tierd's answer");
+	return rc;
+}
+
 static int verb_status(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
 	static const struct option all_opt[] = { { "all", no_argument, NULL, 'F' } };
 	size_t width = strlen("CGROUP"), cwidth = strlen("CLASS"), n, n_rows = 0,
 	       n_unsupported = 0;
 	_cleanup_free_ struct status_row *rows = NULL;
+	struct daemon_status d = { 0 };
 	int all = 0;
 	struct session s;
 	int rc, r;
@@ -1128,6 +1505,24 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 	r = want_args(v, argc, 0, 0);
 	if (r >= 0)
 		return r;
+	rc = status_daemon(t, &d);
+	if (rc)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	if (!t->json && d.asked) {
+		if (d.status)
+			printf("tierd (%s): %s\n\n", d.where, d.status);
+		else
+			printf("tierd: not running; the table below is computed from %s\n\n",
+			       t->config);
+	}
+	if (d.status) {
+		/* The cgroups, classes and targets of tierd; residency from the tree. */
+		rc = status_rows_daemon(t, &d, all, &s, &rows, &n_rows);
+		if (rc)
+			goto out;
+		goto table;
+	}
 	rc = session_start(t, &s, NULL);
 	if (rc)
 		goto out;
@@ -1154,19 +1549,35 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 			continue;
 		}
 		row->e = e;
+		row->path = e->path;
+		row->class_name = e->class ? e->class->name : NULL;
+		row->rule_name = e->rule ? e->rule->name : NULL;
 		n_rows++;
-		if (strlen(e->path) > width)
-			width = strlen(e->path);
-		if (e->class && strlen(e->class->name) > cwidth)
-			cwidth = strlen(e->class->name);
 	}
 	r = status_targets(&s, rows, n_rows);
 	if (r < 0) {
 		rc = fail(r, "cannot compute the fast-tier targets");
 		goto out;
 	}
+table:
+	for (size_t i = 0; i < n_rows; i++) {
+		if (strlen(rows[i].path) > width)
+			width = strlen(rows[i].path);
+		if (rows[i].class_name && strlen(rows[i].class_name) > cwidth)
+			cwidth = strlen(rows[i].class_name);
+	}
 	if (t->json) {
 		json_object_begin(&t->j);
+		json_key(&t->j, "daemon");
+		if (d.asked) {
+			json_object_begin(&t->j);
+			json_kv_bool(&t->j, "running", d.status != NULL);
+			json_kv_string(&t->j, "where", d.status ? d.where : NULL);
+			json_kv_string(&t->j, "status", d.status);
+			json_object_end(&t->j);
+		} else {
+			json_null(&t->j);
+		}
 		json_key(&t->j, "cgroups");
 		json_array_begin(&t->j);
 	} else {
@@ -1176,20 +1587,19 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 	}
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct status_row *row = &rows[i];
-		const struct tier_plan_entry *e = row->e;
 		const struct tier_cgroup_info *info = &row->info;
 		bool has_mode, has_res;
 		char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF], b4[SIZE_BUF];
 
 		has_mode = info->valid & TIER_INFO_MODE;
 		has_res = info->valid & TIER_INFO_RESIDENCY;
-		if (!has_mode && e->rule && strcmp(e->path, "/") != 0)
+		if (!has_mode && row->class_name && strcmp(row->path, "/") != 0)
 			n_unsupported++;
 		if (t->json) {
 			json_object_begin(&t->j);
-			json_kv_string(&t->j, "cgroup", e->path);
-			json_kv_string(&t->j, "class", e->class ? e->class->name : NULL);
-			json_kv_string(&t->j, "rule", e->rule ? e->rule->name : NULL);
+			json_kv_string(&t->j, "cgroup", row->path);
+			json_kv_string(&t->j, "class", row->class_name);
+			json_kv_string(&t->j, "rule", row->rule_name);
 			json_kv_string(&t->j, "configured", has_mode ? mode_str(info->mode) : NULL);
 			json_kv_string(&t->j, "effective",
 				       has_mode ? mode_str(info->effective_mode) : NULL);
@@ -1206,8 +1616,8 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 				json_kv_null(&t->j, "target_bytes");
 			json_object_end(&t->j);
 		} else {
-			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width, e->path,
-			       (int)cwidth, e->class ? e->class->name : "-",
+			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width, row->path,
+			       (int)cwidth, row->class_name ? row->class_name : "-",
 			       has_mode ? mode_str(info->mode) : "-",
 			       has_mode ? mode_str(info->effective_mode) : "-",
 			       has_res ? fmt_size(info->fast_bytes, b1) : "-",
@@ -1225,7 +1635,65 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 		    " or the memory controller is not enabled there",
 		    n_unsupported, n_unsupported == 1 ? "" : "s");
 out:
+	sd_bus_message_unref(d.list);
+	free(d.status);
 	session_done(&s);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * reload
+ * ------------------------------------------------------------------------ */
+
+/* Make the running tierd re-read its policy; needs the daemon. */
+static int verb_reload(struct tierctl *t, const struct verb *v, int argc, char **argv)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	struct tierd_client c;
+	const char *err = "";
+	int ok = 0, rc = EXIT_OK, r;
+
+	r = verb_opts(t, v, argc, argv, NULL, NULL);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, 0, 0);
+	if (r >= 0)
+		return r;
+	if (t->daemon == DAEMON_NO) {
+		msg("reload: tells the running tierd to re-read its policy; not with --no-daemon");
+		return EXIT_USAGE;
+	}
+	/* Files named on the command line do not matter here: always ask tierd. */
+	t->daemon = DAEMON_YES;
+	r = daemon_open(t, &c, NULL);
+	if (r < 0)
+		return -r;
+	r = tierd_client_call(&c, "Reload", &error, &reply, NULL);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "bs", &ok, &err);
+	if (r < 0) {
+		rc = daemon_fail("Reload", r, &error);
+		goto out;
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_bool(&t->j, "reloaded", ok);
+		json_kv_string(&t->j, "error", ok ? NULL : err);
+		json_kv_string(&t->j, "source", c.where);
+		json_object_end(&t->j);
+	} else if (ok) {
+		printf("tierd reloaded its policy\n");
+	}
+	if (!ok) {
+		msg("tierd kept its previous policy: %s", err[0] ? err : "reload failed");
+		msg("run 'tierctl check FILE' for every error, or see the journal (journalctl -u tierd)");
+		rc = EXIT_POLICY;
+	}
+out:
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	tierd_client_close(&c);
 	return rc;
 }
 
@@ -1403,9 +1871,11 @@ static const struct verb verbs[] = {
 	{ "check", verb_check, "FILE...",
 	  "Parse each policy FILE (with its drop-ins); print FILE:LINE errors." },
 	{ "explain", verb_explain, "CGROUP",
-	  "Show which rule matches CGROUP, through which matcher, and what it gets." },
+	  "Show which rule matches CGROUP, through which matcher, and what it gets\n"
+	  "                         (from tierd's loaded policy when it runs)." },
 	{ "apply", verb_apply, "[--dry-run]",
-	  "Apply the policy to the cgroup tree; print every change." },
+	  "Apply the policy to the cgroup tree; print every change (--dry-run with\n"
+	  "                         tierd running: what its next reconcile would change)." },
 	{ "get", verb_get, "CGROUP", "Show the configured and effective memory.numa_balancing." },
 	{ "set", verb_set, "CGROUP MODE",
 	  "Write memory.numa_balancing (inherit, full, promote, off)." },
@@ -1413,6 +1883,7 @@ static const struct verb verbs[] = {
 	  "Table of managed (--all: all) cgroups: class, modes, fast/slow-tier bytes,\n"
 	  "                         fair-share target of the fast tier." },
 	{ "topology", verb_topology, "", "Show NUMA nodes and memory tiers." },
+	{ "reload", verb_reload, "", "Make the running tierd re-read its policy files." },
 };
 
 static const struct verb *find_verb(const char *name)
@@ -1438,23 +1909,42 @@ static void usage(FILE *f)
 		   "  --cgroup-root DIR      cgroup2 mount (default: policy's cgroup_root)\n"
 		   "  --sysfs-root DIR       sysfs mount (default /sys)\n"
 		   "  --procfs-root DIR      procfs mount (default /proc)\n"
+		   "  --daemon               ask the running tierd; fail if none answers\n"
+		   "  --no-daemon            never ask tierd: work on the files only\n"
+		   "  --bus-socket PATH      tierd's private socket (default " TIERD_BUS_SOCKET ")\n"
 		   "  --json                 print JSON\n"
 		   "  -h, --help             this help\n"
 		   "      --version          print the version\n\n"
 		   "Exit status: 0 ok, 1 policy errors, 2 usage, 3 no such cgroup,\n"
-		   "4 kernel lacks memory.numa_balancing, 5 other system error.\n"
+		   "4 kernel lacks memory.numa_balancing, 5 other system error,\n"
+		   "6 tierd not running (reload, --daemon).\n"
+		   "status, explain and apply --dry-run ask a running tierd unless --config or\n"
+		   "a --*-root option is given; without one they work on the files.\n"
 		   "See tierctl(1) and tierd.conf(5).\n");
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CONFIG = 0x100, OPT_CGROUP, OPT_SYSFS, OPT_PROCFS, OPT_JSON, OPT_VERSION };
+	enum {
+		OPT_CONFIG = 0x100,
+		OPT_CGROUP,
+		OPT_SYSFS,
+		OPT_PROCFS,
+		OPT_JSON,
+		OPT_VERSION,
+		OPT_DAEMON,
+		OPT_NO_DAEMON,
+		OPT_BUS_SOCKET,
+	};
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
 		{ "procfs-root", required_argument, NULL, OPT_PROCFS },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "daemon", no_argument, NULL, OPT_DAEMON },
+		{ "no-daemon", no_argument, NULL, OPT_NO_DAEMON },
+		{ "bus-socket", required_argument, NULL, OPT_BUS_SOCKET },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{}
@@ -1468,15 +1958,28 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_CONFIG:
 			t.config = optarg;
+			t.config_given = true;
 			break;
 		case OPT_CGROUP:
 			t.cgroup_root = optarg;
+			t.config_given = true;
 			break;
 		case OPT_SYSFS:
 			t.sysfs_root = optarg;
+			t.config_given = true;
 			break;
 		case OPT_PROCFS:
 			t.procfs_root = optarg;
+			t.config_given = true;
+			break;
+		case OPT_DAEMON:
+			t.daemon = DAEMON_YES;
+			break;
+		case OPT_NO_DAEMON:
+			t.daemon = DAEMON_NO;
+			break;
+		case OPT_BUS_SOCKET:
+			t.bus_socket = optarg;
 			break;
 		case OPT_JSON:
 			t.json = true;

@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The bus API for tierctl: org.tierd.Manager1 at /org/tierd/Manager1, served
- * with sd-bus on a private root-only Unix socket (/run/tierd/bus, mode 0600
- * in a 0700 directory), peer to peer like systemd's /run/systemd/private.
- * (Serving it on the system bus would need a D-Bus policy file for the
- * name; the private socket works with and without a system bus.)
+ * with sd-bus
+ *  - on a private root-only Unix socket (/run/tierd/bus, mode 0600 in a 0700
+ *    directory), peer to peer like systemd's /run/systemd/private; works
+ *    with and without a system bus;
+ *  - on the system bus as org.tierd.Manager1 where one runs and the tree is
+ *    the host's (etc/dbus-1/system.d/org.tierd.Manager1.conf lets root own
+ *    the name, anyone call the read-only methods and only root Reload).
  *
  *   Status() -> s                   the status text (as in STATUS=)
  *   Reload() -> b ok, s error       reload now; on failure the first error
+ *                                   (needs CAP_SYS_ADMIN, i.e. root)
  *   Explain(s cgroup) -> s          which rule matches and what it gets
+ *   ExplainCgroup(s cgroup) -> a(ss)  the same as ordered key/value pairs
+ *                                   (what tierctl explain shows)
  *   DryRun() -> a(ssssss)           the changes a reconcile would make:
  *                                   cgroup, class, rule, knob, old, new
+ *   ListCgroups(b all) -> a(ssst)   managed (all: every) cgroup in tree order:
+ *                                   cgroup, class, rule ("" if unmanaged),
+ *                                   fast-tier target in bytes of the last
+ *                                   rebalance (UINT64_MAX: not shared)
  *
  *   busctl --address=unix:path=/run/tierd/bus call org.tierd.Manager1 \
  *       /org/tierd/Manager1 org.tierd.Manager1 Status
@@ -27,6 +37,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-id128.h>
 
+#include "tierd-fair.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
 
@@ -125,6 +136,130 @@ out:
 	return r;
 }
 
+static int append_pair(sd_bus_message *reply, const char *key, const char *value)
+{
+	return value ? sd_bus_message_append(reply, "(ss)", key, value) : 0;
+}
+
+static int append_pair_u64(sd_bus_message *reply, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return append_pair(reply, key, buf);
+}
+
+static int append_amount(sd_bus_message *reply, const char *key, const struct tier_amount *a,
+			 uint64_t bytes)
+{
+	char buf[TIER_AMOUNT_FORMAT_MAX], k[64];
+	int r;
+
+	if (!tier_amount_format(a, buf, sizeof(buf)))
+		return 0;
+	r = append_pair(reply, key, buf);
+	snprintf(k, sizeof(k), "%s_bytes", key);
+	if (r >= 0)
+		r = bytes == UINT64_MAX ? append_pair(reply, k, "max") : append_pair_u64(reply, k, bytes);
+	return r;
+}
+
+/*
+ * ExplainCgroup: what the loaded policy says about one cgroup, as ordered
+ * (key, value) pairs; keys without a value are left out.  The cgroup's
+ * current knobs are not included: a client reads those from the tree.
+ */
+static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	sd_bus_message *reply = NULL;
+	const struct tier_observed_cgroup *oc = NULL;
+	const struct tier_plan_entry *e;
+	const char *cgroup;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &cgroup);
+	if (r < 0)
+		return r;
+	if (cgroup[0] != '/')
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "cgroup path must start with '/': %s", cgroup);
+	r = tier_observe(m->ctx, m->topo, cgroup, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &obs);
+	if (r == -ENOENT)
+		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", cgroup);
+	if (r < 0)
+		return r;
+	r = tier_evaluate(m->policy, obs, &plan);
+	if (r < 0)
+		goto out;
+	e = tier_plan_find(plan, cgroup);
+	for (size_t i = 0; i < obs->n_cgroups; i++)
+		if (strcmp(obs->cgroups[i].path, cgroup) == 0)
+			oc = &obs->cgroups[i];
+	if (!e || !oc) {
+		r = sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", cgroup);
+		goto out;
+	}
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(ss)");
+	if (r >= 0)
+		r = append_pair(reply, "cgroup", cgroup);
+	if (r >= 0)
+		r = append_pair(reply, "unit", oc->unit);
+	if (r >= 0)
+		r = append_pair(reply, "managed", e->rule ? "true" : "false");
+	if (r >= 0 && e->rule) {
+		const struct tier_class *c = e->class;
+
+		r = append_pair(reply, "rule", e->rule->name);
+		if (r >= 0)
+			r = append_pair(reply, "rule_file", e->rule->file);
+		if (r >= 0)
+			r = append_pair_u64(reply, "rule_line", e->rule->line);
+		if (r >= 0 && e->matcher) {
+			r = append_pair(reply, "matcher_kind",
+					tier_matcher_kind_to_string(e->matcher->kind));
+			if (r >= 0)
+				r = append_pair(reply, "matcher_pattern", e->matcher->pattern);
+			if (r >= 0)
+				r = append_pair(reply, "matcher_file", e->matcher->file);
+			if (r >= 0)
+				r = append_pair_u64(reply, "matcher_line", e->matcher->line);
+			if (r >= 0)
+				r = append_pair(reply, "matched", e->matched_value);
+		}
+		if (r >= 0 && c) {
+			r = append_pair(reply, "class", c->name);
+			if (r >= 0)
+				r = append_pair(reply, "class_mode", tier_mode_to_string(c->mode));
+			if (r >= 0)
+				r = append_pair_u64(reply, "weight", c->weight);
+			if (r >= 0)
+				r = append_amount(reply, "toptier_min", &c->toptier_min, e->toptier_min);
+			if (r >= 0)
+				r = append_amount(reply, "toptier_max", &c->toptier_max, e->toptier_max);
+			if (r >= 0)
+				r = append_amount(reply, "memory_low", &c->memory_low, e->memory_low);
+			if (r >= 0)
+				r = append_amount(reply, "memory_high", &c->memory_high, e->memory_high);
+		}
+		if (r >= 0 && e->set_mode)
+			r = append_pair(reply, "desired_mode", tier_mode_to_string(e->mode));
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+out:
+	sd_bus_message_unref(reply);
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r;
+}
+
 static void fmt_u64(char *buf, size_t size, uint64_t v)
 {
 	if (v == UINT64_MAX)
@@ -188,12 +323,58 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	return r;
 }
 
+static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	sd_bus_message *reply = NULL;
+	int all, r;
+
+	r = sd_bus_message_read(msg, "b", &all);
+	if (r < 0)
+		return r;
+	r = tier_observe(m->ctx, m->topo, NULL,
+			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
+			 &obs);
+	if (r < 0)
+		return r;
+	r = tier_evaluate(m->policy, obs, &plan);
+	if (r >= 0)
+		r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(ssst)");
+	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		const struct fair_decision *d = m->fair ? fair_state_find(m->fair, e->path) : NULL;
+
+		if (!e->rule && !all)
+			continue;
+		r = sd_bus_message_append(reply, "(ssst)", e->path,
+					  e->rule ? (e->class ? e->class->name : e->rule->class_name) : "",
+					  e->rule ? e->rule->name : "", d ? d->target : UINT64_MAX);
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r;
+}
+
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD("Status", "", "s", method_status, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Reload", "", "bs", method_reload, 0),
 	SD_BUS_METHOD("Explain", "s", "s", method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("ExplainCgroup", "s", "a(ss)", method_explain_cgroup,
+		      SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("DryRun", "", "a(ssssss)", method_dry_run, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("ListCgroups", "b", "a(ssst)", method_list_cgroups,
+		      SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END
 };
 
@@ -274,7 +455,7 @@ static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *use
 	return 0;
 }
 
-int bus_api_start(struct manager *m)
+static int socket_start(struct manager *m)
 {
 	const char *path = m->args.bus_socket ?: DEFAULT_BUS_SOCKET;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -320,12 +501,71 @@ int bus_api_start(struct manager *m)
 	return 0;
 }
 
+/*
+ * org.tierd.Manager1 on the system bus, for tierctl run by users who cannot
+ * open the root-only socket.  Only for the host's tree (a test tree must not
+ * take the name) unless --system-bus; every failure is a notice, the private
+ * socket keeps working.
+ */
+static int system_bus_start(struct manager *m)
+{
+	const char *root = tier_ctx_get_cgroup_root(m->ctx);
+	sd_bus *b = NULL;
+	int r;
+
+	if (m->args.system_bus == 0 ||
+	    (m->args.system_bus < 0 && strcmp(root, "/sys/fs/cgroup") != 0)) {
+		log_debug("Not serving the bus API on the system bus (%s)",
+			  m->args.system_bus == 0 ? "--no-system-bus" : "not the host's cgroup tree");
+		return 0;
+	}
+	r = sd_bus_open_system(&b);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			return log_oom();
+		log_info_errno(r, "No system bus (%m): bus API on the private socket only");
+		return 0;
+	}
+	r = sd_bus_add_object_vtable(b, NULL, BUS_PATH, BUS_IFACE, manager_vtable, m);
+	if (r >= 0)
+		r = sd_bus_request_name(b, BUS_IFACE, 0);
+	if (r == -EEXIST || r == -EACCES || r == -EPERM) {
+		log_notice_errno(r, "Cannot own %s on the system bus: %s; bus API on the private "
+				    "socket only, ignoring", BUS_IFACE,
+				 r == -EEXIST ? "another tierd has it" :
+						"not allowed (is org.tierd.Manager1.conf installed "
+						"in /usr/share/dbus-1/system.d?)");
+		sd_bus_flush_close_unref(b);
+		return 0;
+	}
+	if (r >= 0)
+		r = sd_bus_attach_event(b, m->event, SD_EVENT_PRIORITY_NORMAL);
+	if (r < 0) {
+		sd_bus_flush_close_unref(b);
+		if (r == -ENOMEM)
+			return log_oom();
+		log_warning_errno(r, "Cannot serve the bus API on the system bus: %m, ignoring");
+		return 0;
+	}
+	m->api_bus = b;
+	log_debug("Bus API %s on the system bus", BUS_IFACE);
+	return 0;
+}
+
+int bus_api_start(struct manager *m)
+{
+	int r = socket_start(m);
+
+	return r < 0 ? r : system_bus_start(m);
+}
+
 void bus_api_stop(struct manager *m)
 {
 	const char *path = m->args.bus_socket ?: DEFAULT_BUS_SOCKET;
 
 	for (size_t i = 0; i < MAX_CONNECTIONS; i++)
 		conns[i].bus = sd_bus_flush_close_unref(conns[i].bus);
+	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
 	m->api_listen = sd_event_source_disable_unref(m->api_listen);
 	if (m->api_fd >= 0) {
 		close(m->api_fd);

@@ -35,6 +35,7 @@ struct manager_args {
 	bool no_systemd;
 	const char *bus_socket;		/* private bus API socket, NULL = default */
 	bool no_bus_api;
+	int system_bus;			/* 1 yes, 0 no, -1 only for /sys/fs/cgroup */
 };
 
 /* inotify state for the cgroup tree: one watch per cgroup directory. */
@@ -91,10 +92,9 @@ struct manager {
 	struct proc_connector proc;
 
 	sd_bus *systemd_bus;		/* to systemd (system bus or private socket) */
-	sd_bus *api_bus;		/* the org.tierd.Manager1 server, or NULL */
+	sd_bus *api_bus;		/* org.tierd.Manager1 on the system bus, or NULL */
 	sd_event_source *api_listen;
 	int api_fd;
-	sd_bus_slot *api_slot;
 
 	/* Reload status */
 	uint64_t n_reloads;

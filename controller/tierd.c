@@ -17,7 +17,7 @@
 #include "tierd-manager.h"
 
 #ifndef TIERD_VERSION
-#define TIERD_VERSION "0.1.0"
+#define TIERD_VERSION "0.2.0"
 #endif
 
 static void help(void)
@@ -36,7 +36,10 @@ static void help(void)
 	       "      --no-proc-connector do not listen to process events\n"
 	       "      --no-systemd        never talk to systemd\n"
 	       "      --bus-socket=PATH   socket of the bus API (default /run/tierd/bus)\n"
-	       "      --no-bus-api        do not serve the bus API\n"
+	       "      --no-bus-api        do not serve the bus API (socket nor system bus)\n"
+	       "      --system-bus        also serve it on the system bus, even for a cgroup\n"
+	       "                          tree other than /sys/fs/cgroup\n"
+	       "      --no-system-bus     serve it on the private socket only\n"
 	       "  -f, --foreground        log to stderr even under systemd\n"
 	       "  -v, --verbose           debug logging (overrides [daemon] log_level)\n"
 	       "      --log-level=LEVEL   err, warning, notice, info or debug\n"
@@ -65,6 +68,8 @@ enum {
 	ARG_LOG_LEVEL,
 	ARG_BUS_SOCKET,
 	ARG_NO_BUS_API,
+	ARG_SYSTEM_BUS,
+	ARG_NO_SYSTEM_BUS,
 };
 
 int main(int argc, char **argv)
@@ -80,6 +85,8 @@ int main(int argc, char **argv)
 		{ "no-systemd", no_argument, NULL, ARG_NO_SYSTEMD },
 		{ "bus-socket", required_argument, NULL, ARG_BUS_SOCKET },
 		{ "no-bus-api", no_argument, NULL, ARG_NO_BUS_API },
+		{ "system-bus", no_argument, NULL, ARG_SYSTEM_BUS },
+		{ "no-system-bus", no_argument, NULL, ARG_NO_SYSTEM_BUS },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "log-level", required_argument, NULL, ARG_LOG_LEVEL },
@@ -90,6 +97,7 @@ int main(int argc, char **argv)
 	struct manager_args args = {
 		.config = DEFAULT_CONFIG,
 		.log_level = -1,
+		.system_bus = -1,
 	};
 	struct manager *m = NULL;
 	bool foreground = false;
@@ -126,6 +134,12 @@ int main(int argc, char **argv)
 			break;
 		case ARG_NO_BUS_API:
 			args.no_bus_api = true;
+			break;
+		case ARG_SYSTEM_BUS:
+			args.system_bus = 1;
+			break;
+		case ARG_NO_SYSTEM_BUS:
+			args.system_bus = 0;
 			break;
 		case 'f':
 			foreground = true;

@@ -80,11 +80,11 @@ CLEAN_FILES += $(TIERD_WAITFOR) $(TIERD_CHURN)
 
 # Host test: the ASan daemon against a fake cgroup tree in a temp dir.
 DAEMON_HOST_TESTS := $(sort $(wildcard tests/daemon/host-*.sh))
-DAEMON_HOST_ENV   := TIERD=$(TIERD_ASAN) SRCDIR=$(TOP) \
+DAEMON_HOST_ENV   := TIERD=$(TIERD_ASAN) TIERCTL=$(TIERCTL_ASAN) SRCDIR=$(TOP) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 
-check-daemon-host: $(TIERD_ASAN) $(TIERD_WAITFOR)
+check-daemon-host: $(TIERD_ASAN) $(TIERCTL_ASAN) $(TIERD_WAITFOR)
 	$(Q)rc=0; for t in $(DAEMON_HOST_TESTS); do \
 		n=$$(basename $$t .sh); n=$${n#host-}; \
 		$(call run_test,daemon-host-$$n,env $(DAEMON_HOST_ENV) sh $(TOP)/$$t) || rc=1; \

@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1158,6 +1159,44 @@ _public_ uint64_t tier_amount_resolve(const struct tier_amount *amount, uint64_t
 		return UINT64_MAX;
 	default:
 		return dflt;
+	}
+}
+
+_public_ const char *tier_amount_format(const struct tier_amount *amount, char *buf, size_t size)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t v;
+	int u = -1;
+
+	if (!amount || !buf || size == 0)
+		return NULL;
+	switch (amount->kind) {
+	case TIER_AMOUNT_BYTES:
+		/* The largest binary suffix that divides the value exactly. */
+		v = amount->value;
+		while (v != 0 && v % 1024 == 0 && u < 5) {
+			v /= 1024;
+			u++;
+		}
+		if (u < 0)
+			snprintf(buf, size, "%" PRIu64, v);
+		else
+			snprintf(buf, size, "%" PRIu64 "%c", v, units[u]);
+		return buf;
+	case TIER_AMOUNT_PERCENT:
+		v = amount->value;
+		if (v % 100 == 0)
+			snprintf(buf, size, "%" PRIu64 "%%", v / 100);
+		else if (v % 10 == 0)
+			snprintf(buf, size, "%" PRIu64 ".%" PRIu64 "%%", v / 100, v % 100 / 10);
+		else
+			snprintf(buf, size, "%" PRIu64 ".%02" PRIu64 "%%", v / 100, v % 100);
+		return buf;
+	case TIER_AMOUNT_MAX:
+		snprintf(buf, size, "max");
+		return buf;
+	default:
+		return NULL;
 	}
 }
 

@@ -386,6 +386,10 @@ struct tier_amount {
 /* Bytes of an amount against a fast-tier capacity: UNSET -> dflt, MAX ->
  * UINT64_MAX, PERCENT -> capacity * value / 10000. */
 uint64_t tier_amount_resolve(const struct tier_amount *amount, uint64_t capacity, uint64_t dflt);
+/* An amount as a policy file would say it ("16G", "1536M", "50%", "12.5%",
+ * "max") into buf; returns buf, or NULL if the amount is UNSET. Since 0.2. */
+#define TIER_AMOUNT_FORMAT_MAX 32
+const char *tier_amount_format(const struct tier_amount *amount, char *buf, size_t size);
 
 struct tier_class {
 	const char *name;

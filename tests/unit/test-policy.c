@@ -494,6 +494,59 @@ START_TEST(test_missing_file)
 }
 END_TEST
 
+/* tier_amount_format: the policy's own syntax, which parses back to the same amount. */
+START_TEST(test_amount_format)
+{
+	static const char *const in[] = { "1536M", "3G", "100", "1025K", "12.5%", "0.05%",
+					  "50%", "max" };
+	static const char *const out[] = { "1536M", "3G", "100", "1025K", "12.5%", "0.05%",
+					   "50%", "max" };
+	struct tier_amount unset = { TIER_AMOUNT_UNSET, 0 }, exact = { TIER_AMOUNT_BYTES, 1ull << 40 };
+	char buf[TIER_AMOUNT_FORMAT_MAX], text[512];
+	struct fx *fx = fx_new();
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL, *p2 = NULL;
+	char *file;
+	size_t o = 0;
+
+	ck_assert_ptr_null(tier_amount_format(&unset, buf, sizeof(buf)));
+	ck_assert_ptr_null(tier_amount_format(NULL, buf, sizeof(buf)));
+	ck_assert_str_eq(tier_amount_format(&exact, buf, sizeof(buf)), "1T");
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "[class:c%zu]\n%s = %s\n", i,
+				      strchr(in[i], '%') ? "toptier_min" : "toptier_max", in[i]);
+	file = write_tmp(fx, "a.conf", text);
+	ck_assert_int_eq(tier_policy_load(file, "", e, &p), 0);
+	o = 0;
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		const struct tier_class *c = tier_policy_class(p, i);
+		const struct tier_amount *a = strchr(in[i], '%') ? &c->toptier_min : &c->toptier_max;
+
+		ck_assert_str_eq(tier_amount_format(a, buf, sizeof(buf)), out[i]);
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "[class:c%zu]\n%s = %s\n", i,
+				      strchr(in[i], '%') ? "toptier_min" : "toptier_max", buf);
+	}
+	free(file);
+	file = write_tmp(fx, "b.conf", text);
+	ck_assert_int_eq(tier_policy_load(file, "", e, &p2), 0);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		const struct tier_class *c1 = tier_policy_class(p, i), *c2 = tier_policy_class(p2, i);
+
+		ck_assert_int_eq(c1->toptier_min.kind, c2->toptier_min.kind);
+		ck_assert_uint_eq(c1->toptier_min.value, c2->toptier_min.value);
+		ck_assert_int_eq(c1->toptier_max.kind, c2->toptier_max.kind);
+		ck_assert_uint_eq(c1->toptier_max.value, c2->toptier_max.value);
+	}
+	/* A short buffer truncates, never overflows. */
+	ck_assert_str_eq(tier_amount_format(&tier_policy_class(p, 0)->toptier_max, buf, 3), "15");
+	tier_policy_free(p2);
+	tier_policy_free(p);
+	tier_errors_free(e);
+	free(file);
+	fx_free(fx);
+}
+END_TEST
+
 Suite *suite_policy(void)
 {
 	Suite *s = suite_create("policy");
@@ -509,6 +562,7 @@ Suite *suite_policy(void)
 	tcase_add_test(tg, test_defaults_and_edge_syntax);
 	tcase_add_test(tg, test_dropins);
 	tcase_add_test(tg, test_include);
+	tcase_add_test(tg, test_amount_format);
 	suite_add_tcase(s, tg);
 	return s;
 }

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Client side of tierd's bus API: find the running daemon and call it.
+ *
+ * The private socket is root-only (0600 in a 0700 directory): root reaches
+ * tierd there even without a system bus.  Everyone else, and root when the
+ * socket is not there, tries org.tierd.Manager1 on the system bus.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tierd-client.h"
+
+static int open_socket(const char *path, sd_bus **ret)
+{
+	char *addr = NULL;
+	sd_bus *b = NULL;
+	int r;
+
+	if (asprintf(&addr, "unix:path=%s", path) < 0)
+		return -ENOMEM;
+	r = sd_bus_new(&b);
+	if (r >= 0)
+		r = sd_bus_set_address(b, addr);
+	if (r >= 0)
+		r = sd_bus_start(b);
+	free(addr);
+	if (r < 0) {
+		sd_bus_unref(b);
+		return r;
+	}
+	*ret = b;
+	return 0;
+}
+
+/* Is org.tierd.Manager1 owned on bus b? */
+static int name_has_owner(sd_bus *b)
+{
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	int has = 0, r;
+
+	r = sd_bus_call_method(b, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+			       "org.freedesktop.DBus", "NameHasOwner", &err, &reply, "s",
+			       TIERD_BUS_NAME);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "b", &has);
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&err);
+	return r < 0 ? r : has;
+}
+
+int tierd_client_open(struct tierd_client *c, const char *socket_path, bool try_system_bus)
+{
+	sd_bus *b = NULL;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (!socket_path)
+		socket_path = TIERD_BUS_SOCKET;
+	r = open_socket(socket_path, &b);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		c->bus = b;
+		snprintf(c->where, sizeof(c->where), "%s", socket_path);
+		return 0;
+	}
+	c->socket_error = r;
+	if (!try_system_bus)
+		return -ESRCH;
+	r = sd_bus_open_system(&b);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		r = name_has_owner(b);
+		if (r == 0)
+			r = -ESRCH;
+	}
+	if (r < 0) {
+		sd_bus_unref(b);
+		c->system_error = r;
+		return -ESRCH;
+	}
+	c->bus = b;
+	snprintf(c->where, sizeof(c->where), "the system bus");
+	return 0;
+}
+
+void tierd_client_close(struct tierd_client *c)
+{
+	c->bus = sd_bus_flush_close_unref(c->bus);
+}
+
+int tierd_client_call(struct tierd_client *c, const char *method, sd_bus_error *error,
+		      sd_bus_message **ret_reply, const char *types, ...)
+{
+	sd_bus_message *m = NULL;
+	va_list ap;
+	int r;
+
+	r = sd_bus_message_new_method_call(c->bus, &m, TIERD_BUS_NAME, TIERD_BUS_PATH,
+					   TIERD_BUS_IFACE, method);
+	if (r < 0)
+		return r;
+	if (types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r >= 0)
+		r = sd_bus_call(c->bus, m, 0, error, ret_reply);
+	sd_bus_message_unref(m);
+	if (r < 0 && (sd_bus_error_has_name(error, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
+		      sd_bus_error_has_name(error, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+		      r == -ECONNRESET || r == -ENOTCONN))
+		return -ESRCH;
+	return r;
+}
+
+const char *tierd_client_why(const struct tierd_client *c, char *buf, size_t size)
+{
+	int o = 0;
+
+	buf[0] = '\0';
+	if (c->socket_error)
+		o = snprintf(buf, size, "its socket: %s", strerror(-c->socket_error));
+	if (c->system_error && o >= 0 && (size_t)o < size)
+		snprintf(buf + o, size - (size_t)o, "%sthe system bus: %s", o ? "; " : "",
+			 c->system_error == -ESRCH ? "no tierd on it" :
+						     strerror(-c->system_error));
+	return buf;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The client side of tierd's bus API (org.tierd.Manager1), for tierctl.
+ * See tierd-bus.c for the methods and tierd(8) for where they are served.
+ */
+#ifndef TIERD_CLIENT_H
+#define TIERD_CLIENT_H
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+
+#define TIERD_BUS_NAME "org.tierd.Manager1"
+#define TIERD_BUS_PATH "/org/tierd/Manager1"
+#define TIERD_BUS_IFACE "org.tierd.Manager1"
+#define TIERD_BUS_SOCKET "/run/tierd/bus"
+
+struct tierd_client {
+	sd_bus *bus;
+	char where[128];	/* "/run/tierd/bus" or "system bus" */
+	/* Why each way failed, for the message when none worked: */
+	int socket_error;	/* 0 = not tried */
+	int system_error;	/* 0 = not tried; -ESRCH: bus up, no tierd on it */
+};
+
+/*
+ * Connect to a running tierd: its private socket (socket_path, NULL for
+ * the default) first, then the system bus if try_system_bus.  0 on success;
+ * -ESRCH if no tierd answers either way (the reasons are in c), another
+ * negative errno for other failures.
+ */
+int tierd_client_open(struct tierd_client *c, const char *socket_path, bool try_system_bus);
+void tierd_client_close(struct tierd_client *c);
+
+/*
+ * Call METHOD with the given signature and arguments; the reply is in
+ * *ret_reply, an error in *error.  A daemon that went away between open and
+ * call gives -ESRCH.
+ */
+int tierd_client_call(struct tierd_client *c, const char *method, sd_bus_error *error,
+		      sd_bus_message **ret_reply, const char *types, ...);
+
+/* "the private socket /run/tierd/bus: Permission denied; the system bus: no
+ * tierd on it" into buf. */
+const char *tierd_client_why(const struct tierd_client *c, char *buf, size_t size);
+
+#endif
