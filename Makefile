@@ -19,6 +19,8 @@ INCLUDEDIR  ?= $(PREFIX)/include
 MANDIR      ?= $(PREFIX)/share/man
 SYSCONFDIR  ?= /etc
 UNITDIR     ?= /lib/systemd/system
+# dbus-daemon reads only /usr/share and /etc, whatever PREFIX is.
+DBUSPOLICYDIR ?= /usr/share/dbus-1/system.d
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR     ?=
 

@@ -16,7 +16,7 @@
 #                       patched kernel (skips without qemu or a bzImage)
 #   demo                build everything, boot the VM, show tiering per class
 #   bench-daemon        bench/daemon/: mkdir->knob latency, idle cost, reload
-#   install-tierd       binary, tierd.8, tierd.service
+#   install-tierd       binary, tierd.8, tierd.service, the D-Bus policy
 
 TIERD_VERSION ?= $(LIBTIER_VERSION)
 
@@ -121,9 +121,12 @@ demo-run: $(TIERD) $(TIERCTL) $(DEMO_LOAD)
 	$(Q)BUILD=$(BUILD) $(TOP)/scripts/demo.sh --no-build
 
 install-tierd: $(TIERD)
-	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(DBUSPOLICYDIR)
 	$(INSTALL) -m 0755 $(TIERD) $(DESTDIR)$(SBINDIR)/tierd
 	$(INSTALL) -m 0644 man/tierd.8 $(DESTDIR)$(MANDIR)/man8/tierd.8
+	$(INSTALL) -m 0644 etc/dbus-1/system.d/org.tierd.Manager1.conf \
+		$(DESTDIR)$(DBUSPOLICYDIR)/org.tierd.Manager1.conf
 	@# systemd >= 253 knows Type=notify-reload (reload waits for READY=1).
 	$(Q)v=$$(systemctl --version 2>/dev/null | awk 'NR == 1 { print $$2 + 0 }'); \
 	if [ "$${v:-0}" -ge 253 ]; then \

@@ -9,7 +9,11 @@
 #    SetUnitProperties (systemctl show reports it, memory.low holds it);
 #  - its changes are in the journal with CGROUP=, CLASS=, RULE=, KNOB=, OLD=, NEW=;
 #  - `systemctl reload` with a broken drop-in keeps the service running, the
-#    old policy in force, and the failure in its status text.
+#    old policy in force, and the failure in its status text;
+#  - tierctl finds the service: root on /run/tierd/bus, another user through
+#    org.tierd.Manager1 on the system bus (dbus-daemon with the shipped
+#    policy: reads allowed, reload refused); tierctl reload reports the
+#    broken drop-in; without the service, tierctl --daemon exits 6.
 . "$(dirname "$0")/lib-vm.sh"
 
 [ -d /run/systemd/system ] || skip "not booted with systemd (run-vm --systemd)"
@@ -38,6 +42,18 @@ EOC
 mkdir -p "$R/sbin" "$R/lib"
 cp "$BUILD/bin/tierd" "$R/sbin/tierd" && cp -P "$BUILD"/lib/libtier.so* "$R/lib/" ||
 	fail "cannot copy tierd into $R"
+# The system bus, with tierd's D-Bus policy, before tierd starts (it takes
+# its name at startup).
+sysbus=0
+if command -v dbus-daemon >/dev/null 2>&1; then
+	mkdir -p /etc/dbus-1/system.d
+	cp "$TOP/etc/dbus-1/system.d/org.tierd.Manager1.conf" /etc/dbus-1/system.d/
+	if systemctl start dbus.socket dbus.service 2>"$R/dbus.err"; then
+		sysbus=1
+	else
+		echo "no system bus in the VM: $(cat "$R/dbus.err")"
+	fi
+fi
 sed -e "s|^ExecStart=.*|ExecStart=$R/sbin/tierd --config $R/tierd.conf -v|" \
 	-e '/^ConditionPathExists=/d' "$TOP/etc/tierd.service" >/run/systemd/system/tierd.service
 systemctl daemon-reload
@@ -69,6 +85,35 @@ busctl --address=unix:path=/run/tierd/bus call org.tierd.Manager1 /org/tierd/Man
 grep -q 'class batch, rule batch' "$R/explain" || { cat "$R/explain"; fail "bus Explain"; }
 echo "bus API: $(cat "$R/explain")"
 
+# tierctl as the daemon's client: root over the private socket.
+TIERCTL=$BUILD/bin/tierctl
+"$TIERCTL" status >"$R/st" 2>&1 || { cat "$R/st"; fail "tierctl status"; }
+grep -q '^tierd (/run/tierd/bus): ' "$R/st" || { cat "$R/st"; fail "tierctl status did not ask tierd"; }
+grep -Eq "^/$u +batch " "$R/st" || { cat "$R/st"; fail "tierctl status lacks $u"; }
+"$TIERCTL" explain "/$u" >"$R/ex" 2>&1 || { cat "$R/ex"; fail "tierctl explain"; }
+grep -q '^policy: *tierd (/run/tierd/bus)$' "$R/ex" && grep -q '^class: *batch$' "$R/ex" ||
+	{ cat "$R/ex"; fail "tierctl explain did not answer from tierd"; }
+"$TIERCTL" apply --dry-run >"$R/dry" 2>&1 || { cat "$R/dry"; fail "tierctl apply --dry-run"; }
+grep -q '^dry run (tierd, /run/tierd/bus): 0 cgroups would change' "$R/dry" ||
+	{ cat "$R/dry"; fail "tierctl dry run via tierd"; }
+echo "tierctl (root): $(head -1 "$R/st")"
+# Another user: the socket is root's; the system bus lets it read, not reload.
+if [ $sysbus = 1 ]; then
+	busctl status org.tierd.Manager1 >/dev/null 2>&1 ||
+		{ journalctl -u tierd --no-pager | grep -i 'bus' | tail; fail "tierd does not own org.tierd.Manager1"; }
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TIERCTL" status >"$R/st2" 2>&1 || rc=$?
+	[ $rc = 0 ] && grep -q '^tierd (the system bus): ' "$R/st2" ||
+		{ cat "$R/st2"; fail "an unprivileged tierctl status did not reach tierd on the system bus"; }
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TIERCTL" reload >"$R/rl2" 2>&1 || rc=$?
+	[ $rc = 5 ] && grep -q 'refused Reload' "$R/rl2" ||
+		{ cat "$R/rl2"; fail "an unprivileged tierctl reload was not refused (exit $rc)"; }
+	echo "tierctl (nobody): $(head -1 "$R/st2"); reload refused"
+else
+	echo "tierctl (nobody): skipped, no system bus"
+fi
+
 journalctl -u tierd.service -o verbose --no-pager >"$R/journal" 2>&1
 for f in CGROUP=/$u CLASS=batch RULE=batch KNOB=memory.low OLD=0 NEW=10485760; do
 	grep -q "^ *$f\$" "$R/journal" || { tail -40 "$R/journal"; fail "no journal field $f"; }
@@ -90,9 +135,17 @@ st=$(systemctl show -p StatusText --value tierd.service)
 echo "status after a bad reload: $st"
 case $st in *FAILED*90-bad.conf:2*) ;; *) fail "status does not show the failed reload" ;; esac
 journalctl -u tierd.service --no-pager | grep -q '90-bad.conf:2: ' || fail "no FILE:LINE in the journal"
+rc=0
+"$TIERCTL" reload >"$R/rl" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q 'kept its previous policy: .*90-bad.conf:2: ' "$R/rl" ||
+	{ cat "$R/rl"; fail "tierctl reload of a broken drop-in: exit $rc"; }
+echo "tierctl reload: $(head -1 "$R/rl")"
 systemd-run --unit=tierd-demo-web.service --quiet sleep 120
 "$WAITFOR" -t 20 "$CG/system.slice/tierd-demo-web.service/memory.low" '^10485760$' ||
 	fail "the old policy is not applied after a bad reload"
 systemctl stop tierd.service
+rc=0
+"$TIERCTL" --daemon status >"$R/st3" 2>&1 || rc=$?
+[ $rc = 6 ] || { cat "$R/st3"; fail "tierctl --daemon without tierd exited $rc, expected 6"; }
 kill $jpid 2>/dev/null
 echo "PASS"
