@@ -95,6 +95,8 @@ for c in $CLASSES; do
 done
 echo "   tierd's log:"
 grep 'memory.numa_balancing inherit' "$T/tierd.log" | sed 's/^/     /'
+echo "   Why? Ask the running tierd (tierctl explain, over tierd's bus API):"
+"$BUILD/bin/tierctl" explain /demo/promote 2>&1 | sed 's/^/     /'
 
 echo
 echo "3. Starting the same workload in each cgroup: $MB MB of memory, first"
