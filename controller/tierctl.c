@@ -1332,7 +1332,7 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 	_cleanup_free_ uint64_t *t = NULL;
 	_cleanup_free_ size_t *idx = NULL;
 	const char *last_top = NULL;
-	uint64_t fast, reserve, capacity;
+	uint64_t fast, reserve, capacity, populated;
 	size_t m = 0;
 	int r;
 
@@ -1355,6 +1355,10 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 			continue;
 		last_top = row->e->path;
 		if (!(row->info.valid & TIER_INFO_RESIDENCY))
+			continue;
+		/* Like tierd: an empty cgroup holds no share. */
+		if (tier_cgroup_read_stat(s->ctx, row->path, "cgroup.events", "populated",
+					  &populated) == 0 && populated == 0)
 			continue;
 		row->shared = true;
 		in[m] = (struct tier_share_input){

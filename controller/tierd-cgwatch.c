@@ -9,11 +9,14 @@
  * say so once and rely on the periodic reconcile for the unwatched part of
  * the tree; an event queue overflow triggers a full reconcile.
  *
- * With exe= rules in the policy, each cgroup's cgroup.events is watched too:
- * when a cgroup becomes populated (processes were moved into it, which the
- * proc connector does not report), it is evaluated again.  Those watches
- * live in the same tables under "<cgroup>/cgroup.events" (no cgroup can
- * have that name: the file is there) and are pruned with their cgroup.
+ * Each cgroup's cgroup.events is watched too.  When a cgroup becomes
+ * populated (processes were moved into it, which the proc connector does not
+ * report) it is evaluated again: exe= rules may match now, and a managed
+ * cgroup joins the fair share of the fast tier.  When it becomes empty it
+ * leaves the fair share at once (its target, and any knob fairness held, is
+ * released) instead of at the next periodic rebalance.  Those watches live
+ * in the same tables under "<cgroup>/cgroup.events" (no cgroup can have that
+ * name: the file is there) and are pruned with their cgroup.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tierd-fair.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
 
@@ -244,13 +248,13 @@ static char *events_key(const char *cgroup)
 	return p;
 }
 
-/* Watch <cgroup>/cgroup.events (only with exe= rules; not on the root). */
+/* Watch <cgroup>/cgroup.events (not on the root, which has none). */
 static int watch_events(struct manager *m, const char *cgroup)
 {
 	_cleanup_free_ char *key = NULL, *p = NULL;
 	int wd;
 
-	if (!m->policy_has_exe || strcmp(cgroup, "/") == 0)
+	if (strcmp(cgroup, "/") == 0)
 		return 0;
 	key = events_key(cgroup);
 	p = key ? abs_path(m, key) : NULL;
@@ -356,7 +360,7 @@ bool cgroup_watcher_has(struct manager *m, const char *cgroup)
 
 	if (!find_path(&m->cg, cgroup))
 		return false;
-	if (!m->policy_has_exe || strcmp(cgroup, "/") == 0)
+	if (strcmp(cgroup, "/") == 0)
 		return true;
 	key = events_key(cgroup);
 	return !key || find_path(&m->cg, key) != NULL;
@@ -452,7 +456,17 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 					goto out;
 				}
 				if (tier_cgroup_read_stat(m->ctx, c, "cgroup.events", "populated",
-							  &populated) < 0 || populated == 0) {
+							  &populated) < 0) {
+					free(c);
+					continue;
+				}
+				if (populated == 0) {
+					/* Cleanup: an empty cgroup holds no fair share. */
+					if (m->fair && fair_state_find(m->fair, c)) {
+						log_debug("%s: empty now (cgroup.events), leaving the "
+							  "fair share", c);
+						manager_schedule_rebalance(m);
+					}
 					free(c);
 					continue;
 				}

@@ -798,6 +798,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 		struct tier_cgroup_info info;
 		struct fair_input *x;
+		uint64_t populated;
 
 		if (!e->rule || strcmp(e->path, "/") == 0)
 			continue;
@@ -805,6 +806,12 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		if (last_top && is_under(e->path, last_top))
 			continue;
 		last_top = e->path;
+		/* An empty cgroup (no process in it or below) holds no share, not
+		 * even its toptier_min; a cgroup.events that cannot be read counts
+		 * as populated. */
+		if (tier_cgroup_read_stat(ctx, e->path, "cgroup.events", "populated",
+					  &populated) == 0 && populated == 0)
+			continue;
 		r = tier_cgroup_read_info(ctx, topo, e->path, &info);
 		if (r == -ENOENT)
 			continue;

@@ -195,4 +195,42 @@ mk_cgroup apps/db2
 wait_log 'apps/db2: created'
 stop_tierd
 echo "ok 11 exe rule through cgroup.events"
+
+# 12. cgroup.events drives cleanup: a cgroup that empties leaves the fair
+#     share of the fast tier at once (a 1 h rebalance interval: no timer
+#     does it), and joins again when processes come back.
+cat >"$T/etc/fair.conf" <<EOC
+[daemon]
+reconcile_interval = 1h
+rebalance_interval = 1h
+fast_tier_reserve = 0
+[class:gold]
+mode = full
+toptier_min = 25%
+[rule:gold]
+class = gold
+cgroup = /gold/*
+EOC
+mk_cgroup gold
+mk_cgroup gold/a
+mk_cgroup gold/b
+CONF_SAVE=$CONF CONF=$T/etc/fair.conf
+start_tierd
+CONF=$CONF_SAVE
+grep -q '/gold/a: fast-tier target 256.0M' "$LOG" || fail "no startup target for /gold/a"
+target_of() {
+	"$TIERCTL" --daemon --bus-socket "$T/bus" --cgroup-root "$CG" --sysfs-root "$SYS" \
+		--procfs-root "$PROC" --json status |
+		python3 -c 'import json,sys; print({c["cgroup"]: c["target_bytes"] for c in json.load(sys.stdin)["cgroups"]}[sys.argv[1]])' "$1"
+}
+[ "$(target_of /gold/b)" = 268435456 ] || fail "/gold/b target $(target_of /gold/b) before"
+printf 'populated 0\nfrozen 0\n' >"$CG/gold/b/cgroup.events"
+wait_log '/gold/b: empty now \(cgroup.events\), leaving the fair share'
+wait_log 'Rebalanced 1 cgroups \(cgroup change\)'
+[ "$(target_of /gold/b)" = None ] || fail "/gold/b still has a target after it emptied"
+printf 'populated 1\nfrozen 0\n' >"$CG/gold/b/cgroup.events"
+wait_log 'Rebalanced 2 cgroups \(cgroup change\)'
+[ "$(target_of /gold/b)" = 268435456 ] || fail "/gold/b did not get its target back"
+stop_tierd
+echo "ok 12 an emptied cgroup leaves the fair share (cgroup.events)"
 exit 0

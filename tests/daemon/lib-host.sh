@@ -76,7 +76,7 @@ fill_cgroup() {
 	printf 'max\n' >"$1/memory.high"
 	printf '0\n' >"$1/memory.current"
 	: >"$1/cgroup.procs"
-	printf 'populated 0\nfrozen 0\n' >"$1/cgroup.events"
+	printf 'populated 1\nfrozen 0\n' >"$1/cgroup.events"
 }
 
 # mk_cgroup PATH: a complete cgroup at $CG/PATH, appearing atomically.
