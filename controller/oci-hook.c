@@ -42,7 +42,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -644,14 +643,6 @@ static char *class_list(const struct tier_policy *policy)
 	return out;
 }
 
-static const char *u64_str(uint64_t v, char buf[static 24])
-{
-	if (v == UINT64_MAX)
-		return "max";
-	snprintf(buf, 24, "%" PRIu64, v);
-	return buf;
-}
-
 /*
  * Find the container's cgroup.  Returns 0 and the path, or a negative errno
  * after printing why nothing was found.
@@ -717,94 +708,117 @@ static int find_cgroup(struct tier_ctx *ctx, const struct hook_opts *o, const st
 	return -ENOENT;
 }
 
-/* Apply memory.low or memory.high (attr), unless someone else owns it. */
-static int apply_limit(struct tier_ctx *ctx, const struct hook_opts *o, const char *cg,
-		       const char *file, const struct tier_amount *amount, bool unified,
-		       uint64_t unset_value)
+/* "cg: memory.numa_balancing inherit -> full (class c)", said before a write. */
+static void msg_transition(const struct hook_opts *o, const char *cg, const struct tier_class *cls,
+			   const struct tier_apply_change *ch)
 {
-	char a[24], b[24];
-	uint64_t want, cur;
-	int r;
+	const char *dry = o->dry_run ? " (dry run)" : "";
 
-	if (amount->kind == TIER_AMOUNT_UNSET)
-		return 0;
-	want = tier_amount_resolve(amount, 0, unset_value);
-	if (unified) {
-		if (o->verbose)
-			msg("%s: %s is set by the container's linux.resources.unified, leaving it",
-			    cg, file);
-		return 0;
-	}
-	r = tier_cgroup_read_u64(ctx, cg, file, &cur);
-	if (r < 0) {
-		msg("%s: cannot read %s: %s", cg, file, strerror(-r));
-		return r;
-	}
-	if (cur == want) {
-		if (o->verbose)
-			msg("%s: %s already %s", cg, file, u64_str(cur, a));
-		return 0;
-	}
-	if (cur != unset_value) {
-		/* The runtime wrote it from the container's resources (e.g.
-		 * --memory-reservation, or kubelet memory QoS): do not fight. */
-		msg("%s: %s is %s, set by the runtime; leaving it (the class asks for %s)", cg,
-		    file, u64_str(cur, a), u64_str(want, b));
-		return 0;
-	}
-	if (o->dry_run || o->verbose)
-		msg("%s: %s %s -> %s%s", cg, file, u64_str(cur, a), u64_str(want, b),
-		    o->dry_run ? " (dry run)" : "");
-	if (o->dry_run)
-		return 0;
-	r = tier_cgroup_write_u64(ctx, cg, file, want);
-	if (r < 0)
-		msg("%s: cannot write %s to %s: %s", cg, u64_str(want, b), file, strerror(-r));
-	return r;
+	if (!o->dry_run && !o->verbose)
+		return;
+	if (ch->attr == TIER_ATTR_NUMA_BALANCING)
+		msg("%s: memory.numa_balancing %s -> %s (class %s)%s", cg, ch->old_value,
+		    ch->new_value, cls->name, dry);
+	else
+		msg("%s: %s %s -> %s%s", cg, tier_attr_to_string(ch->attr), ch->old_value,
+		    ch->new_value, dry);
 }
 
+/* Say what tier_class_apply() did to one attribute; its errno if it failed. */
+static int report_change(const struct hook_opts *o, const char *cg, const struct tier_class *cls,
+			 const struct tier_apply_change *ch)
+{
+	const char *file = tier_attr_to_string(ch->attr);
+	bool mode = ch->attr == TIER_ATTR_NUMA_BALANCING;
+
+	switch (ch->status) {
+	case TIER_APPLY_UNCHANGED:
+		if (o->verbose && mode)
+			msg("%s: memory.numa_balancing already %s (class %s)", cg, ch->old_value,
+			    cls->name);
+		else if (o->verbose)
+			msg("%s: %s already %s", cg, file, ch->old_value);
+		return 0;
+	case TIER_APPLY_KEPT:
+		/* The runtime wrote it from the container's resources (e.g.
+		 * --memory-reservation, or kubelet memory QoS): do not fight. */
+		msg("%s: %s is %s, set by the runtime; leaving it (the class asks for %s)", cg, file,
+		    ch->old_value, ch->new_value);
+		return 0;
+	case TIER_APPLY_CHANGED:
+		msg_transition(o, cg, cls, ch);
+		return 0;
+	default:
+		break;
+	}
+	if (!ch->old_value[0]) {	/* the read failed */
+		if (mode && ch->error == -EOPNOTSUPP)
+			msg("%s: the kernel does not support memory.numa_balancing "
+			    "(the tierd kernel patches are not applied)", cg);
+		else
+			msg("%s: cannot read %s: %s", cg, file, strerror(-ch->error));
+		return ch->error;
+	}
+	msg_transition(o, cg, cls, ch);
+	if (mode)
+		msg("%s: cannot write '%s' to memory.numa_balancing: %s", cg, ch->new_value,
+		    strerror(-ch->error));
+	else
+		msg("%s: cannot write %s to %s: %s", cg, ch->new_value, file, strerror(-ch->error));
+	return ch->error;
+}
+
+/*
+ * memory.numa_balancing (unless the class says inherit), then memory.low and
+ * memory.high if the class sets them, one at a time: the first failure ends
+ * it.  What the container's linux.resources.unified sets, and a memory.low
+ * or memory.high the runtime already set, are left alone.
+ */
 static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, const char *cg,
 		       const struct tier_class *cls, const struct oci_config *cfg)
 {
-	enum tier_mode cur;
-	int r;
+	const unsigned all = TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW |
+			     TIER_APPLY_SKIP_MEMORY_HIGH;
+	const bool unified[_TIER_ATTR_MAX] = {
+		[TIER_ATTR_NUMA_BALANCING] = cfg->unified_numa_balancing,
+		[TIER_ATTR_MEMORY_LOW] = cfg->unified_low,
+		[TIER_ATTR_MEMORY_HIGH] = cfg->unified_high,
+	};
+	const bool set[_TIER_ATTR_MAX] = {
+		[TIER_ATTR_NUMA_BALANCING] = cls->mode != TIER_MODE_INHERIT,
+		[TIER_ATTR_MEMORY_LOW] = cls->memory_low.kind != TIER_AMOUNT_UNSET,
+		[TIER_ATTR_MEMORY_HIGH] = cls->memory_high.kind != TIER_AMOUNT_UNSET,
+	};
+	unsigned flags = TIER_APPLY_KEEP_SET | (o->dry_run ? TIER_APPLY_DRY_RUN : 0);
 
-	if (cfg->unified_numa_balancing) {
-		msg("%s: memory.numa_balancing is set by the container's linux.resources.unified, "
-		    "leaving it (class %s not applied to it)", cg, cls->name);
-	} else if (cls->mode != TIER_MODE_INHERIT) {
-		r = tier_cgroup_get_mode(ctx, cg, &cur);
-		if (r == -EOPNOTSUPP) {
-			msg("%s: the kernel does not support memory.numa_balancing "
-			    "(the tierd kernel patches are not applied)", cg);
-			return r;
+	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
+		struct tier_apply_result res;
+		int r;
+
+		if (a == TIER_ATTR_NUMA_BALANCING && unified[a])
+			msg("%s: memory.numa_balancing is set by the container's "
+			    "linux.resources.unified, leaving it (class %s not applied to it)",
+			    cg, cls->name);
+		if (!set[a])
+			continue;
+		if (unified[a]) {
+			if (a != TIER_ATTR_NUMA_BALANCING && o->verbose)
+				msg("%s: %s is set by the container's linux.resources.unified, "
+				    "leaving it", cg, tier_attr_to_string((enum tier_attr)a));
+			continue;
 		}
+		r = tier_class_apply(ctx, cg, cls, NULL, flags | (all & ~TIER_APPLY_SKIP(a)), &res);
 		if (r < 0) {
-			msg("%s: cannot read memory.numa_balancing: %s", cg, strerror(-r));
+			msg("%s: cannot apply class %s: %s", cg, cls->name, strerror(-r));
 			return r;
 		}
-		if (cur != cls->mode) {
-			if (o->dry_run || o->verbose)
-				msg("%s: memory.numa_balancing %s -> %s (class %s)%s", cg,
-				    tier_mode_to_string(cur), tier_mode_to_string(cls->mode),
-				    cls->name, o->dry_run ? " (dry run)" : "");
-			if (!o->dry_run) {
-				r = tier_cgroup_set_mode(ctx, cg, cls->mode);
-				if (r < 0) {
-					msg("%s: cannot write '%s' to memory.numa_balancing: %s", cg,
-					    tier_mode_to_string(cls->mode), strerror(-r));
-					return r;
-				}
-			}
-		} else if (o->verbose)
-			msg("%s: memory.numa_balancing already %s (class %s)", cg,
-			    tier_mode_to_string(cur), cls->name);
+		if (res.n_changes == 0)
+			continue;
+		r = report_change(o, cg, cls, &res.changes[0]);
+		if (r < 0)
+			return r;
 	}
-	r = apply_limit(ctx, o, cg, "memory.low", &cls->memory_low, cfg->unified_low, 0);
-	if (r < 0)
-		return r;
-	return apply_limit(ctx, o, cg, "memory.high", &cls->memory_high, cfg->unified_high,
-			   UINT64_MAX);
+	return 0;
 }
 
 /* Best effort: user.<key> = class on the cgroup directory, so tierd sees the

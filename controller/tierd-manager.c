@@ -34,23 +34,153 @@ static const char *class_name(const struct tier_plan_entry *e)
 	return e->class ? e->class->name : e->rule->class_name;
 }
 
-static bool is_gone(int r)
+/*
+ * The writer of tier_apply_entry(): memory.low/memory.high of a unit's own
+ * cgroup through systemd (MemoryLow=/MemoryHigh=, SetUnitProperties), the
+ * raw file otherwise or if systemd refuses.  What it did is kept here for
+ * the log lines written after the entry is applied.
+ */
+struct apply_writer {
+	struct manager *m;
+	const char *cgroup;
+	bool unit_known;			/* unit looked up */
+	char *unit;				/* systemd owns cgroup, or NULL */
+	bool via_systemd[_TIER_ATTR_MAX];	/* set with SetUnitProperties */
+	int refused[_TIER_ATTR_MAX];		/* systemd's error before a raw write */
+};
+
+static const char *const unit_property[_TIER_ATTR_MAX] = {
+	[TIER_ATTR_MEMORY_LOW] = "MemoryLow",
+	[TIER_ATTR_MEMORY_HIGH] = "MemoryHigh",
+};
+
+/* The unit that owns w->cgroup (NULL if none), asked of systemd once. */
+static int writer_unit(struct apply_writer *w, const char **ret_unit)
 {
-	return r == -ENOENT || r == -ENODEV;
+	if (!w->unit_known) {
+		int r = systemd_cgroup_unit(w->m, w->cgroup, &w->unit);
+
+		if (r < 0)
+			return r;
+		w->unit_known = true;
+	}
+	*ret_unit = w->unit;
+	return 0;
 }
 
-static int apply_mode(struct manager *m, const struct tier_plan_entry *e, const char *reason)
+static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
+		      const struct tier_apply_change *ch)
 {
+	struct apply_writer *w = userdata;
+	const char *property = unit_property[ch->attr], *unit = NULL;
+	uint64_t value;
+	int r;
+
+	if (property) {
+		r = writer_unit(w, &unit);
+		if (r < 0)
+			return r;
+	}
+	if (unit) {
+		if (strcmp(ch->new_value, "max") == 0)
+			value = UINT64_MAX;
+		else {
+			r = tier_parse_size(ch->new_value, &value);
+			if (r < 0)
+				return r;
+		}
+		r = systemd_set_unit_memory(w->m, unit, property, value);
+		if (r >= 0) {
+			w->via_systemd[ch->attr] = true;
+			return 0;
+		}
+		if (r == -ENOMEM)
+			return r;
+		w->refused[ch->attr] = r;
+	}
+	return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(ch->attr), ch->new_value);
+}
+
+/* Log one attribute of an applied entry; -ENOMEM is the only failure. */
+static int log_change(struct manager *m, const struct tier_plan_entry *e, struct apply_writer *w,
+		      const struct tier_apply_change *ch, const char *reason)
+{
+	const char *file = tier_attr_to_string(ch->attr), *property = unit_property[ch->attr];
 	struct log_fields f = {
 		.cgroup = e->path,
 		.class = class_name(e),
 		.rule = e->rule->name,
-		.knob = "memory.numa_balancing",
+		.knob = file,
 	};
-	enum tier_mode cur;
+	bool read_failed = !ch->old_value[0];
+	const char *unit = NULL;
 	int r;
 
-	if (!e->mode_supported) {
+	if (ch->error == -ENOMEM)
+		return log_oom();
+	if (read_failed) {
+		if (ch->status == TIER_APPLY_VANISHED)
+			return log_debug("%s: vanished, skipping", e->path), 0;
+		return log_cgroup_errno(ch->attr == TIER_ATTR_NUMA_BALANCING ? LOG_WARNING : LOG_DEBUG,
+					ch->error, &f, "%s: cannot read %s: %m, ignoring", e->path,
+					file),
+		       0;
+	}
+	if (ch->status == TIER_APPLY_UNCHANGED || ch->status == TIER_APPLY_KEPT)
+		return 0;
+	f.old = ch->old_value;
+	f.new = ch->new_value;
+	if (manager_dry_run(m)) {
+		if (property) {
+			r = writer_unit(w, &unit);
+			if (r == -ENOMEM)
+				return log_oom();
+		}
+		log_cgroup(LOG_NOTICE, &f, "%s: would set %s %s -> %s%s%s (class %s, rule %s, %s; dry run)",
+			   e->path, file, f.old, f.new, unit ? " via systemd " : "", unit ? unit : "",
+			   f.class, f.rule, reason);
+		return 0;
+	}
+	if (w->refused[ch->attr])
+		log_cgroup_errno(LOG_WARNING, w->refused[ch->attr], &f,
+				 "%s: systemd refused %s=%s for %s: %m; writing %s directly", e->path,
+				 property, f.new, w->unit, file);
+	if (ch->status == TIER_APPLY_VANISHED)
+		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
+	if (ch->status != TIER_APPLY_CHANGED) {
+		m->n_errors++;
+		return log_cgroup_errno(LOG_WARNING, ch->error, &f,
+					"%s: failed to write %s=%s: %m, ignoring", e->path, file, f.new),
+		       0;
+	}
+	m->n_writes++;
+	if (w->via_systemd[ch->attr])
+		log_cgroup(LOG_INFO, &f, "%s: %s=%s on %s (was %s; class %s, rule %s, %s)", e->path,
+			   property, f.new, w->unit, f.old, f.class, f.rule, reason);
+	else
+		log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", e->path, file,
+			   f.old, f.new, f.class, f.rule, reason);
+	return 0;
+}
+
+static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason)
+{
+	struct apply_writer w = { .m = m, .cgroup = e->path };
+	unsigned flags = manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0;
+	struct tier_apply_result res;
+	int r;
+
+	log_debug("%s: class %s (rule %s, %s matched %s)", e->path, class_name(e), e->rule->name,
+		  e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
+		  e->matched_value ? e->matched_value : "?");
+	if (e->set_mode && !e->mode_supported) {
+		struct log_fields f = {
+			.cgroup = e->path,
+			.class = class_name(e),
+			.rule = e->rule->name,
+			.knob = "memory.numa_balancing",
+		};
+
 		if (!m->warned_unsupported)
 			log_cgroup(LOG_WARNING, &f,
 				   "%s: no memory.numa_balancing: the kernel lacks the tierd patches "
@@ -58,148 +188,21 @@ static int apply_mode(struct manager *m, const struct tier_plan_entry *e, const 
 				   "mode '%s' of class %s not applied, ignoring",
 				   e->path, tier_mode_to_string(e->mode), class_name(e));
 		m->warned_unsupported = true;
-		return 0;
+		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
 	}
-	/* Re-read: the observed value may be stale by now. */
-	r = tier_cgroup_get_mode(m->ctx, e->path, &cur);
-	if (is_gone(r))
-		return log_debug("%s: vanished, skipping", e->path), 0;
-	if (r == -ENOMEM)
-		return log_oom();
-	if (r < 0)
-		return log_cgroup_errno(LOG_WARNING, r, &f,
-					"%s: cannot read memory.numa_balancing: %m, ignoring", e->path),
-		       0;
-	if (cur == e->mode)
-		return 0;
-	f.old = tier_mode_to_string(cur);
-	f.new = tier_mode_to_string(e->mode);
-	if (manager_dry_run(m)) {
-		log_cgroup(LOG_NOTICE, &f,
-			   "%s: would set memory.numa_balancing %s -> %s (class %s, rule %s, %s; dry run)",
-			   e->path, f.old, f.new, f.class, f.rule, reason);
-		return 0;
-	}
-	r = tier_cgroup_set_mode(m->ctx, e->path, e->mode);
-	if (is_gone(r))
-		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
-	if (r == -ENOMEM)
-		return log_oom();
+	/* Re-reads every value: the observed ones may be stale by now. */
+	r = tier_apply_entry(m->ctx, e, flags, write_attr, &w, &res);
 	if (r < 0) {
-		m->n_errors++;
-		return log_cgroup_errno(LOG_WARNING, r, &f,
-					"%s: failed to write memory.numa_balancing=%s: %m, ignoring",
-					e->path, f.new),
+		free(w.unit);
+		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", e->path,
+					 class_name(e)),
 		       0;
 	}
-	m->n_writes++;
-	log_cgroup(LOG_INFO, &f, "%s: memory.numa_balancing %s -> %s (class %s, rule %s, %s)",
-		   e->path, f.old, f.new, f.class, f.rule, reason);
-	return 0;
-}
-
-static void fmt_u64(char *buf, size_t size, uint64_t v)
-{
-	if (v == UINT64_MAX)
-		snprintf(buf, size, "max");
-	else
-		snprintf(buf, size, "%llu", (unsigned long long)v);
-}
-
-/* memory.low / memory.high: through systemd for the cgroup of a unit. */
-static int apply_limit(struct manager *m, const struct tier_plan_entry *e, const char *file,
-		       const char *property, uint64_t want, const char *reason)
-{
-	struct log_fields f = {
-		.cgroup = e->path,
-		.class = class_name(e),
-		.rule = e->rule->name,
-		.knob = file,
-	};
-	_cleanup_free_ char *unit = NULL;
-	char oldv[32], newv[32];
-	uint64_t cur;
-	int r;
-
-	r = tier_cgroup_read_u64(m->ctx, e->path, file, &cur);
-	if (is_gone(r))
-		return log_debug("%s: vanished, skipping", e->path), 0;
-	if (r == -ENOMEM)
-		return log_oom();
-	if (r < 0)
-		return log_cgroup_errno(LOG_DEBUG, r, &f, "%s: cannot read %s: %m, ignoring",
-					e->path, file),
-		       0;
-	if (cur == want)
-		return 0;
-	fmt_u64(oldv, sizeof(oldv), cur);
-	fmt_u64(newv, sizeof(newv), want);
-	f.old = oldv;
-	f.new = newv;
-
-	r = systemd_cgroup_unit(m, e->path, &unit);
-	if (r == -ENOMEM)
-		return log_oom();
-	if (manager_dry_run(m)) {
-		log_cgroup(LOG_NOTICE, &f, "%s: would set %s %s -> %s%s%s (class %s, rule %s, %s; dry run)",
-			   e->path, file, oldv, newv, unit ? " via systemd " : "",
-			   unit ? unit : "", f.class, f.rule, reason);
-		return 0;
-	}
-	if (unit) {
-		r = systemd_set_unit_memory(m, unit, property, want);
-		if (r >= 0) {
-			m->n_writes++;
-			log_cgroup(LOG_INFO, &f, "%s: %s=%s on %s (was %s; class %s, rule %s, %s)",
-				   e->path, property, newv, unit, oldv, f.class, f.rule, reason);
-			return 0;
-		}
-		if (r == -ENOMEM)
-			return log_oom();
-		log_cgroup_errno(LOG_WARNING, r, &f,
-				 "%s: systemd refused %s=%s for %s: %m; writing %s directly",
-				 e->path, property, newv, unit, file);
-	}
-	r = tier_cgroup_write_u64(m->ctx, e->path, file, want);
-	if (is_gone(r))
-		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
-	if (r == -ENOMEM)
-		return log_oom();
-	if (r < 0) {
-		m->n_errors++;
-		return log_cgroup_errno(LOG_WARNING, r, &f, "%s: failed to write %s=%s: %m, ignoring",
-					e->path, file, newv),
-		       0;
-	}
-	m->n_writes++;
-	log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", e->path, file, oldv,
-		   newv, f.class, f.rule, reason);
-	return 0;
-}
-
-static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason)
-{
-	int r;
-
-	log_debug("%s: class %s (rule %s, %s matched %s)", e->path, class_name(e), e->rule->name,
-		  e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
-		  e->matched_value ? e->matched_value : "?");
-	if (e->set_mode) {
-		r = apply_mode(m, e, reason);
-		if (r < 0)
-			return r;
-	}
-	if (e->set_low) {
-		r = apply_limit(m, e, "memory.low", "MemoryLow", e->memory_low, reason);
-		if (r < 0)
-			return r;
-	}
-	if (e->set_high) {
-		r = apply_limit(m, e, "memory.high", "MemoryHigh", e->memory_high, reason);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	r = 0;
+	for (unsigned i = 0; r >= 0 && i < res.n_changes; i++)
+		r = log_change(m, e, &w, &res.changes[i], reason);
+	free(w.unit);
+	return r;
 }
 
 int manager_apply_subtree(struct manager *m, const char *subtree, const char *reason)

@@ -32,6 +32,7 @@ _public_ const char *tier_apply_status_to_string(enum tier_apply_status status)
 		[TIER_APPLY_UNMANAGED] = "unmanaged",	[TIER_APPLY_UNCHANGED] = "unchanged",
 		[TIER_APPLY_CHANGED] = "changed",	[TIER_APPLY_VANISHED] = "vanished",
 		[TIER_APPLY_UNSUPPORTED] = "unsupported", [TIER_APPLY_ERROR] = "error",
+		[TIER_APPLY_KEPT] = "kept",
 	};
 
 	if ((int)status < 0 || (size_t)status >= ARRAY_SIZE(names))
@@ -54,12 +55,17 @@ static void fmt_u64(char *buf, uint64_t v)
 		snprintf(buf, TIER_VALUE_MAX, "%llu", (unsigned long long)v);
 }
 
-/* Read current, compare, maybe write.  Fills ch. */
+#define APPLY_FLAGS                                                                       \
+	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
+	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET)
+
+/* Read current, compare, maybe write.  Fills ch; logs nothing. */
 static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
-		       const struct tier_plan_entry *e, bool dry_run, struct tier_apply_change *ch)
+		       const struct tier_plan_entry *e, unsigned flags, tier_apply_write_fn write_fn,
+		       void *userdata, struct tier_apply_change *ch)
 {
 	const char *file = tier_attr_to_string(attr);
-	bool differs;
+	bool differs, at_default = true;
 	int r;
 
 	ch->attr = attr;
@@ -74,6 +80,7 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 		differs = cur != e->mode;
 	} else {
 		uint64_t want = attr == TIER_ATTR_MEMORY_LOW ? e->memory_low : e->memory_high;
+		uint64_t dflt = attr == TIER_ATTR_MEMORY_LOW ? 0 : UINT64_MAX;
 		uint64_t cur;
 
 		/*
@@ -89,43 +96,46 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 			goto fail;
 		fmt_u64(ch->old_value, cur);
 		differs = cur != want;
+		at_default = cur == dflt;
 	}
 	if (!differs) {
 		ch->status = TIER_APPLY_UNCHANGED;
 		return;
 	}
-	if (!dry_run) {
-		r = tier_cgroup_write(ctx, cgroup, file, ch->new_value);
+	if ((flags & TIER_APPLY_KEEP_SET) && !at_default) {
+		ch->status = TIER_APPLY_KEPT;
+		return;
+	}
+	if (!(flags & TIER_APPLY_DRY_RUN)) {
+		if (write_fn)
+			r = write_fn(userdata, ctx, cgroup, ch);
+		else
+			r = tier_cgroup_write(ctx, cgroup, file, ch->new_value);
 		if (r < 0)
 			goto fail;
-		info(ctx, "%s: %s %s -> %s", cgroup, file, ch->old_value, ch->new_value);
-	} else {
-		dbg(ctx, "%s: %s %s -> %s (dry run)", cgroup, file, ch->old_value, ch->new_value);
 	}
 	ch->status = TIER_APPLY_CHANGED;
 	return;
 fail:
 	ch->error = r;
-	if (r == -ENOENT) {
+	if (r == -ENOENT || r == -ENODEV)
 		ch->status = TIER_APPLY_VANISHED;
-		dbg(ctx, "%s: vanished, skipping", cgroup);
-	} else if (r == -EOPNOTSUPP) {
+	else if (r == -EOPNOTSUPP)
 		ch->status = TIER_APPLY_UNSUPPORTED;
-		dbg(ctx, "%s: no %s (kernel lacks it)", cgroup, file);
-	} else {
+	else
 		ch->status = TIER_APPLY_ERROR;
-		err(ctx, "%s: %s: %s", cgroup, file, strerror(-r));
-	}
 }
 
 static int status_rank(enum tier_apply_status s)
 {
 	switch (s) {
 	case TIER_APPLY_ERROR:
-		return 4;
+		return 5;
 	case TIER_APPLY_UNSUPPORTED:
-		return 3;
+		return 4;
 	case TIER_APPLY_CHANGED:
+		return 3;
+	case TIER_APPLY_KEPT:
 		return 2;
 	case TIER_APPLY_UNCHANGED:
 		return 1;
@@ -134,15 +144,102 @@ static int status_rank(enum tier_apply_status s)
 	}
 }
 
+/* The attributes e sets, minus the skipped ones, in order; fills out. */
+static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, unsigned flags,
+		      tier_apply_write_fn write_fn, void *userdata, struct tier_apply_result *out)
+{
+	const bool set[_TIER_ATTR_MAX] = {
+		[TIER_ATTR_NUMA_BALANCING] = e->set_mode,
+		[TIER_ATTR_MEMORY_LOW] = e->set_low,
+		[TIER_ATTR_MEMORY_HIGH] = e->set_high,
+	};
+
+	*out = (struct tier_apply_result){ .path = e->path, .status = TIER_APPLY_UNCHANGED };
+	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
+		struct tier_apply_change *ch;
+
+		if (!set[a] || (flags & TIER_APPLY_SKIP(a)))
+			continue;
+		ch = &out->changes[out->n_changes++];
+		apply_attr(ctx, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
+		if (ch->error && !out->error)
+			out->error = ch->error;
+		if (ch->status == TIER_APPLY_VANISHED) {
+			out->status = TIER_APPLY_VANISHED;
+			break;
+		}
+		if (status_rank(ch->status) > status_rank(out->status))
+			out->status = ch->status;
+	}
+}
+
+/* What tier_apply() has always logged, from the result. */
+static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out, bool dry_run)
+{
+	for (unsigned i = 0; i < out->n_changes; i++) {
+		const struct tier_apply_change *ch = &out->changes[i];
+		const char *file = tier_attr_to_string(ch->attr);
+
+		switch (ch->status) {
+		case TIER_APPLY_CHANGED:
+			if (dry_run)
+				dbg(ctx, "%s: %s %s -> %s (dry run)", out->path, file, ch->old_value,
+				    ch->new_value);
+			else
+				info(ctx, "%s: %s %s -> %s", out->path, file, ch->old_value,
+				     ch->new_value);
+			break;
+		case TIER_APPLY_VANISHED:
+			dbg(ctx, "%s: vanished, skipping", out->path);
+			break;
+		case TIER_APPLY_UNSUPPORTED:
+			dbg(ctx, "%s: no %s (kernel lacks it)", out->path, file);
+			break;
+		case TIER_APPLY_ERROR:
+			err(ctx, "%s: %s: %s", out->path, file, strerror(-ch->error));
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+_public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry,
+			      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+			      struct tier_apply_result *ret_result)
+{
+	if (!ctx || !entry || !entry->path || !ret_result || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	if (!entry->rule) {
+		*ret_result = (struct tier_apply_result){ .path = entry->path,
+							  .status = TIER_APPLY_UNMANAGED };
+		return 0;
+	}
+	apply_one(ctx, entry, flags, write_fn, userdata, ret_result);
+	return ret_result->status == TIER_APPLY_ERROR;
+}
+
+_public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
+			      const struct tier_class *cls, const struct tier_topology *topo,
+			      unsigned flags, struct tier_apply_result *ret_result)
+{
+	struct tier_plan_entry e = { .path = cgroup };
+
+	if (!ctx || !cls || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, &e);
+	apply_one(ctx, &e, flags, NULL, NULL, ret_result);
+	return ret_result->status == TIER_APPLY_ERROR;
+}
+
 _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsigned flags,
 			struct tier_apply_results **ret_results)
 {
 	struct tier_apply_results *res;
-	bool dry_run = flags & TIER_APPLY_DRY_RUN;
 	size_t n = tier_plan_count(plan);
 	int n_err = 0;
 
-	if (!ctx || !plan || !ret_results || (flags & ~TIER_APPLY_DRY_RUN))
+	if (!ctx || !plan || !ret_results || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
 	res = calloc(1, sizeof(*res));
 	if (!res)
@@ -154,37 +251,10 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 	}
 	res->n = n;
 	for (size_t i = 0; i < n; i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 		struct tier_apply_result *out = &res->r[i];
-		const bool set[_TIER_ATTR_MAX] = {
-			[TIER_ATTR_NUMA_BALANCING] = e->set_mode,
-			[TIER_ATTR_MEMORY_LOW] = e->set_low,
-			[TIER_ATTR_MEMORY_HIGH] = e->set_high,
-		};
 
-		out->path = e->path;
-		out->status = TIER_APPLY_UNMANAGED;
-		if (!e->rule)
-			continue;
-		out->status = TIER_APPLY_UNCHANGED;
-		for (int a = 0; a < _TIER_ATTR_MAX; a++) {
-			struct tier_apply_change *ch;
-
-			if (!set[a])
-				continue;
-			ch = &out->changes[out->n_changes++];
-			apply_attr(ctx, e->path, (enum tier_attr)a, e, dry_run, ch);
-			if (ch->error && !out->error)
-				out->error = ch->error;
-			if (ch->status == TIER_APPLY_VANISHED) {
-				out->status = TIER_APPLY_VANISHED;
-				break;
-			}
-			if (status_rank(ch->status) > status_rank(out->status))
-				out->status = ch->status;
-		}
-		if (out->status == TIER_APPLY_ERROR)
-			n_err++;
+		n_err += tier_apply_entry(ctx, tier_plan_entry(plan, i), flags, NULL, NULL, out);
+		log_result(ctx, out, flags & TIER_APPLY_DRY_RUN);
 	}
 	*ret_results = res;
 	return n_err;

@@ -15,7 +15,7 @@
 
 /* Reject relative paths and "." / ".." components: cgroup names come from
  * policy files and the command line. */
-static bool cgroup_path_valid(const char *cgroup)
+bool cgroup_path_valid(const char *cgroup)
 {
 	const char *p;
 

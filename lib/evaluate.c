@@ -127,6 +127,19 @@ static int collect(const struct tier_policy *policy, const struct tier_observed_
 	return 0;
 }
 
+void class_desired(const struct tier_class *cls, uint64_t capacity, struct tier_plan_entry *e)
+{
+	e->set_mode = true;
+	e->mode = cls->mode;
+	e->set_low = cls->memory_low.kind != TIER_AMOUNT_UNSET;
+	e->memory_low = tier_amount_resolve(&cls->memory_low, capacity, 0);
+	e->set_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
+	e->memory_high = tier_amount_resolve(&cls->memory_high, capacity, UINT64_MAX);
+	e->weight = cls->weight;
+	e->toptier_min = tier_amount_resolve(&cls->toptier_min, capacity, 0);
+	e->toptier_max = tier_amount_resolve(&cls->toptier_max, capacity, UINT64_MAX);
+}
+
 static int decide(struct tier_plan *plan, struct tier_plan_entry *e, const struct policy_rule *r,
 		  size_t j, const struct tier_observed_cgroup *c, const char *value, uint64_t cap)
 {
@@ -138,17 +151,8 @@ static int decide(struct tier_plan *plan, struct tier_plan_entry *e, const struc
 	e->matched_value = value == c->path ? e->path : plan_strdup(plan, value);
 	if (!e->matched_value)
 		return -ENOMEM;
-	if (!cls)
-		return 0;
-	e->set_mode = true;
-	e->mode = cls->mode;
-	e->set_low = cls->memory_low.kind != TIER_AMOUNT_UNSET;
-	e->memory_low = tier_amount_resolve(&cls->memory_low, cap, 0);
-	e->set_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
-	e->memory_high = tier_amount_resolve(&cls->memory_high, cap, UINT64_MAX);
-	e->weight = cls->weight;
-	e->toptier_min = tier_amount_resolve(&cls->toptier_min, cap, 0);
-	e->toptier_max = tier_amount_resolve(&cls->toptier_max, cap, UINT64_MAX);
+	if (cls)
+		class_desired(cls, cap, e);
 	return 0;
 }
 

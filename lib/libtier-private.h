@@ -55,6 +55,11 @@ char *strip(char *s);
 int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 
 /* cgroup.c */
+bool cgroup_path_valid(const char *cgroup);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
+
+/* evaluate.c: the desired values of a class (set_* and values of e), with
+ * percentages against capacity, as tier_evaluate() decides them. */
+void class_desired(const struct tier_class *cls, uint64_t capacity, struct tier_plan_entry *e);
 
 #endif /* LIBTIER_PRIVATE_H */

@@ -577,6 +577,8 @@ enum tier_apply_status {
 	TIER_APPLY_VANISHED,		/* cgroup gone (-ENOENT): skipped */
 	TIER_APPLY_UNSUPPORTED,		/* file missing (-EOPNOTSUPP): kernel lacks it */
 	TIER_APPLY_ERROR,		/* error holds -errno */
+	TIER_APPLY_KEPT,		/* differs, but not at the kernel default and
+					 * TIER_APPLY_KEEP_SET given: left alone (0.2) */
 };
 const char *tier_apply_status_to_string(enum tier_apply_status status);
 
@@ -593,16 +595,33 @@ struct tier_apply_change {
 struct tier_apply_result {
 	const char *path;
 	/* Summary: VANISHED if the cgroup is gone, else the worst of the
-	 * changes (ERROR > UNSUPPORTED > CHANGED > UNCHANGED). */
+	 * changes (ERROR > UNSUPPORTED > CHANGED > KEPT > UNCHANGED). */
 	enum tier_apply_status status;
 	int error;			/* first negative errno, 0 if none */
 	unsigned n_changes;
 	struct tier_apply_change changes[_TIER_ATTR_MAX]; /* attrs the plan sets */
 };
 
+/*
+ * Flags of tier_apply(), tier_apply_entry() and tier_class_apply().  All but
+ * TIER_APPLY_DRY_RUN are since 0.2 (libtier 0.1 returns -EINVAL for them).
+ */
 enum {
 	TIER_APPLY_DRY_RUN = 1u << 0,	/* read and diff, write nothing */
+	/* Leave one attribute alone even if the entry sets it: no read, no
+	 * write, no change recorded.  TIER_APPLY_SKIP(attr) is the bit of
+	 * an enum tier_attr. */
+	TIER_APPLY_SKIP_NUMA_BALANCING = 1u << 1,
+	TIER_APPLY_SKIP_MEMORY_LOW = 1u << 2,
+	TIER_APPLY_SKIP_MEMORY_HIGH = 1u << 3,
+	/* Do not overwrite memory.low/memory.high that someone else already
+	 * set: a value that differs from the desired one and is not the
+	 * kernel's default (0 for memory.low, max for memory.high) is left
+	 * alone and reported as TIER_APPLY_KEPT (old_value: the value kept,
+	 * new_value: the one asked for). */
+	TIER_APPLY_KEEP_SET = 1u << 4,
 };
+#define TIER_APPLY_SKIP(attr) (TIER_APPLY_SKIP_NUMA_BALANCING << (attr))
 
 struct tier_apply_results;
 
@@ -613,13 +632,55 @@ struct tier_apply_results;
  * rounded down to the page size first (the kernel stores pages and reads
  * back the rounded value), so a second apply finds nothing to change.
  * Raw files are written: for units that systemd owns, callers should set
- * MemoryLow=/MemoryHigh= through systemd and leave set_low/set_high out.  A cgroup that
- * vanishes is VANISHED and does not affect the others.
+ * MemoryLow=/MemoryHigh= through systemd (tier_apply_entry() with a writer,
+ * or TIER_APPLY_SKIP_MEMORY_LOW/HIGH).  A cgroup that vanishes (-ENOENT, or
+ * -ENODEV from a write racing its removal) is VANISHED and does not affect
+ * the others.  Writes are logged at LOG_INFO, errors at LOG_ERR.
  * Returns the number of entries with status ERROR (>= 0), or a negative
  * errno if nothing could be done (-ENOMEM, -EINVAL).
  */
 int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsigned flags,
 	       struct tier_apply_results **ret_results);
+
+/*
+ * A writer for tier_apply_entry(): put change->new_value into
+ * change->attr of cgroup the caller's way (for example MemoryLow= through
+ * systemd for the cgroup of a unit, falling back to tier_cgroup_write()).
+ * change->attr, old_value and new_value are filled in.  Called only for a
+ * value that differs, never in a dry run.  Return 0 or a negative errno:
+ * -ENOENT/-ENODEV make the attribute VANISHED, -EOPNOTSUPP UNSUPPORTED,
+ * anything else ERROR (with that errno).  Since 0.2.
+ */
+typedef int (*tier_apply_write_fn)(void *userdata, struct tier_ctx *ctx, const char *cgroup,
+				   const struct tier_apply_change *change);
+
+/*
+ * Apply one plan entry, which need not come from a plan (a caller may copy
+ * and adjust one), exactly as tier_apply() does, into *ret_result
+ * (ret_result->path = entry->path).  write_fn NULL writes the raw cgroup
+ * file with tier_cgroup_write(); otherwise it is called with userdata for
+ * every value to write.  An attribute that vanishes ends the entry (the
+ * later ones are not tried).  Logs nothing: report from the result.
+ * Returns 1 if the result's status is ERROR, else 0; -EINVAL for a NULL
+ * argument or unknown flags (*ret_result untouched).  Since 0.2.
+ */
+int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry, unsigned flags,
+		     tier_apply_write_fn write_fn, void *userdata,
+		     struct tier_apply_result *ret_result);
+
+/*
+ * Apply one class to one cgroup, with the desired values tier_evaluate()
+ * would give a cgroup in that class (percentages against the fast-tier
+ * capacity of topo, 0 if topo is NULL): memory.numa_balancing always (skip
+ * it with TIER_APPLY_SKIP_NUMA_BALANCING, e.g. for mode inherit), memory.low
+ * and memory.high if the class sets them.  For callers without a plan,
+ * such as a container hook.  Raw files are written; logs nothing;
+ * ret_result->path = cgroup.  Returns as tier_apply_entry(); -EINVAL also
+ * for an invalid cgroup path.  Since 0.2.
+ */
+int tier_class_apply(struct tier_ctx *ctx, const char *cgroup, const struct tier_class *cls,
+		     const struct tier_topology *topo, unsigned flags,
+		     struct tier_apply_result *ret_result);
 void tier_apply_results_free(struct tier_apply_results *results);
 size_t tier_apply_results_count(const struct tier_apply_results *results);
 const struct tier_apply_result *tier_apply_results_get(const struct tier_apply_results *results,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* Apply: exactly the diff, dry-run, vanishing cgroups, unsupported kernels. */
+/* Apply: exactly the diff, dry-run, vanishing cgroups, unsupported kernels, the
+ * attribute mask, writers, one class onto one cgroup. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +281,281 @@ START_TEST(test_apply_page_rounding)
 }
 END_TEST
 
+/* The attribute mask: only memory.numa_balancing is read and written. */
+START_TEST(test_apply_skip)
+{
+	struct setup s;
+	struct tier_apply_results *res = NULL;
+	const struct tier_apply_result *r;
+
+	setup(&s);
+	ck_assert_int_eq(tier_apply(s.fx->ctx, s.plan,
+				    TIER_APPLY_SKIP_MEMORY_LOW | TIER_APPLY_SKIP_MEMORY_HIGH, &res),
+			 0);
+	r = result(res, "/db2");
+	ck_assert_int_eq(r->status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(r->n_changes, 1);
+	ck_assert_int_eq(r->changes[0].attr, TIER_ATTR_NUMA_BALANCING);
+	r = result(res, "/batch/j");
+	ck_assert_int_eq(r->status, TIER_APPLY_UNCHANGED);
+	ck_assert_uint_eq(r->n_changes, 1);
+	assert_file(s.fx, "/db2/memory.numa_balancing", "promote", true);
+	assert_file(s.fx, "/db2/memory.low", "0\n", false);
+	assert_file(s.fx, "/batch/j/memory.high", "max\n", false);
+	tier_apply_results_free(res);
+
+	/* and the other way round */
+	ck_assert_int_eq(tier_apply(s.fx->ctx, s.plan, TIER_APPLY_SKIP(TIER_ATTR_NUMA_BALANCING),
+				    &res),
+			 0);
+	r = result(res, "/db2");
+	ck_assert_uint_eq(r->n_changes, 1);
+	ck_assert_int_eq(r->changes[0].attr, TIER_ATTR_MEMORY_LOW);
+	ck_assert_int_eq(r->changes[0].status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(result(res, "/web")->n_changes, 0);
+	ck_assert_int_eq(result(res, "/web")->status, TIER_APPLY_UNCHANGED);
+	assert_file(s.fx, "/db2/memory.low", "1048576", true);
+	assert_file(s.fx, "/batch/j/memory.high", "2147483648", true);
+	tier_apply_results_free(res);
+	teardown(&s);
+}
+END_TEST
+
+struct writes {
+	unsigned n;
+	int fail;			/* returned instead of writing */
+	struct {
+		char cgroup[64];
+		enum tier_attr attr;
+		char old_value[TIER_VALUE_MAX];
+		char new_value[TIER_VALUE_MAX];
+	} w[8];
+};
+
+static int record_write(void *userdata, struct tier_ctx *ctx, const char *cgroup,
+			const struct tier_apply_change *change)
+{
+	struct writes *ws = userdata;
+
+	ck_assert_uint_lt(ws->n, 8);
+	snprintf(ws->w[ws->n].cgroup, sizeof(ws->w[ws->n].cgroup), "%s", cgroup);
+	ws->w[ws->n].attr = change->attr;
+	memcpy(ws->w[ws->n].old_value, change->old_value, TIER_VALUE_MAX);
+	memcpy(ws->w[ws->n].new_value, change->new_value, TIER_VALUE_MAX);
+	ws->n++;
+	if (ws->fail)
+		return ws->fail;
+	/* like tierd: memory.numa_balancing raw, the limits "elsewhere" */
+	if (change->attr == TIER_ATTR_NUMA_BALANCING)
+		return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(change->attr),
+					 change->new_value);
+	return 0;
+}
+
+/* One entry with a writer: called for exactly the values that differ. */
+START_TEST(test_apply_entry_writer)
+{
+	struct setup s;
+	struct writes ws = { 0 };
+	struct tier_apply_result r;
+	const struct tier_plan_entry *e;
+
+	setup(&s);
+	e = tier_plan_find(s.plan, "/db2");
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, e, 0, record_write, &ws, &r), 0);
+	ck_assert_str_eq(r.path, "/db2");
+	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(r.n_changes, 2);
+	ck_assert_uint_eq(ws.n, 2);
+	ck_assert_str_eq(ws.w[0].cgroup, "/db2");
+	ck_assert_int_eq(ws.w[0].attr, TIER_ATTR_NUMA_BALANCING);
+	ck_assert_str_eq(ws.w[0].old_value, "inherit");
+	ck_assert_str_eq(ws.w[0].new_value, "promote");
+	ck_assert_int_eq(ws.w[1].attr, TIER_ATTR_MEMORY_LOW);
+	ck_assert_str_eq(ws.w[1].old_value, "0");
+	ck_assert_str_eq(ws.w[1].new_value, "1048576");
+	assert_file(s.fx, "/db2/memory.numa_balancing", "promote", true);
+	assert_file(s.fx, "/db2/memory.low", "0\n", false); /* the writer did not */
+
+	/* unchanged values and dry runs never reach the writer */
+	ws.n = 0;
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/db1"), 0,
+					  record_write, &ws, &r),
+			 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"),
+					  TIER_APPLY_DRY_RUN, record_write, &ws, &r),
+			 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(ws.n, 0);
+
+	/* the writer's errors: ENODEV (removed under the write) is VANISHED,
+	 * EOPNOTSUPP UNSUPPORTED, others ERROR, and the return value says so */
+	ws.fail = -ENODEV;
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
+					  record_write, &ws, &r),
+			 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_VANISHED);
+	ck_assert_int_eq(r.error, -ENODEV);
+	ck_assert_str_eq(r.changes[1].old_value, "max");
+	ws.fail = -EOPNOTSUPP;
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
+					  record_write, &ws, &r),
+			 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_UNSUPPORTED);
+	ws.fail = -EBUSY;
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
+					  record_write, &ws, &r),
+			 1);
+	ck_assert_int_eq(r.status, TIER_APPLY_ERROR);
+	ck_assert_int_eq(r.error, -EBUSY);
+	ck_assert_int_eq(r.changes[0].status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(r.changes[1].status, TIER_APPLY_ERROR);
+	assert_file(s.fx, "/batch/j/memory.high", "max\n", false);
+	teardown(&s);
+}
+END_TEST
+
+/* An adjusted copy of an entry (what tierd's fair share does), unmanaged
+ * entries, bad arguments. */
+START_TEST(test_apply_entry_copy)
+{
+	struct setup s;
+	struct tier_plan_entry e;
+	struct tier_apply_result r, before;
+
+	setup(&s);
+	e = *tier_plan_find(s.plan, "/web");
+	e.mode = TIER_MODE_PROMOTE;
+	e.set_high = true;
+	e.memory_high = 1 << 20;
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, &e, 0, NULL, NULL, &r), 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(r.n_changes, 2);
+	ck_assert_str_eq(r.changes[0].old_value, "off");
+	ck_assert_str_eq(r.changes[0].new_value, "promote");
+	ck_assert_str_eq(r.changes[1].new_value, "1048576");
+	assert_file(s.fx, "/web/memory.numa_balancing", "promote", true);
+	assert_file(s.fx, "/web/memory.high", "1048576", true);
+	assert_file(s.fx, "/web/memory.low", "0\n", false);
+
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/other"), 0, NULL,
+					  NULL, &r),
+			 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_UNMANAGED);
+	ck_assert_uint_eq(r.n_changes, 0);
+	ck_assert_str_eq(r.path, "/other");
+
+	memset(&before, 0x5a, sizeof(before));
+	memcpy(&r, &before, sizeof(r));
+	ck_assert_int_eq(tier_apply_entry(NULL, &e, 0, NULL, NULL, &r), -EINVAL);
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, NULL, 0, NULL, NULL, &r), -EINVAL);
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, &e, 0, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, &e, 1u << 20, NULL, NULL, &r), -EINVAL);
+	ck_assert(memcmp(&r, &before, sizeof(r)) == 0);
+	teardown(&s);
+}
+END_TEST
+
+/* One class onto one cgroup, without a plan (the OCI hook). */
+START_TEST(test_class_apply)
+{
+	static const char text[] = "[class:c]\nmode = promote\nmemory_low = 64M\nmemory_high = 1G\n"
+				   "[class:plain]\nmode = off\n";
+	struct fx *fx = fx_new();
+	struct tier_policy *p = NULL;
+	const struct tier_class *c, *plain;
+	struct tier_apply_result r, before;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	c = tier_policy_find_class(p, "c");
+	plain = tier_policy_find_class(p, "plain");
+	fx_cgroup(fx, "/ctr", "inherit");
+	fx_cgroup(fx, "/qos", "inherit");
+	fx_write(fx->cg, "/qos/memory.high", "4294967296\n");	/* set by the runtime */
+	for (size_t f = 0; f < 3; f++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "/ctr/%s", files[f]);
+		fx_age(fx->cg, rel);
+		snprintf(rel, sizeof(rel), "/qos/%s", files[f]);
+		fx_age(fx->cg, rel);
+	}
+
+	/* dry run: the diff, nothing written */
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, TIER_APPLY_DRY_RUN, &r), 0);
+	ck_assert_str_eq(r.path, "/ctr");
+	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(r.n_changes, 3);
+	ck_assert_str_eq(r.changes[0].new_value, "promote");
+	ck_assert_str_eq(r.changes[1].new_value, "67108864");
+	ck_assert_str_eq(r.changes[2].old_value, "max");
+	ck_assert_str_eq(r.changes[2].new_value, "1073741824");
+	assert_file(fx, "/ctr/memory.numa_balancing", "inherit\n", false);
+	assert_file(fx, "/ctr/memory.low", "0\n", false);
+
+	/* for real: exactly those three */
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	assert_file(fx, "/ctr/memory.numa_balancing", "promote", true);
+	assert_file(fx, "/ctr/memory.low", "67108864", true);
+	assert_file(fx, "/ctr/memory.high", "1073741824", true);
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_UNCHANGED);
+
+	/* KEEP_SET: a memory.high someone else set stays; memory.low at its
+	 * default is written */
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/qos", c, NULL,
+					  TIER_APPLY_KEEP_SET | TIER_APPLY_SKIP_NUMA_BALANCING, &r),
+			 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(r.n_changes, 2);
+	ck_assert_int_eq(r.changes[0].attr, TIER_ATTR_MEMORY_LOW);
+	ck_assert_int_eq(r.changes[0].status, TIER_APPLY_CHANGED);
+	ck_assert_int_eq(r.changes[1].attr, TIER_ATTR_MEMORY_HIGH);
+	ck_assert_int_eq(r.changes[1].status, TIER_APPLY_KEPT);
+	ck_assert_str_eq(r.changes[1].old_value, "4294967296");
+	ck_assert_str_eq(r.changes[1].new_value, "1073741824");
+	assert_file(fx, "/qos/memory.numa_balancing", "inherit\n", false);
+	assert_file(fx, "/qos/memory.low", "67108864", true);
+	assert_file(fx, "/qos/memory.high", "4294967296\n", false);
+	ck_assert_str_eq(tier_apply_status_to_string(TIER_APPLY_KEPT), "kept");
+	/* KEPT alone summarises as KEPT */
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/qos", c, NULL,
+					  TIER_APPLY_KEEP_SET | TIER_APPLY_SKIP_NUMA_BALANCING, &r),
+			 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_KEPT);
+
+	/* a class without limits touches only memory.numa_balancing */
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/qos", plain, NULL, 0, &r), 0);
+	ck_assert_uint_eq(r.n_changes, 1);
+	assert_file(fx, "/qos/memory.numa_balancing", "off", true);
+
+	/* a kernel without the knob, a vanished cgroup */
+	fx_unlink(fx->cg, "/ctr/memory.numa_balancing");
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", plain, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_UNSUPPORTED);
+	ck_assert_int_eq(r.error, -EOPNOTSUPP);
+	ck_assert_str_eq(r.changes[0].old_value, "");
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/gone", c, NULL, 0, &r), 0);
+	ck_assert_int_eq(r.status, TIER_APPLY_VANISHED);
+	ck_assert_int_eq(r.error, -ENOENT);
+	ck_assert_uint_eq(r.n_changes, 1);
+
+	/* bad arguments leave the result alone */
+	memset(&before, 0x5a, sizeof(before));
+	memcpy(&r, &before, sizeof(r));
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "ctr", c, NULL, 0, &r), -EINVAL);
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/a/../ctr", c, NULL, 0, &r), -EINVAL);
+	ck_assert_int_eq(tier_class_apply(fx->ctx, NULL, c, NULL, 0, &r), -EINVAL);
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", NULL, NULL, 0, &r), -EINVAL);
+	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, 1u << 20, &r), -EINVAL);
+	ck_assert(memcmp(&r, &before, sizeof(r)) == 0);
+	tier_policy_free(p);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_strings)
 {
 	ck_assert_str_eq(tier_attr_to_string(TIER_ATTR_MEMORY_LOW), "memory.low");
@@ -299,6 +575,10 @@ Suite *suite_apply(void)
 	tcase_add_test(tc, test_apply_vanished);
 	tcase_add_test(tc, test_apply_unsupported_and_error);
 	tcase_add_test(tc, test_apply_page_rounding);
+	tcase_add_test(tc, test_apply_skip);
+	tcase_add_test(tc, test_apply_entry_writer);
+	tcase_add_test(tc, test_apply_entry_copy);
+	tcase_add_test(tc, test_class_apply);
 	tcase_add_test(tc, test_strings);
 	suite_add_tcase(s, tc);
 	return s;
