@@ -260,14 +260,11 @@ out:
 	return r;
 }
 
-static void fmt_u64(char *buf, size_t size, uint64_t v)
-{
-	if (v == UINT64_MAX)
-		snprintf(buf, size, "max");
-	else
-		snprintf(buf, size, "%llu", (unsigned long long)v);
-}
-
+/*
+ * DryRun: what a reconcile would write now, computed the way it writes
+ * (tier_apply_entry in dry-run mode, on the entry as fairness filters it,
+ * limits rounded to pages), so the two cannot disagree.
+ */
 static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
@@ -289,28 +286,26 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
 	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		struct tier_plan_entry tmp;
+		struct tier_apply_result res;
+		unsigned flags = TIER_APPLY_DRY_RUN;
 		const char *cls;
-		char o[32], n[32];
 
 		if (!e->rule)
 			continue;
+		if (e->set_mode && !e->mode_supported)
+			flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
+		if (tier_apply_entry(m->ctx, fair_filter_entry(m->fair, e, &tmp), flags, NULL, NULL,
+				     &res) < 0)
+			continue;
 		cls = e->class ? e->class->name : e->rule->class_name;
-		if (e->set_mode && e->mode_supported && e->current_mode != e->mode)
-			r = sd_bus_message_append(reply, "(ssssss)", e->path, cls, e->rule->name,
-						  "memory.numa_balancing",
-						  tier_mode_to_string(e->current_mode),
-						  tier_mode_to_string(e->mode));
-		if (r >= 0 && e->set_low && e->current_low != e->memory_low) {
-			fmt_u64(o, sizeof(o), e->current_low);
-			fmt_u64(n, sizeof(n), e->memory_low);
-			r = sd_bus_message_append(reply, "(ssssss)", e->path, cls, e->rule->name,
-						  "memory.low", o, n);
-		}
-		if (r >= 0 && e->set_high && e->current_high != e->memory_high) {
-			fmt_u64(o, sizeof(o), e->current_high);
-			fmt_u64(n, sizeof(n), e->memory_high);
-			r = sd_bus_message_append(reply, "(ssssss)", e->path, cls, e->rule->name,
-						  "memory.high", o, n);
+		for (unsigned k = 0; r >= 0 && k < res.n_changes; k++) {
+			const struct tier_apply_change *ch = &res.changes[k];
+
+			if (ch->status == TIER_APPLY_CHANGED)
+				r = sd_bus_message_append(reply, "(ssssss)", e->path, cls,
+							  e->rule->name, tier_attr_to_string(ch->attr),
+							  ch->old_value, ch->new_value);
 		}
 	}
 	if (r >= 0)

@@ -95,7 +95,7 @@ DAEMON_VM_TESTS   := $(sort $(wildcard tests/daemon/vm-*.sh))
 DAEMON_VM_TIMEOUT ?= 240
 DAEMON_VM_KERNEL  ?= $(BUILD)/kernel/patched/bzImage
 
-check-daemon: $(TIERD) tierd-test-tools
+check-daemon: $(TIERD) $(TIERCTL) tierd-test-tools
 	$(Q)rc=0; for t in $(DAEMON_VM_TESTS); do \
 		n=$$(basename $$t .sh); n=$${n#vm-}; \
 		$(call run_test,daemon-$$n,env BUILD=$(BUILD) TIERD_VM_KERNEL=$(DAEMON_VM_KERNEL) \

@@ -7,7 +7,9 @@
 #  2. with 10,000 cgroups: CPU time and RSS of the idle daemon over 60 s
 #     (one periodic reconcile of the whole tree included, interval 30 s);
 #  3. reload time (SIGHUP: parse + full reconcile of 11,000 cgroups);
-#  4. the same burst and the same 60 s against the baseline: a loop that
+#  4. tierctl answered by the daemon over its bus API vs standalone (it
+#     reads and evaluates the tree itself), on those 11,000 cgroups;
+#  5. the same burst and the same 60 s against the baseline: a loop that
 #     rescans the tree every 5 s (`tierctl apply`), the way numad and
 #     memtierd find new work.
 #
@@ -64,7 +66,8 @@ echo "== tierd (inotify, event-driven)"
 D=$T/d
 fake_host "$D"
 args=(--foreground --config "$D/tierd.conf" --cgroup-root "$D/cg" --sysfs-root "$D/sys"
-	--procfs-root "$D/proc" --no-proc-connector --no-systemd --no-bus-api)
+	--procfs-root "$D/proc" --no-proc-connector --no-systemd --bus-socket "$D/bus"
+	--no-system-bus)
 "$TIERD" "${args[@]}" >"$D/log" 2>&1 &
 pid=$!
 "$WAITFOR" -t 30 "$D/log" 'tierd started' || exit 1
@@ -81,6 +84,26 @@ n0=$(grep -c 'Policy reloaded' "$D/log")
 kill -HUP $pid
 "$WAITFOR" -t 60 -n $((n0 + 1)) "$D/log" 'Policy reloaded' || exit 1
 echo "reload (SIGHUP, parse + reconcile of 11000 cgroups): $(grep 'Policy reloaded' "$D/log" | tail -n 1 | sed 's/.*reloaded in \([0-9.]* ms\).*/\1/')"
+# tierctl: the wall time of one call, best of 5.
+best_ms() {
+	local best= t0 t1 ms i
+	for i in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
+		t1=$(date +%s%N)
+		ms=$(( (t1 - t0) / 1000000 ))
+		[ -z "$best" ] || [ "$ms" -lt "$best" ] && best=$ms
+	done
+	echo "$best"
+}
+roots=(--cgroup-root "$D/cg" --sysfs-root "$D/sys" --procfs-root "$D/proc")
+viad=("$TIERCTL" --daemon --bus-socket "$D/bus" "${roots[@]}")
+alone=("$TIERCTL" --no-daemon --config "$D/tierd.conf" "${roots[@]}")
+echo "tierctl with 11000 cgroups, best of 5 (via tierd's bus API / standalone):"
+for v in "explain /burst" "apply --dry-run" "status"; do
+	# shellcheck disable=SC2086 # word splitting of the verb is intended
+	printf '  %-16s %5s ms / %5s ms\n' "$v" "$(best_ms "${viad[@]}" $v)" "$(best_ms "${alone[@]}" $v)"
+done
 kill $pid; wait $pid; pid=
 
 echo "== baseline: rescan every 5 s (tierctl apply in a loop)"
