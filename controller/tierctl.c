@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -693,6 +694,56 @@ static uint64_t parse_u64(const char *s)
 	return strtoull(s, NULL, 10);
 }
 
+/* The fields of ExplainCgroup's (key, value) pairs: strings, numbers, flags. */
+#define VIEW_STR(k, f) { k, offsetof(struct explain_view, f), 's' }
+#define VIEW_U64(k, f) { k, offsetof(struct explain_view, f), 't' }
+static const struct {
+	const char *key;
+	size_t offset;
+	char type;
+} view_fields[] = {
+	VIEW_STR("unit", unit),
+	{ "managed", offsetof(struct explain_view, managed), 'b' },
+	VIEW_STR("rule", rule),
+	VIEW_STR("rule_file", rule_file),
+	VIEW_U64("rule_line", rule_line),
+	VIEW_STR("matcher_kind", matcher_kind),
+	VIEW_STR("matcher_pattern", matcher_pattern),
+	VIEW_STR("matcher_file", matcher_file),
+	VIEW_U64("matcher_line", matcher_line),
+	VIEW_STR("matched", matched),
+	VIEW_STR("class", class_name),
+	VIEW_STR("class_mode", class_mode),
+	VIEW_U64("weight", weight),
+	VIEW_STR("desired_mode", desired_mode),
+};
+
+static void view_set(struct explain_view *x, const char *k, const char *v)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(view_fields); i++) {
+		char *f = (char *)x + view_fields[i].offset;
+
+		if (strcmp(k, view_fields[i].key) != 0)
+			continue;
+		if (view_fields[i].type == 's')
+			*(const char **)(void *)f = v;
+		else if (view_fields[i].type == 't')
+			*(uint64_t *)(void *)f = parse_u64(v);
+		else
+			*(bool *)(void *)f = strcmp(v, "true") == 0;
+		return;
+	}
+	for (size_t i = 0; i < _AMT_MAX; i++) {
+		size_t n = strlen(amount_keys[i]);
+
+		if (strcmp(k, amount_keys[i]) == 0)
+			x->amount[i].written = v;
+		else if (strncmp(k, amount_keys[i], n) == 0 && strcmp(k + n, "_bytes") == 0)
+			x->amount[i].bytes = parse_u64(v);
+	}
+	/* Other keys are from a newer tierd: ignored. */
+}
+
 /* The (key, value) pairs of ExplainCgroup; strings stay in reply. */
 static int view_from_reply(struct explain_view *x, sd_bus_message *reply)
 {
@@ -702,47 +753,8 @@ static int view_from_reply(struct explain_view *x, sd_bus_message *reply)
 	r = sd_bus_message_enter_container(reply, 'a', "(ss)");
 	if (r < 0)
 		return r;
-	while ((r = sd_bus_message_read(reply, "(ss)", &k, &v)) > 0) {
-		if (strcmp(k, "unit") == 0)
-			x->unit = v;
-		else if (strcmp(k, "managed") == 0)
-			x->managed = strcmp(v, "true") == 0;
-		else if (strcmp(k, "rule") == 0)
-			x->rule = v;
-		else if (strcmp(k, "rule_file") == 0)
-			x->rule_file = v;
-		else if (strcmp(k, "rule_line") == 0)
-			x->rule_line = parse_u64(v);
-		else if (strcmp(k, "matcher_kind") == 0)
-			x->matcher_kind = v;
-		else if (strcmp(k, "matcher_pattern") == 0)
-			x->matcher_pattern = v;
-		else if (strcmp(k, "matcher_file") == 0)
-			x->matcher_file = v;
-		else if (strcmp(k, "matcher_line") == 0)
-			x->matcher_line = parse_u64(v);
-		else if (strcmp(k, "matched") == 0)
-			x->matched = v;
-		else if (strcmp(k, "class") == 0)
-			x->class_name = v;
-		else if (strcmp(k, "class_mode") == 0)
-			x->class_mode = v;
-		else if (strcmp(k, "weight") == 0)
-			x->weight = parse_u64(v);
-		else if (strcmp(k, "desired_mode") == 0)
-			x->desired_mode = v;
-		else
-			for (size_t i = 0; i < _AMT_MAX; i++) {
-				size_t n = strlen(amount_keys[i]);
-
-				if (strcmp(k, amount_keys[i]) == 0)
-					x->amount[i].written = v;
-				else if (strncmp(k, amount_keys[i], n) == 0 &&
-					 strcmp(k + n, "_bytes") == 0)
-					x->amount[i].bytes = parse_u64(v);
-			}
-		/* Unknown keys are from a newer tierd: ignored. */
-	}
+	while ((r = sd_bus_message_read(reply, "(ss)", &k, &v)) > 0)
+		view_set(x, k, v);
 	if (r < 0)
 		return r;
 	if (x->managed && (!x->rule || !x->class_name))
@@ -963,6 +975,26 @@ out:
  * apply [--dry-run]
  * ------------------------------------------------------------------------ */
 
+/* One changed (or, dry run, to be changed) file: a line, or a JSON object. */
+static void print_change(struct tierctl *t, const char *cgroup, const char *attr,
+			 const char *old_value, const char *new_value, const char *rule,
+			 const char *cls)
+{
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_string(&t->j, "cgroup", cgroup);
+		json_kv_string(&t->j, "attribute", attr);
+		json_kv_string(&t->j, "old", old_value);
+		json_kv_string(&t->j, "new", new_value);
+		json_kv_string(&t->j, "rule", rule);
+		json_kv_string(&t->j, "class", cls);
+		json_object_end(&t->j);
+	} else {
+		printf("%s: %s %s -> %s (rule %s, class %s)\n", cgroup, attr,
+		       old_value[0] ? old_value : "?", new_value, rule, cls);
+	}
+}
+
 /*
  * apply --dry-run with a running tierd: the changes its next reconcile
  * would make with the policy it has loaded (DryRun), in the same format.
@@ -994,18 +1026,7 @@ static int dry_run_daemon(struct tierctl *t, struct tierd_client *c)
 		if (!last || strcmp(last, cg) != 0)
 			n_cgroups++;
 		last = cg;
-		if (t->json) {
-			json_object_begin(&t->j);
-			json_kv_string(&t->j, "cgroup", cg);
-			json_kv_string(&t->j, "attribute", knob);
-			json_kv_string(&t->j, "old", o);
-			json_kv_string(&t->j, "new", n);
-			json_kv_string(&t->j, "rule", rule);
-			json_kv_string(&t->j, "class", cls);
-			json_object_end(&t->j);
-		} else {
-			printf("%s: %s %s -> %s (rule %s, class %s)\n", cg, knob, o, n, rule, cls);
-		}
+		print_change(t, cg, knob, o, n, rule, cls);
 	}
 	if (r < 0) {
 		rc = fail(r, "cannot parse tierd's answer");
@@ -1095,20 +1116,8 @@ static int verb_apply(struct tierctl *t, const struct verb *v, int argc, char **
 			switch (ch->status) {
 			case TIER_APPLY_CHANGED:
 				changed = true;
-				if (t->json) {
-					json_object_begin(&t->j);
-					json_kv_string(&t->j, "cgroup", a->path);
-					json_kv_string(&t->j, "attribute", attr);
-					json_kv_string(&t->j, "old", ch->old_value);
-					json_kv_string(&t->j, "new", ch->new_value);
-					json_kv_string(&t->j, "rule", e->rule->name);
-					json_kv_string(&t->j, "class", e->class->name);
-					json_object_end(&t->j);
-				} else {
-					printf("%s: %s %s -> %s (rule %s, class %s)\n", a->path,
-					       attr, ch->old_value[0] ? ch->old_value : "?",
-					       ch->new_value, e->rule->name, e->class->name);
-				}
+				print_change(t, a->path, attr, ch->old_value, ch->new_value,
+					     e->rule->name, e->class->name);
 				break;
 			case TIER_APPLY_UNSUPPORTED:
 				unsupported = true;

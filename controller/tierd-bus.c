@@ -80,6 +80,46 @@ static const char *mode_str(const struct tier_plan_entry *e, enum tier_mode mode
 	return e->mode_supported ? tier_mode_to_string(mode) : "(not supported)";
 }
 
+/*
+ * The loaded policy evaluated over subtree (NULL: the whole tree), as the
+ * reconcile sees it.  A missing subtree is org.tierd.NoSuchCgroup.
+ */
+static int evaluate_tree(struct manager *m, const char *subtree, sd_bus_error *error,
+			 struct tier_observed **ret_obs, struct tier_plan **ret_plan)
+{
+	struct tier_observed *obs = NULL;
+	int r;
+
+	r = tier_observe(m->ctx, m->topo, subtree,
+			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
+			 &obs);
+	if (r == -ENOENT && subtree)
+		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", subtree);
+	if (r < 0)
+		return r;
+	r = tier_evaluate(m->policy, obs, ret_plan);
+	if (r < 0) {
+		tier_observed_free(obs);
+		return r;
+	}
+	*ret_obs = obs;
+	return 0;
+}
+
+/* The cgroup argument of Explain and ExplainCgroup: an absolute path. */
+static int read_cgroup_arg(sd_bus_message *msg, sd_bus_error *error, const char **ret)
+{
+	int r = sd_bus_message_read(msg, "s", ret);
+
+	if (r < 0)
+		return r;
+	if ((*ret)[0] != '/')
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "cgroup path must start with '/': %s", *ret);
+	return 0;
+}
+
 static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
@@ -90,23 +130,11 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	const char *cgroup;
 	int r;
 
-	r = sd_bus_message_read(msg, "s", &cgroup);
+	r = read_cgroup_arg(msg, error, &cgroup);
+	if (r >= 0)
+		r = evaluate_tree(m, cgroup, error, &obs, &plan);
 	if (r < 0)
 		return r;
-	if (cgroup[0] != '/')
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "cgroup path must start with '/': %s", cgroup);
-	r = tier_observe(m->ctx, m->topo, cgroup,
-			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
-				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
-			 &obs);
-	if (r == -ENOENT)
-		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", cgroup);
-	if (r < 0)
-		return r;
-	r = tier_evaluate(m->policy, obs, &plan);
-	if (r < 0)
-		goto out;
 	e = tier_plan_find(plan, cgroup);
 	if (!e)
 		r = asprintf(&text, "%s: not found", cgroup);
@@ -180,20 +208,11 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 	const char *cgroup;
 	int r;
 
-	r = sd_bus_message_read(msg, "s", &cgroup);
+	r = read_cgroup_arg(msg, error, &cgroup);
+	if (r >= 0)
+		r = evaluate_tree(m, cgroup, error, &obs, &plan);
 	if (r < 0)
 		return r;
-	if (cgroup[0] != '/')
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "cgroup path must start with '/': %s", cgroup);
-	r = tier_observe(m->ctx, m->topo, cgroup, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &obs);
-	if (r == -ENOENT)
-		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", cgroup);
-	if (r < 0)
-		return r;
-	r = tier_evaluate(m->policy, obs, &plan);
-	if (r < 0)
-		goto out;
 	e = tier_plan_find(plan, cgroup);
 	for (size_t i = 0; i < obs->n_cgroups; i++)
 		if (strcmp(obs->cgroups[i].path, cgroup) == 0)
@@ -273,15 +292,10 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	sd_bus_message *reply = NULL;
 	int r;
 
-	r = tier_observe(m->ctx, m->topo, NULL,
-			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
-				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
-			 &obs);
+	r = evaluate_tree(m, NULL, error, &obs, &plan);
 	if (r < 0)
 		return r;
-	r = tier_evaluate(m->policy, obs, &plan);
-	if (r >= 0)
-		r = sd_bus_message_new_method_return(msg, &reply);
+	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
 	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
@@ -327,17 +341,11 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 	int all, r;
 
 	r = sd_bus_message_read(msg, "b", &all);
-	if (r < 0)
-		return r;
-	r = tier_observe(m->ctx, m->topo, NULL,
-			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
-				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
-			 &obs);
-	if (r < 0)
-		return r;
-	r = tier_evaluate(m->policy, obs, &plan);
 	if (r >= 0)
-		r = sd_bus_message_new_method_return(msg, &reply);
+		r = evaluate_tree(m, NULL, error, &obs, &plan);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssst)");
 	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
