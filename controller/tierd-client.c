@@ -70,6 +70,7 @@ int tierd_client_open(struct tierd_client *c, const char *socket_path, bool try_
 		return 0;
 	}
 	c->socket_error = r;
+	snprintf(c->where, sizeof(c->where), "%s", socket_path);
 	if (!try_system_bus)
 		return -ESRCH;
 	r = sd_bus_open_system(&b);
@@ -126,11 +127,14 @@ const char *tierd_client_why(const struct tierd_client *c, char *buf, size_t siz
 	int o = 0;
 
 	buf[0] = '\0';
-	if (c->socket_error)
-		o = snprintf(buf, size, "its socket: %s", strerror(-c->socket_error));
+	if (c->socket_error == -ENOENT || c->socket_error == -ECONNREFUSED)
+		o = snprintf(buf, size, "nobody listens on %s", c->where);
+	else if (c->socket_error)
+		o = snprintf(buf, size, "%s: %s", c->where, strerror(-c->socket_error));
 	if (c->system_error && o >= 0 && (size_t)o < size)
-		snprintf(buf + o, size - (size_t)o, "%sthe system bus: %s", o ? "; " : "",
-			 c->system_error == -ESRCH ? "no tierd on it" :
-						     strerror(-c->system_error));
+		snprintf(buf + o, size - (size_t)o, "%s%s", o ? "; " : "",
+			 c->system_error == -ESRCH ? "no tierd on the system bus" :
+			 c->system_error == -ENOENT ? "no system bus" :
+						       strerror(-c->system_error));
 	return buf;
 }

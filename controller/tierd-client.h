@@ -16,7 +16,8 @@
 
 struct tierd_client {
 	sd_bus *bus;
-	char where[128];	/* "/run/tierd/bus" or "system bus" */
+	char where[128];	/* "/run/tierd/bus" or "the system bus"; the
+				 * socket tried when none answered */
 	/* Why each way failed, for the message when none worked: */
 	int socket_error;	/* 0 = not tried */
 	int system_error;	/* 0 = not tried; -ESRCH: bus up, no tierd on it */
@@ -39,8 +40,8 @@ void tierd_client_close(struct tierd_client *c);
 int tierd_client_call(struct tierd_client *c, const char *method, sd_bus_error *error,
 		      sd_bus_message **ret_reply, const char *types, ...);
 
-/* "the private socket /run/tierd/bus: Permission denied; the system bus: no
- * tierd on it" into buf. */
+/* Why no tierd answered, e.g. "/run/tierd/bus: Permission denied; no tierd
+ * on the system bus", into buf. */
 const char *tierd_client_why(const struct tierd_client *c, char *buf, size_t size);
 
 #endif

@@ -160,7 +160,7 @@ stop_tierd
 #    usage error.
 tc $D status
 expect_rc 6
-expect err "tierd is not running \\(its socket: "
+expect err "tierd is not running \\(nobody listens on "
 tc --bus-socket "$T/bus" reload
 expect_rc 6
 tc --no-daemon reload
