@@ -354,16 +354,15 @@ int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
 	return add_tree_rec(m, cgroup, 0);
 }
 
+/*
+ * Is cgroup's directory watched?  Its cgroup.events watch is added with it
+ * (or could not be: no such file in a test tree, or the watch limit), so
+ * the directory alone answers; asking for both made every full pass re-add
+ * the watches of a tree without cgroup.events files.
+ */
 bool cgroup_watcher_has(struct manager *m, const char *cgroup)
 {
-	_cleanup_free_ char *key = NULL;
-
-	if (!find_path(&m->cg, cgroup))
-		return false;
-	if (strcmp(cgroup, "/") == 0)
-		return true;
-	key = events_key(cgroup);
-	return !key || find_path(&m->cg, key) != NULL;
+	return find_path(&m->cg, cgroup) != NULL;
 }
 
 /* Drop the watches of cgroup and everything below it. */
@@ -381,6 +380,7 @@ static void prune(struct manager *m, const char *cgroup)
 			    (x->path[len] != '\0' && x->path[len] != '/'))
 				continue;
 			log_debug("%s: removed, dropping its watch", x->path);
+			manager_tree_changed(m);
 			(void)inotify_rm_watch(w->fd, x->wd); /* EINVAL if already gone */
 			watch_free(w, x);
 		}

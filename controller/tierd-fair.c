@@ -812,7 +812,12 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		if (tier_cgroup_read_stat(ctx, e->path, "cgroup.events", "populated",
 					  &populated) == 0 && populated == 0)
 			continue;
-		r = tier_cgroup_read_info(ctx, topo, e->path, &info);
+		/* What the decision needs: a third of tier_cgroup_read_info()'s files. */
+		r = tier_cgroup_read_info_mask(ctx, topo, e->path,
+					       TIER_INFO_CURRENT | TIER_INFO_HIGH |
+						       TIER_INFO_TOPTIER_HIGH | TIER_INFO_MODE |
+						       TIER_INFO_RESIDENCY,
+					       &info);
 		if (r == -ENOENT)
 			continue;
 		if (r == -ENOMEM)

@@ -205,6 +205,27 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 	return r;
 }
 
+static void cache_drop(struct manager *m)
+{
+	tier_plan_free(m->cache_plan);
+	tier_observed_free(m->cache_obs);
+	m->cache_plan = NULL;
+	m->cache_obs = NULL;
+}
+
+static void cache_set(struct manager *m, struct tier_observed *obs, struct tier_plan *plan)
+{
+	cache_drop(m);
+	m->cache_obs = obs;
+	m->cache_plan = plan;
+	m->cache_gen = m->tree_gen;
+}
+
+void manager_tree_changed(struct manager *m)
+{
+	m->tree_gen++;
+}
+
 int manager_apply_subtree(struct manager *m, const char *subtree, const char *reason)
 {
 	struct tier_observed *obs = NULL;
@@ -254,8 +275,14 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 	if (!subtree) {
 		m->n_cgroups = tier_plan_count(plan);
 		m->n_managed = n_managed;
-	} else if (n_managed > 0) {
-		manager_schedule_rebalance(m); /* a new cgroup shares the fast tier */
+		/* The rebalance uses this evaluation until the tree changes. */
+		cache_set(m, obs, plan);
+		obs = NULL;
+		plan = NULL;
+	} else {
+		manager_tree_changed(m);
+		if (n_managed > 0)
+			manager_schedule_rebalance(m); /* a new cgroup shares the fast tier */
 	}
 	r = 0;
 out:
@@ -391,22 +418,45 @@ int manager_rebalance(struct manager *m, const char *reason)
 {
 	const struct fair_ops ops = { .userdata = m, .set_high = fair_set_high, .log = fair_log };
 	const struct fair_summary *sum;
-	uint64_t w0;
+	uint64_t w0, t0 = now_usec(CLOCK_MONOTONIC);
 	int r;
 
 	if (!m->fair)
 		return 0;
 	w0 = fair_state_summary(m->fair)->n_writes;
-	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, NULL, now_usec(CLOCK_MONOTONIC),
-			   manager_dry_run(m), &ops);
+	if (!m->cache_plan || m->cache_gen != m->tree_gen) {
+		struct tier_observed *obs = NULL;
+		struct tier_plan *plan = NULL;
+		unsigned flags = (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
+
+		cache_drop(m);
+		r = tier_observe(m->ctx, m->topo, NULL, flags, &obs);
+		if (r >= 0)
+			r = tier_evaluate(m->policy, obs, &plan);
+		if (r == -ENOMEM) {
+			tier_observed_free(obs);
+			return log_oom();
+		}
+		if (r < 0) {
+			tier_observed_free(obs);
+			return log_warning_errno(r, "Fair-share rebalance cannot read the tree: %m, "
+						    "ignoring"), 0;
+		}
+		cache_set(m, obs, plan);
+	}
+	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, m->cache_plan,
+			   now_usec(CLOCK_MONOTONIC), manager_dry_run(m), &ops);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
 		return log_warning_errno(r, "Fair-share rebalance failed: %m, ignoring"), 0;
 	sum = fair_state_summary(m->fair);
 	m->n_writes += sum->n_writes - w0;
-	log_debug("Rebalanced %zu cgroups (%s): %zu limited, %zu with promotion off, Jain %.3f",
-		  sum->n_cgroups, reason, sum->n_limited, sum->n_throttled, sum->jain);
+	log_debug("Rebalanced %zu cgroups (%s): %zu limited, %zu with promotion off, Jain %.3f, "
+		  "in %.1f ms",
+		  sum->n_cgroups, reason, sum->n_limited, sum->n_throttled, sum->jain,
+		  (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
 	return 0;
 }
 
@@ -538,6 +588,8 @@ int manager_reload(struct manager *m, const char *reason)
 	    strcmp(d->cgroup_root, tier_ctx_get_cgroup_root(m->ctx)) != 0)
 		log_warning("cgroup_root changed to %s; a restart is needed for that, ignoring",
 			    d->cgroup_root);
+	cache_drop(m); /* its plan points into the old policy */
+	manager_tree_changed(m);
 	tier_policy_free(m->policy);
 	m->policy = np;
 	m->last_reload_failed = false;
@@ -743,6 +795,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->rebalance_timer);
 	sd_event_source_disable_unref(m->rebalance_defer);
 	fair_state_free(m->fair);
+	cache_drop(m);
 	sd_event_source_disable_unref(m->sigterm);
 	sd_event_source_disable_unref(m->sigint);
 	sd_event_source_disable_unref(m->sighup);

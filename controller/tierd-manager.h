@@ -79,6 +79,13 @@ struct manager {
 	sd_event_source *rebalance_defer;	/* a rebalance asked for soon */
 	struct fair_state *fair;		/* tierd-fair.c: targets, hysteresis */
 	uint64_t rebalance_usec;
+	/* The tree as the last full pass evaluated it, for the rebalance: the
+	 * rule matches and class values change only with the tree (a cgroup
+	 * created, removed, filled, an exec) or the policy, which bump
+	 * tree_gen; usage is read fresh each round anyway. */
+	struct tier_observed *cache_obs;
+	struct tier_plan *cache_plan;
+	uint64_t tree_gen, cache_gen;
 
 	struct tier_ctx *ctx;
 	struct tier_topology *topo;
@@ -125,6 +132,9 @@ void manager_schedule_reconcile(struct manager *m, const char *reason);
 int manager_reload(struct manager *m, const char *reason);
 /* Fair shares of the fast tier: one round now / soon (coalesced). */
 int manager_rebalance(struct manager *m, const char *reason);
+/* The tree changed (cgroups created, removed, processes moved or exec'd):
+ * the rebalance evaluates it again. */
+void manager_tree_changed(struct manager *m);
 void manager_schedule_rebalance(struct manager *m);
 void manager_update_status(struct manager *m);
 char *manager_status_text(struct manager *m);

@@ -401,6 +401,15 @@ _public_ int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cg
 _public_ int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topology *topo,
 				   const char *cgroup, struct tier_cgroup_info *ret_info)
 {
+	return tier_cgroup_read_info_mask(ctx, topo, cgroup, TIER_INFO_ALL, ret_info);
+}
+
+static int read_u64_at(int dfd, const char *file, uint64_t *ret);
+
+_public_ int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_topology *topo,
+					const char *cgroup, unsigned want,
+					struct tier_cgroup_info *ret_info)
+{
 	static const struct {
 		const char *file;
 		unsigned bit;
@@ -421,39 +430,65 @@ _public_ int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topol
 		  offsetof(struct tier_cgroup_info, toptier_max) },
 	};
 	struct tier_cgroup_info info = { 0 };
+	_cleanup_free_ char *dir = NULL;
+	_cleanup_close_ int dfd = -1;
 	int r;
 
 	if (!ctx || !ret_info)
 		return -EINVAL;
-	if (!tier_cgroup_exists(ctx, cgroup))
-		return cgroup_path_valid(cgroup) ? -ENOENT : -EINVAL;
+	r = cgroup_path(ctx, cgroup, NULL, &dir);
+	if (r < 0)
+		return r;
+	/* One lookup of the directory, then each file relative to it: a
+	 * missing file is a clear bit, without a second lookup to tell a
+	 * missing file from a vanished cgroup. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOTDIR ? -ENOENT : negative_errno();
 	for (size_t i = 0; i < ARRAY_SIZE(u64s); i++) {
 		uint64_t v;
 
-		r = tier_cgroup_read_u64(ctx, cgroup, u64s[i].file, &v);
-		if (r == -EOPNOTSUPP)
+		if (!(want & u64s[i].bit))
+			continue;
+		r = read_u64_at(dfd, u64s[i].file, &v);
+		if (r == -ENOENT)
 			continue;
 		if (r < 0)
 			return r;
 		*(uint64_t *)((char *)&info + u64s[i].offset) = v;
 		info.valid |= u64s[i].bit;
 	}
-	r = tier_cgroup_get_mode(ctx, cgroup, &info.mode);
-	if (r >= 0)
-		r = tier_cgroup_get_effective_mode(ctx, cgroup, &info.effective_mode);
-	if (r >= 0)
-		info.valid |= TIER_INFO_MODE;
-	else if (r != -EOPNOTSUPP)
-		return r;
-	if (topo) {
+	if (want & (TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE)) {
+		_cleanup_free_ char *buf = NULL;
+
+		r = sysfs_read_at(dfd, "memory.numa_balancing", &buf);
+		if (r >= 0) {
+			r = tier_mode_from_string(strip(buf), &info.mode);
+			if (r < 0) {
+				warn(ctx, "%s/memory.numa_balancing: unknown value '%s'", cgroup, buf);
+				return r;
+			}
+		}
+		if (r >= 0 && (want & TIER_INFO_EFFECTIVE_MODE))
+			r = tier_cgroup_get_effective_mode(ctx, cgroup, &info.effective_mode);
+		if (r >= 0)
+			/* MODE always covered both: keep it so for tier_cgroup_read_info(). */
+			info.valid |= want & (TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE);
+		else if (r != -ENOENT && r != -EOPNOTSUPP)
+			return r;
+	}
+	if (topo && (want & TIER_INFO_RESIDENCY)) {
+		_cleanup_free_ char *buf = NULL;
 		struct tier_residency res;
 
-		r = tier_cgroup_read_residency(ctx, topo, cgroup, &res);
+		r = sysfs_read_at(dfd, "memory.numa_stat", &buf);
+		if (r >= 0)
+			r = residency_from_buf(topo, buf, &res);
 		if (r >= 0) {
 			info.fast_bytes = res.fast_bytes;
 			info.slow_bytes = res.slow_bytes;
 			info.valid |= TIER_INFO_RESIDENCY;
-		} else if (r != -EOPNOTSUPP && r != -ENODATA) {
+		} else if (r != -ENOENT && r != -ENODATA && r != -EOPNOTSUPP) {
 			return r;
 		}
 	}

@@ -238,6 +238,8 @@ enum {
 	TIER_INFO_TOPTIER_LOW = 1u << 8,
 	TIER_INFO_TOPTIER_HIGH = 1u << 9,
 	TIER_INFO_TOPTIER_MAX = 1u << 10,
+	TIER_INFO_EFFECTIVE_MODE = 1u << 11,	/* effective_mode alone (0.2) */
+	TIER_INFO_ALL = (1u << 12) - 1,
 };
 
 struct tier_cgroup_info {
@@ -256,6 +258,16 @@ struct tier_cgroup_info {
  */
 int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topology *topo,
 			  const char *cgroup, struct tier_cgroup_info *ret_info);
+/*
+ * The same for the fields in want only (TIER_INFO_* bits; TIER_INFO_MODE
+ * then means the configured mode alone, TIER_INFO_EFFECTIVE_MODE the
+ * effective one, which walks the ancestors): a caller that needs a few
+ * values of many cgroups reads a third of the files.  tier_cgroup_read_info()
+ * is want = TIER_INFO_ALL.  Since 0.2.
+ */
+int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_topology *topo,
+			       const char *cgroup, unsigned want,
+			       struct tier_cgroup_info *ret_info);
 
 /* PIDs in cgroup.procs (ascending file order). */
 int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int **ret_pids,

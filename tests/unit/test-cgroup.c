@@ -294,6 +294,27 @@ START_TEST(test_info)
 	ck_assert_uint_eq(info.max, UINT64_MAX);
 	ck_assert_uint_eq(info.current, 8388608);
 
+	ck_assert(info.valid & TIER_INFO_EFFECTIVE_MODE);
+
+	/* Only what is asked for: the mode without walking up, no limits. */
+	fx_write(fx->cg, "/p/memory.numa_balancing", "garbage\n");
+	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, t, "/p/c", &info), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, t, "/p/c",
+						    TIER_INFO_MODE | TIER_INFO_TOPTIER_HIGH, &info), 0);
+	ck_assert_uint_eq(info.valid, TIER_INFO_MODE | TIER_INFO_TOPTIER_HIGH);
+	ck_assert_int_eq(info.mode, TIER_MODE_FULL);
+	ck_assert_uint_eq(info.toptier_high, 1048576);
+	ck_assert_uint_eq(info.current, 0);
+	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, t, "/p/c", TIER_INFO_RESIDENCY, &info),
+			 0);
+	ck_assert_uint_eq(info.valid, TIER_INFO_RESIDENCY);
+	ck_assert_uint_eq(info.slow_bytes, 1048576);
+	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, NULL, "/p/c", TIER_INFO_RESIDENCY, &info),
+			 0);
+	ck_assert_uint_eq(info.valid, 0);
+	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, t, "/gone", TIER_INFO_ALL, &info),
+			 -ENOENT);
+
 	fx_cgroup(fx, "/stock", NULL);
 	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, NULL, "/stock", &info), 0);
 	ck_assert(!(info.valid & TIER_INFO_MODE));
