@@ -100,7 +100,7 @@ roots=(--cgroup-root "$D/cg" --sysfs-root "$D/sys" --procfs-root "$D/proc")
 viad=("$TIERCTL" --daemon --bus-socket "$D/bus" "${roots[@]}")
 alone=("$TIERCTL" --no-daemon --config "$D/tierd.conf" "${roots[@]}")
 echo "tierctl with 11000 cgroups, best of 5 (via tierd's bus API / standalone):"
-for v in "explain /burst" "apply --dry-run" "status"; do
+for v in "explain /burst/b0" "apply --dry-run" "status"; do
 	# shellcheck disable=SC2086 # word splitting of the verb is intended
 	printf '  %-16s %5s ms / %5s ms\n' "$v" "$(best_ms "${viad[@]}" $v)" "$(best_ms "${alone[@]}" $v)"
 done
