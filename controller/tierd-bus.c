@@ -510,11 +510,49 @@ static int socket_start(struct manager *m)
  * take the name) unless --system-bus; every failure is a notice, the private
  * socket keeps working.
  */
+#define SYSTEM_BUS_RETRY_USEC (5 * 1000000ull)
+
+static int system_bus_connect(struct manager *m, bool retrying);
+
+static int on_system_bus_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
+	return system_bus_connect(m, true) == -ENOMEM ? sd_event_exit(m->event, -ENOMEM) : 0;
+}
+
+/* Try again in a while: the bus daemon restarts (or is not up yet). */
+static void system_bus_retry(struct manager *m)
+{
+	uint64_t now;
+	int r;
+
+	r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+	if (r >= 0 && m->api_retry)
+		r = sd_event_source_set_time(m->api_retry, now + SYSTEM_BUS_RETRY_USEC);
+	if (r >= 0 && m->api_retry)
+		r = sd_event_source_set_enabled(m->api_retry, SD_EVENT_ONESHOT);
+	else if (r >= 0)
+		r = sd_event_add_time(m->event, &m->api_retry, CLOCK_MONOTONIC,
+				      now + SYSTEM_BUS_RETRY_USEC, 0, on_system_bus_retry, m);
+	if (r < 0)
+		log_warning_errno(r, "Cannot schedule a system bus reconnect: %m, ignoring");
+}
+
+static int on_system_bus_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	log_notice("Lost the system bus; bus API on the private socket only until it is back");
+	/* The connection is closed on the retry, not inside its own callback. */
+	system_bus_retry(m);
+	return 0;
+}
+
 static int system_bus_start(struct manager *m)
 {
 	const char *root = tier_ctx_get_cgroup_root(m->ctx);
-	sd_bus *b = NULL;
-	int r;
 
 	if (m->args.system_bus == 0 ||
 	    (m->args.system_bus < 0 && strcmp(root, "/sys/fs/cgroup") != 0)) {
@@ -522,14 +560,29 @@ static int system_bus_start(struct manager *m)
 			  m->args.system_bus == 0 ? "--no-system-bus" : "not the host's cgroup tree");
 		return 0;
 	}
+	return system_bus_connect(m, false);
+}
+
+static int system_bus_connect(struct manager *m, bool retrying)
+{
+	sd_bus *b = NULL;
+	int r;
+
 	r = sd_bus_open_system(&b);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			return log_oom();
-		log_info_errno(r, "No system bus (%m): bus API on the private socket only");
+		if (retrying)
+			system_bus_retry(m);
+		else
+			log_info_errno(r, "No system bus (%m): bus API on the private socket only");
 		return 0;
 	}
-	r = sd_bus_add_object_vtable(b, NULL, BUS_PATH, BUS_IFACE, manager_vtable, m);
+	r = sd_bus_match_signal(b, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+				"org.freedesktop.DBus.Local", "Disconnected",
+				on_system_bus_disconnected, m);
+	if (r >= 0)
+		r = sd_bus_add_object_vtable(b, NULL, BUS_PATH, BUS_IFACE, manager_vtable, m);
 	if (r >= 0)
 		r = sd_bus_request_name(b, BUS_IFACE, 0);
 	if (r == -EEXIST || r == -EACCES || r == -EPERM) {
@@ -551,7 +604,10 @@ static int system_bus_start(struct manager *m)
 		return 0;
 	}
 	m->api_bus = b;
-	log_debug("Bus API %s on the system bus", BUS_IFACE);
+	if (retrying)
+		log_notice("Bus API %s on the system bus again", BUS_IFACE);
+	else
+		log_debug("Bus API %s on the system bus", BUS_IFACE);
 	return 0;
 }
 
@@ -569,6 +625,7 @@ void bus_api_stop(struct manager *m)
 	for (size_t i = 0; i < MAX_CONNECTIONS; i++)
 		conns[i].bus = sd_bus_flush_close_unref(conns[i].bus);
 	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
+	m->api_retry = sd_event_source_disable_unref(m->api_retry);
 	m->api_listen = sd_event_source_disable_unref(m->api_listen);
 	if (m->api_fd >= 0) {
 		close(m->api_fd);

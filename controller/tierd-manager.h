@@ -100,6 +100,7 @@ struct manager {
 
 	sd_bus *systemd_bus;		/* to systemd (system bus or private socket) */
 	sd_bus *api_bus;		/* org.tierd.Manager1 on the system bus, or NULL */
+	sd_event_source *api_retry;	/* reconnect to the system bus after losing it */
 	sd_event_source *api_listen;
 	int api_fd;
 

@@ -250,6 +250,25 @@ expect err "tierd refused Reload"
 expect err "only root may reload"
 echo "ok 6 system bus: tierd owns the name, users read, only root reloads"
 
+# The bus daemon restarts: tierd notices, keeps the socket, and takes its
+# name again once the bus is back (retry every 5 s).
+kill "$DBUS_PID"
+wait "$DBUS_PID" 2>/dev/null
+wait_log 'Lost the system bus'
+tc --daemon --bus-socket "$T/bus" status
+expect_rc 0
+: >"$T/dbus.addr"
+dbus-daemon --config-file="$T/system.conf" --nofork --nopidfile --print-address=1 \
+	>"$T/dbus.addr" 2>"$T/dbus.log" &
+DBUS_PID=$!
+"$WAITFOR" -t 10 "$T/dbus.addr" '^unix:' || fail "dbus-daemon did not restart"
+chmod 0666 "$T/system_bus_socket"
+wait_log 'on the system bus again' 20
+nobody status
+expect_rc 0
+expect out "^tierd \\(the system bus\\): "
+echo "ok 6b the system bus restarts: tierd takes its name again"
+
 # A second tierd cannot take the name: it says so and keeps the socket.
 : >"$T/log2"
 "$TIERD" --foreground --config "$CONF" --cgroup-root "$CG" --sysfs-root "$SYS" \
