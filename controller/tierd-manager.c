@@ -379,24 +379,25 @@ static int arm_reconcile_timer(struct manager *m)
 	return arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer, "reconcile-timer");
 }
 
-/* tierd-fair hooks: memory.high through systemd for a unit's cgroup, records to our log. */
+/* tierd-fair hooks: memory.high the way apply writes it (through systemd for
+ * a unit's cgroup), records to our log. */
 static int fair_set_high(void *userdata, const char *cgroup, uint64_t bytes)
 {
 	struct manager *m = userdata;
-	_cleanup_free_ char *unit = NULL;
+	struct apply_writer w = { .m = m, .cgroup = cgroup };
+	struct tier_apply_change ch = { .attr = TIER_ATTR_MEMORY_HIGH };
 	int r;
 
-	r = systemd_cgroup_unit(m, cgroup, &unit);
-	if (r == -ENOMEM)
-		return r;
-	if (unit) {
-		r = systemd_set_unit_memory(m, unit, "MemoryHigh", bytes);
-		if (r >= 0 || r == -ENOMEM)
-			return r;
-		log_warning_errno(r, "%s: systemd refused MemoryHigh= for %s: %m; "
-				  "writing memory.high directly", cgroup, unit);
-	}
-	return tier_cgroup_write_u64(m->ctx, cgroup, "memory.high", bytes);
+	if (bytes == UINT64_MAX)
+		snprintf(ch.new_value, sizeof(ch.new_value), "max");
+	else
+		snprintf(ch.new_value, sizeof(ch.new_value), "%llu", (unsigned long long)bytes);
+	r = write_attr(&w, m->ctx, cgroup, &ch);
+	if (w.refused[ch.attr])
+		log_warning_errno(w.refused[ch.attr], "%s: systemd refused MemoryHigh= for %s: %m; "
+				  "wrote memory.high directly", cgroup, w.unit);
+	free(w.unit);
+	return r;
 }
 
 static void fair_log(void *userdata, int priority, const struct fair_log_fields *ff,
