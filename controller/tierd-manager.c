@@ -205,6 +205,23 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 	return r;
 }
 
+/*
+ * Does what tier_observe() just read already match the entry?  Then the
+ * reconcile skips the entry: re-reading every value of every cgroup was
+ * most of an idle reconcile.  Anything else (a difference, a missing knob,
+ * a limit that is not a page multiple) goes through apply, which re-reads.
+ */
+static bool entry_in_sync(const struct tier_plan_entry *e)
+{
+	if (e->set_mode && (!e->mode_supported || e->current_mode != e->mode))
+		return false;
+	if (e->set_low && e->current_low != e->memory_low)
+		return false;
+	if (e->set_high && e->current_high != e->memory_high)
+		return false;
+	return true;
+}
+
 static void cache_drop(struct manager *m)
 {
 	tier_plan_free(m->cache_plan);
@@ -268,7 +285,11 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 			continue;
 		n_managed++;
 		/* What fairness holds (promotion off, memory.high) is not undone. */
-		r = apply_entry(m, fair_filter_entry(m->fair, e, &tmp), reason);
+		e = fair_filter_entry(m->fair, e, &tmp);
+		/* Just observed and already right: nothing to re-read or write. */
+		if (entry_in_sync(e))
+			continue;
+		r = apply_entry(m, e, reason);
 		if (r < 0)
 			goto out;
 	}
