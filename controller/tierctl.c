@@ -545,6 +545,29 @@ static int daemon_fail(const char *method, int r, const sd_bus_error *error)
 	return fail(r, "tierd: %s failed", method);
 }
 
+/*
+ * The options and arguments of a verb whose first argument is a cgroup:
+ * nargs arguments, the first normalised into *ret_cg.  Returns -1 to
+ * continue, or an exit code.
+ */
+static int cgroup_verb_args(struct tierctl *t, const struct verb *v, int argc, char **argv,
+			    int nargs, char **ret_cg)
+{
+	int r;
+
+	r = verb_opts(t, v, argc, argv, NULL, NULL);
+	if (r >= 0)
+		return r;
+	r = want_args(v, argc, nargs, nargs);
+	if (r >= 0)
+		return r;
+	if (normalize_cgroup(argv[optind], ret_cg) < 0) {
+		msg("invalid cgroup path '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 /* ------------------------------------------------------------------------
  * check FILE...
  * ------------------------------------------------------------------------ */
@@ -865,16 +888,9 @@ static int verb_explain(struct tierctl *t, const struct verb *v, int argc, char 
 	int cur_r, eff_r;
 	int rc, r;
 
-	r = verb_opts(t, v, argc, argv, NULL, NULL);
+	r = cgroup_verb_args(t, v, argc, argv, 1, &cg);
 	if (r >= 0)
 		return r;
-	r = want_args(v, argc, 1, 1);
-	if (r >= 0)
-		return r;
-	if (normalize_cgroup(argv[optind], &cg) < 0) {
-		msg("invalid cgroup path '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 
 	r = daemon_open(t, &c, NULL);
 	if (r < 0)
@@ -1197,16 +1213,9 @@ static int verb_get(struct tierctl *t, const struct verb *v, int argc, char **ar
 	bool root;
 	int rc, r;
 
-	r = verb_opts(t, v, argc, argv, NULL, NULL);
+	r = cgroup_verb_args(t, v, argc, argv, 1, &cg);
 	if (r >= 0)
 		return r;
-	r = want_args(v, argc, 1, 1);
-	if (r >= 0)
-		return r;
-	if (normalize_cgroup(argv[optind], &cg) < 0) {
-		msg("invalid cgroup path '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	rc = open_ctx(t, NULL, NULL, &ctx);
 	if (rc)
 		return rc;
@@ -1255,16 +1264,9 @@ static int verb_set(struct tierctl *t, const struct verb *v, int argc, char **ar
 	enum tier_mode old, mode;
 	int rc, r;
 
-	r = verb_opts(t, v, argc, argv, NULL, NULL);
+	r = cgroup_verb_args(t, v, argc, argv, 2, &cg);
 	if (r >= 0)
 		return r;
-	r = want_args(v, argc, 2, 2);
-	if (r >= 0)
-		return r;
-	if (normalize_cgroup(argv[optind], &cg) < 0) {
-		msg("invalid cgroup path '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	if (tier_mode_from_string(argv[optind + 1], &mode) < 0) {
 		msg("invalid mode '%s' (expected inherit, full, promote or off)",
 		    argv[optind + 1]);
