@@ -695,18 +695,26 @@ static void view_from_plan(struct explain_view *x, const struct tier_plan_entry 
 	x->class_name = c->name;
 	x->class_mode = mode_str(c->mode);
 	x->weight = c->weight;
-	x->amount[AMT_TOPTIER_MIN].written = tier_amount_format(&c->toptier_min,
-		x->amount[AMT_TOPTIER_MIN].buf, TIER_AMOUNT_FORMAT_MAX);
-	x->amount[AMT_TOPTIER_MIN].bytes = e->toptier_min;
-	x->amount[AMT_TOPTIER_MAX].written = tier_amount_format(&c->toptier_max,
-		x->amount[AMT_TOPTIER_MAX].buf, TIER_AMOUNT_FORMAT_MAX);
-	x->amount[AMT_TOPTIER_MAX].bytes = e->toptier_max;
-	x->amount[AMT_MEMORY_LOW].written = tier_amount_format(&c->memory_low,
-		x->amount[AMT_MEMORY_LOW].buf, TIER_AMOUNT_FORMAT_MAX);
-	x->amount[AMT_MEMORY_LOW].bytes = e->memory_low;
-	x->amount[AMT_MEMORY_HIGH].written = tier_amount_format(&c->memory_high,
-		x->amount[AMT_MEMORY_HIGH].buf, TIER_AMOUNT_FORMAT_MAX);
-	x->amount[AMT_MEMORY_HIGH].bytes = e->memory_high;
+	{
+		const struct tier_amount *written[_AMT_MAX] = {
+			[AMT_TOPTIER_MIN] = &c->toptier_min,
+			[AMT_TOPTIER_MAX] = &c->toptier_max,
+			[AMT_MEMORY_LOW] = &c->memory_low,
+			[AMT_MEMORY_HIGH] = &c->memory_high,
+		};
+		const uint64_t bytes[_AMT_MAX] = {
+			[AMT_TOPTIER_MIN] = e->toptier_min,
+			[AMT_TOPTIER_MAX] = e->toptier_max,
+			[AMT_MEMORY_LOW] = e->memory_low,
+			[AMT_MEMORY_HIGH] = e->memory_high,
+		};
+
+		for (size_t i = 0; i < _AMT_MAX; i++) {
+			x->amount[i].written = tier_amount_format(written[i], x->amount[i].buf,
+								  TIER_AMOUNT_FORMAT_MAX);
+			x->amount[i].bytes = bytes[i];
+		}
+	}
 	x->desired_mode = e->set_mode ? mode_str(e->mode) : NULL;
 }
 
@@ -1435,6 +1443,20 @@ static int status_daemon(struct tierctl *t, struct daemon_status *d)
 	return rc;
 }
 
+/* row->info of row->path: 1, or 0 if it vanished meanwhile, or -1 (said why). */
+static int status_row_read(const struct session *s, struct status_row *row)
+{
+	int r = tier_cgroup_read_info(s->ctx, s->topo, row->path, &row->info);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fail(r, "%s: cannot read", row->path);
+		return -1;
+	}
+	return 1;
+}
+
 /*
  * The rows from tierd (ListCgroups: path, class, rule, target); the local
  * tree gives each row's modes and residency.  s gets the context and
@@ -1464,37 +1486,22 @@ static int status_rows_daemon(struct tierctl *t, struct daemon_status *d, bool a
 	r = sd_bus_message_enter_container(d->list, 'a', "(ssst)");
 	while (r >= 0 &&
 	       (r = sd_bus_message_read(d->list, "(ssst)", &path, &cls, &rule, &target)) > 0) {
-		struct status_row *row;
+		struct status_row row = {
+			.path = path,
+			.class_name = cls[0] ? cls : NULL,
+			.rule_name = rule[0] ? rule : NULL,
+			.shared = target != UINT64_MAX,
+			.target = target,
+		};
 
-		if (n == alloc) {
-			struct status_row *nr = reallocarray(rows, alloc ? alloc * 2 : 64, sizeof(*rows));
-
-			if (!nr) {
-				r = -ENOMEM;
-				break;
-			}
-			rows = nr;
-			alloc = alloc ? alloc * 2 : 64;
-		}
-		row = &rows[n];
-		memset(row, 0, sizeof(*row));
-		r = tier_cgroup_read_info(s->ctx, s->topo, path, &row->info);
-		if (r == -ENOENT) {
-			r = 0;
-			continue; /* vanished meanwhile */
-		}
-		if (r < 0) {
-			fail(r, "%s: cannot read", path);
+		r = status_row_read(s, &row);
+		if (r < 0)
 			rc = EXIT_SYSTEM;
-			r = 0;
-			continue;
+		if (r > 0 && ARRAY_PUSH(rows, n, alloc, row) < 0) {
+			r = -ENOMEM;
+			break;
 		}
-		row->path = path;
-		row->class_name = cls[0] ? cls : NULL;
-		row->rule_name = rule[0] ? rule : NULL;
-		row->shared = target != UINT64_MAX;
-		row->target = target;
-		n++;
+		r = 0;
 	}
 	*ret_rows = rows;
 	*ret_n = n;
@@ -1555,19 +1562,17 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 
 		if (!e->rule && !all)
 			continue;
-		r = tier_cgroup_read_info(s.ctx, s.topo, e->path, &row->info);
-		if (r == -ENOENT)
-			continue; /* vanished meanwhile */
-		if (r < 0) {
-			fail(r, "%s: cannot read", e->path);
+		*row = (struct status_row){
+			.e = e,
+			.path = e->path,
+			.class_name = e->class ? e->class->name : NULL,
+			.rule_name = e->rule ? e->rule->name : NULL,
+		};
+		r = status_row_read(&s, row);
+		if (r < 0)
 			rc = EXIT_SYSTEM;
-			continue;
-		}
-		row->e = e;
-		row->path = e->path;
-		row->class_name = e->class ? e->class->name : NULL;
-		row->rule_name = e->rule ? e->rule->name : NULL;
-		n_rows++;
+		if (r > 0)
+			n_rows++;
 	}
 	r = status_targets(&s, rows, n_rows);
 	if (r < 0) {

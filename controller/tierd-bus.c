@@ -107,6 +107,24 @@ static int evaluate_tree(struct manager *m, const char *subtree, sd_bus_error *e
 	return 0;
 }
 
+/*
+ * The end of a method that replies with an array: unless r says it failed,
+ * close the array and send the reply; then free the reply and what
+ * evaluate_tree() gave.
+ */
+static int reply_array_done(sd_bus_message *reply, int r, struct tier_plan *plan,
+			    struct tier_observed *obs)
+{
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r;
+}
+
 /* The cgroup argument of Explain and ExplainCgroup: an absolute path. */
 static int read_cgroup_arg(sd_bus_message *msg, sd_bus_error *error, const char **ret)
 {
@@ -145,7 +163,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		r = asprintf(&text,
 			     "%s: class %s, rule %s (%s:%u): %s matcher '%s' matched '%s'; "
 			     "memory.numa_balancing %s -> %s",
-			     cgroup, e->class ? e->class->name : e->rule->class_name, e->rule->name,
+			     cgroup, e->class->name, e->rule->name,
 			     e->rule->file, e->rule->line,
 			     e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
 			     e->matcher ? e->matcher->pattern : "?",
@@ -250,7 +268,7 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 			if (r >= 0)
 				r = append_pair(reply, "matched", e->matched_value);
 		}
-		if (r >= 0 && c) {
+		if (r >= 0) {
 			r = append_pair(reply, "class", c->name);
 			if (r >= 0)
 				r = append_pair(reply, "class_mode", tier_mode_to_string(c->mode));
@@ -268,15 +286,8 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 		if (r >= 0 && e->set_mode)
 			r = append_pair(reply, "desired_mode", tier_mode_to_string(e->mode));
 	}
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
 out:
-	sd_bus_message_unref(reply);
-	tier_plan_free(plan);
-	tier_observed_free(obs);
-	return r;
+	return reply_array_done(reply, r, plan, obs);
 }
 
 /*
@@ -303,8 +314,6 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		struct tier_plan_entry tmp;
 		struct tier_apply_result res;
 		unsigned flags = TIER_APPLY_DRY_RUN;
-		const char *cls;
-
 		if (!e->rule)
 			continue;
 		if (e->set_mode && !e->mode_supported)
@@ -312,24 +321,16 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		if (tier_apply_entry(m->ctx, fair_filter_entry(m->fair, e, &tmp), flags, NULL, NULL,
 				     &res) < 0)
 			continue;
-		cls = e->class ? e->class->name : e->rule->class_name;
 		for (unsigned k = 0; r >= 0 && k < res.n_changes; k++) {
 			const struct tier_apply_change *ch = &res.changes[k];
 
 			if (ch->status == TIER_APPLY_CHANGED)
-				r = sd_bus_message_append(reply, "(ssssss)", e->path, cls,
+				r = sd_bus_message_append(reply, "(ssssss)", e->path, e->class->name,
 							  e->rule->name, tier_attr_to_string(ch->attr),
 							  ch->old_value, ch->new_value);
 		}
 	}
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	tier_plan_free(plan);
-	tier_observed_free(obs);
-	return r;
+	return reply_array_done(reply, r, plan, obs);
 }
 
 static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -355,17 +356,10 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 		if (!e->rule && !all)
 			continue;
 		r = sd_bus_message_append(reply, "(ssst)", e->path,
-					  e->rule ? (e->class ? e->class->name : e->rule->class_name) : "",
+					  e->rule ? e->class->name : "",
 					  e->rule ? e->rule->name : "", d ? d->target : UINT64_MAX);
 	}
-	if (r >= 0)
-		r = sd_bus_message_close_container(reply);
-	if (r >= 0)
-		r = sd_bus_send(NULL, reply, NULL);
-	sd_bus_message_unref(reply);
-	tier_plan_free(plan);
-	tier_observed_free(obs);
-	return r;
+	return reply_array_done(reply, r, plan, obs);
 }
 
 static const sd_bus_vtable manager_vtable[] = {

@@ -485,28 +485,32 @@ int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root)
 	return found;
 }
 
+_printf_(3, 0) static void fair_vlog(const struct fair_ops *ops, int priority, const char *fmt,
+				    va_list ap, const struct fair_log_fields *f)
+{
+	_cleanup_free_ char *s = NULL;
+
+	if (!ops || !ops->log || vasprintf(&s, fmt, ap) < 0)
+		return;
+	ops->log(ops->userdata, priority, f, s);
+}
+
+/* A record about d's cgroup (d may be NULL) and knob. */
 _printf_(5, 6) static void fair_log(const struct fair_ops *ops, int priority,
 				    const struct fair_decision *d, const char *knob,
 				    const char *fmt, ...)
 {
-	_cleanup_free_ char *s = NULL;
-	struct fair_log_fields f = { .knob = knob };
+	struct fair_log_fields f = {
+		.cgroup = d ? d->path : NULL,
+		.class_name = d ? d->class_name : NULL,
+		.rule_name = d ? d->rule_name : NULL,
+		.knob = knob,
+	};
 	va_list ap;
-	int r;
 
-	if (!ops || !ops->log)
-		return;
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	fair_vlog(ops, priority, fmt, ap, &f);
 	va_end(ap);
-	if (r < 0)
-		return;
-	if (d) {
-		f.cgroup = d->path;
-		f.class_name = d->class_name;
-		f.rule_name = d->rule_name;
-	}
-	ops->log(ops->userdata, priority, &f, s);
 }
 
 /* The same with old/new values of the knob. */
@@ -514,7 +518,6 @@ _printf_(7, 8) static void fair_log_change(const struct fair_ops *ops, int prior
 					   const struct fair_decision *d, const char *knob,
 					   const char *oldv, const char *newv, const char *fmt, ...)
 {
-	_cleanup_free_ char *s = NULL;
 	struct fair_log_fields f = {
 		.cgroup = d->path,
 		.class_name = d->class_name,
@@ -524,16 +527,10 @@ _printf_(7, 8) static void fair_log_change(const struct fair_ops *ops, int prior
 		.new_value = newv,
 	};
 	va_list ap;
-	int r;
 
-	if (!ops || !ops->log)
-		return;
 	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
+	fair_vlog(ops, priority, fmt, ap, &f);
 	va_end(ap);
-	if (r < 0)
-		return;
-	ops->log(ops->userdata, priority, &f, s);
 }
 
 static const char *fmt_bytes(uint64_t v, char *buf, size_t size)
@@ -830,7 +827,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		}
 		x = &in[n++];
 		x->path = e->path;
-		x->class_name = e->class ? e->class->name : e->rule->class_name;
+		x->class_name = e->class->name;
 		x->rule_name = e->rule->name;
 		x->weight = e->weight ?: 100;
 		x->min = e->toptier_min;

@@ -29,11 +29,6 @@ bool manager_dry_run(const struct manager *m)
 	return m->args.dry_run || (m->policy && tier_policy_daemon(m->policy)->dry_run);
 }
 
-static const char *class_name(const struct tier_plan_entry *e)
-{
-	return e->class ? e->class->name : e->rule->class_name;
-}
-
 /*
  * The writer of tier_apply_entry(): memory.low/memory.high of a unit's own
  * cgroup through systemd (MemoryLow=/MemoryHigh=, SetUnitProperties), the
@@ -108,7 +103,7 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 	const char *file = tier_attr_to_string(ch->attr), *property = unit_property[ch->attr];
 	struct log_fields f = {
 		.cgroup = e->path,
-		.class = class_name(e),
+		.class = e->class->name,
 		.rule = e->rule->name,
 		.knob = file,
 	};
@@ -170,13 +165,13 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 	struct tier_apply_result res;
 	int r;
 
-	log_debug("%s: class %s (rule %s, %s matched %s)", e->path, class_name(e), e->rule->name,
+	log_debug("%s: class %s (rule %s, %s matched %s)", e->path, e->class->name, e->rule->name,
 		  e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
 		  e->matched_value ? e->matched_value : "?");
 	if (e->set_mode && !e->mode_supported) {
 		struct log_fields f = {
 			.cgroup = e->path,
-			.class = class_name(e),
+			.class = e->class->name,
 			.rule = e->rule->name,
 			.knob = "memory.numa_balancing",
 		};
@@ -186,7 +181,7 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 				   "%s: no memory.numa_balancing: the kernel lacks the tierd patches "
 				   "(or the memory controller is not enabled for this cgroup); "
 				   "mode '%s' of class %s not applied, ignoring",
-				   e->path, tier_mode_to_string(e->mode), class_name(e));
+				   e->path, tier_mode_to_string(e->mode), e->class->name);
 		m->warned_unsupported = true;
 		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
 	}
@@ -195,7 +190,7 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 	if (r < 0) {
 		free(w.unit);
 		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", e->path,
-					 class_name(e)),
+					 e->class->name),
 		       0;
 	}
 	r = 0;

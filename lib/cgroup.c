@@ -316,6 +316,17 @@ _public_ int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_
 	return 0;
 }
 
+/* The content of cgroup's memory.numa_balancing; an unknown value is warned about. */
+static int mode_from_file(struct tier_ctx *ctx, const char *cgroup, char *buf,
+			  enum tier_mode *ret)
+{
+	int r = tier_mode_from_string(strip(buf), ret);
+
+	if (r < 0)
+		warn(ctx, "%s/memory.numa_balancing: unknown value '%s'", cgroup, buf);
+	return r;
+}
+
 _public_ int tier_cgroup_get_mode(struct tier_ctx *ctx, const char *cgroup,
 				  enum tier_mode *ret_mode)
 {
@@ -328,11 +339,9 @@ _public_ int tier_cgroup_get_mode(struct tier_ctx *ctx, const char *cgroup,
 	r = tier_cgroup_read(ctx, cgroup, "memory.numa_balancing", &buf);
 	if (r < 0)
 		return r;
-	r = tier_mode_from_string(strip(buf), &m);
-	if (r < 0) {
-		warn(ctx, "%s/memory.numa_balancing: unknown value '%s'", cgroup, buf);
+	r = mode_from_file(ctx, cgroup, buf, &m);
+	if (r < 0)
 		return r;
-	}
 	*ret_mode = m;
 	return 0;
 }
@@ -462,13 +471,8 @@ _public_ int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_
 		_cleanup_free_ char *buf = NULL;
 
 		r = sysfs_read_at(dfd, "memory.numa_balancing", &buf);
-		if (r >= 0) {
-			r = tier_mode_from_string(strip(buf), &info.mode);
-			if (r < 0) {
-				warn(ctx, "%s/memory.numa_balancing: unknown value '%s'", cgroup, buf);
-				return r;
-			}
-		}
+		if (r >= 0)
+			r = mode_from_file(ctx, cgroup, buf, &info.mode);
 		if (r >= 0 && (want & TIER_INFO_EFFECTIVE_MODE))
 			r = tier_cgroup_get_effective_mode(ctx, cgroup, &info.effective_mode);
 		if (r >= 0)

@@ -531,7 +531,7 @@ struct tier_plan_entry {
 	const char *path;
 	/* Decision; rule == NULL means unmanaged (leave alone). */
 	const struct tier_rule *rule;
-	const struct tier_class *class;
+	const struct tier_class *class;		/* rule's class; set whenever rule is */
 	const struct tier_matcher *matcher;	/* which matcher matched */
 	const char *matched_value;		/* what it matched: the path, unit, exe
 						 * or "key=value" annotation */
