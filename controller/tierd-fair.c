@@ -486,7 +486,7 @@ int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root)
 }
 
 _printf_(3, 0) static void fair_vlog(const struct fair_ops *ops, int priority, const char *fmt,
-				    va_list ap, const struct fair_log_fields *f)
+				    va_list ap, const struct log_fields *f)
 {
 	_cleanup_free_ char *s = NULL;
 
@@ -500,10 +500,10 @@ _printf_(5, 6) static void fair_log(const struct fair_ops *ops, int priority,
 				    const struct fair_decision *d, const char *knob,
 				    const char *fmt, ...)
 {
-	struct fair_log_fields f = {
+	struct log_fields f = {
 		.cgroup = d ? d->path : NULL,
-		.class_name = d ? d->class_name : NULL,
-		.rule_name = d ? d->rule_name : NULL,
+		.class = d ? d->class_name : NULL,
+		.rule = d ? d->rule_name : NULL,
 		.knob = knob,
 	};
 	va_list ap;
@@ -518,13 +518,13 @@ _printf_(7, 8) static void fair_log_change(const struct fair_ops *ops, int prior
 					   const struct fair_decision *d, const char *knob,
 					   const char *oldv, const char *newv, const char *fmt, ...)
 {
-	struct fair_log_fields f = {
+	struct log_fields f = {
 		.cgroup = d->path,
-		.class_name = d->class_name,
-		.rule_name = d->rule_name,
+		.class = d->class_name,
+		.rule = d->rule_name,
 		.knob = knob,
-		.old_value = oldv,
-		.new_value = newv,
+		.old = oldv,
+		.new = newv,
 	};
 	va_list ap;
 

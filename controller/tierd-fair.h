@@ -40,6 +40,8 @@
 
 #include <tier.h>
 
+#include "tierd-log.h"	/* struct log_fields, the journal fields of a record */
+
 enum fair_method {
 	FAIR_METHOD_NONE = 0,
 	FAIR_METHOD_LIMITS,
@@ -141,15 +143,6 @@ const struct fair_decision *fair_released(const struct fair_state *s, size_t i);
 /* Decision of the last round for path, NULL if fairness does not know it. */
 const struct fair_decision *fair_state_find(const struct fair_state *s, const char *path);
 
-/* Structured fields of a log record; any may be NULL. */
-struct fair_log_fields {
-	const char *cgroup;
-	const char *class_name;
-	const char *rule_name;
-	const char *knob;
-	const char *old_value;
-	const char *new_value;
-};
 
 /*
  * Hooks for fair_rebalance().  Each may be NULL: set_mode/set_high then
@@ -163,7 +156,7 @@ struct fair_ops {
 	int (*set_mode)(void *userdata, const char *cgroup, enum tier_mode mode);
 	int (*set_high)(void *userdata, const char *cgroup, uint64_t bytes);
 	/* One record (priority as syslog(3)). */
-	void (*log)(void *userdata, int priority, const struct fair_log_fields *fields,
+	void (*log)(void *userdata, int priority, const struct log_fields *fields,
 		    const char *message);
 };
 

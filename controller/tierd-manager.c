@@ -416,19 +416,10 @@ static int fair_set_high(void *userdata, const char *cgroup, uint64_t bytes)
 	return r;
 }
 
-static void fair_log(void *userdata, int priority, const struct fair_log_fields *ff,
+static void fair_log(void *userdata, int priority, const struct log_fields *f,
 		     const char *message)
 {
-	struct log_fields f = {
-		.cgroup = ff->cgroup,
-		.class = ff->class_name,
-		.rule = ff->rule_name,
-		.knob = ff->knob,
-		.old = ff->old_value,
-		.new = ff->new_value,
-	};
-
-	log_cgroup(priority, &f, "%s", message);
+	log_cgroup(priority, f, "%s", message);
 }
 
 int manager_rebalance(struct manager *m, const char *reason)

@@ -498,12 +498,12 @@ struct log_capture {
 	size_t len;
 };
 
-static void capture_log(void *userdata, int priority, const struct fair_log_fields *f,
+static void capture_log(void *userdata, int priority, const struct log_fields *f,
 			const char *message)
 {
 	struct log_capture *c = userdata;
 	int n = snprintf(c->buf + c->len, sizeof(c->buf) - c->len, "%s [%s %s %s]\n", message,
-			 f->class_name ?: "-", f->rule_name ?: "-", f->knob ?: "-");
+			 f->class ?: "-", f->rule ?: "-", f->knob ?: "-");
 
 	if (n > 0 && (size_t)n < sizeof(c->buf) - c->len)
 		c->len += n;
