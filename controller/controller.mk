@@ -23,8 +23,10 @@ TIERCTL_VERSION ?= $(LIBTIER_VERSION)
 
 TIERCTL          := $(BUILD)/bin/tierctl
 TIERCTL_ASAN     := $(BUILD)/test/tierctl-asan
-TIERCTL_SRCS     := controller/tierctl.c controller/json.c controller/tierd-client.c
-TIERCTL_HDRS     := controller/json.h controller/tierd-client.h lib/tier.h lib/macro.h
+TIERCTL_SRCS     := controller/tierctl.c controller/json.c controller/tierd-client.c \
+	controller/escape.c
+TIERCTL_HDRS     := controller/json.h controller/tierd-client.h controller/escape.h lib/tier.h \
+	lib/macro.h
 TIERCTL_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller $(call pc_cflags,libsystemd) \
 	-DTIERCTL_VERSION='"$(TIERCTL_VERSION)"'
 

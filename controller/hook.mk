@@ -38,7 +38,7 @@ HOOK_PARSE_TEST  := $(BUILD)/test/test-hook-parse
 HOOK_JSON        := $(BUILD)/etc/50-tierd.json
 
 HOOK_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller -DTIERD_VERSION='"$(LIBTIER_VERSION)"'
-HOOK_HDRS     := lib/tier.h lib/macro.h controller/metrics.h
+HOOK_HDRS     := lib/tier.h lib/macro.h controller/metrics.h controller/escape.h
 
 $(BUILD)/obj/hook/%.o: controller/%.c $(HOOK_HDRS)
 	@mkdir -p $(@D)
@@ -51,25 +51,27 @@ $(BUILD)/obj/hook-asan/%.o: controller/%.c $(HOOK_HDRS)
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
 		$(HOOK_DEP_CFLAGS) -c -o $@ $<
 
-$(HOOK_BIN): $(BUILD)/obj/hook/oci-hook.o $(LIBTIER_A)
+$(HOOK_BIN): $(BUILD)/obj/hook/oci-hook.o $(BUILD)/obj/hook/escape.o $(LIBTIER_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBTIER_STATIC_LIBS) $(HOOK_DEP_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBTIER_STATIC_LIBS) $(HOOK_DEP_LIBS)
 
-$(METRICS_BIN): $(BUILD)/obj/hook/metrics-main.o $(BUILD)/obj/hook/metrics.o $(LIBTIER_SO)
+$(METRICS_BIN): $(BUILD)/obj/hook/metrics-main.o $(BUILD)/obj/hook/metrics.o \
+		$(BUILD)/obj/hook/escape.o $(LIBTIER_SO)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBTIER_LIBS) \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
-$(HOOK_ASAN): $(BUILD)/obj/hook-asan/oci-hook.o $(LIBTIER_ASAN_A)
+$(HOOK_ASAN): $(BUILD)/obj/hook-asan/oci-hook.o $(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $< $(LIBTIER_ASAN_LIBS) \
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(filter %.o,$^) \
+		$(LIBTIER_ASAN_LIBS) \
 		$(HOOK_DEP_LIBS)
 
 $(METRICS_ASAN): $(BUILD)/obj/hook-asan/metrics-main.o $(BUILD)/obj/hook-asan/metrics.o \
-		$(LIBTIER_ASAN_A)
+		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(filter %.o,$^) \
@@ -77,12 +79,12 @@ $(METRICS_ASAN): $(BUILD)/obj/hook-asan/metrics-main.o $(BUILD)/obj/hook-asan/me
 
 # The parser unit test includes oci-hook.c without its main().
 $(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c controller/oci-hook.c $(HOOK_HDRS) \
-		$(LIBTIER_ASAN_A)
+		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
 		$(HOOK_DEP_CFLAGS) $(call pc_cflags,check) -Wno-missing-prototypes -o $@ $< \
-		$(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
+		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
 
 # One hooks.d file per class for CRI-O, which matches "when" against the
 # pod's annotations but passes the hook only the container's: the file that

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "escape.h"
 #include "json.h"
 
 void json_init(struct json *j, FILE *f)
@@ -83,38 +84,6 @@ void json_array_end(struct json *j)
 	container_close(j, ']');
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not valid. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n;
-	uint32_t cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 void json_write_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -151,7 +120,7 @@ void json_write_string(FILE *f, const char *str)
 				fprintf(f, "\\u%04x", c);
 				break;
 			}
-			n = utf8_len(s);
+			n = utf8_seq_len(s);
 			if (n == 0) {
 				fputs("\\ufffd", f);
 				break;

@@ -24,8 +24,9 @@ TIERD        := $(BUILD)/bin/tierd
 TIERD_ASAN   := $(BUILD)/test/tierd-asan
 TIERD_SRCS   := controller/tierd.c controller/tierd-manager.c controller/tierd-cgwatch.c \
 	controller/tierd-config.c controller/tierd-proc.c controller/tierd-systemd.c \
-	controller/tierd-bus.c controller/tierd-log.c controller/tierd-fair.c
+	controller/tierd-bus.c controller/tierd-log.c controller/tierd-fair.c controller/escape.c
 TIERD_HDRS   := controller/tierd-manager.h controller/tierd-log.h controller/tierd-fair.h \
+	controller/escape.h \
 	lib/tier.h lib/macro.h
 TIERD_PKGS   := libsystemd libnl-3.0
 TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) -I$(TOP)/controller $(call pc_cflags,$(TIERD_PKGS)) \

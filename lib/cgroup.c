@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -36,6 +37,42 @@ bool cgroup_path_valid(const char *cgroup)
 	return true;
 }
 
+/*
+ * The one normaliser for cgroup paths that come from outside (command line,
+ * bus, hook, policy): absolute, no "." or ".." component, no empty
+ * component, no trailing slash; the root is "/". "//a/b/" -> "/a/b".
+ */
+_public_ int tier_cgroup_path_normalize(const char *path, char **ret_path)
+{
+	_cleanup_free_ char *out = NULL;
+	char *w;
+
+	if (!path || !ret_path || !cgroup_path_valid(path))
+		return -EINVAL;
+	out = malloc(strlen(path) + 1);
+	if (!out)
+		return -ENOMEM;
+	w = out;
+	for (const char *p = path; *p;) {
+		const char *e;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchrnul(p, '/');
+		*w++ = '/';
+		memcpy(w, p, (size_t)(e - p));
+		w += e - p;
+		p = e;
+	}
+	if (w == out)
+		*w++ = '/';
+	*w = '\0';
+	*ret_path = TAKE_PTR(out);
+	return 0;
+}
+
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret)
 {
 	if (!cgroup_path_valid(cgroup))
@@ -46,40 +83,171 @@ int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file
 	return path_join(ret, ctx->cgroup_root, cgroup, file);
 }
 
-_public_ bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup)
+static bool file_name_valid(const char *file)
 {
-	_cleanup_free_ char *path = NULL;
-	struct stat st;
-
-	if (cgroup_path(ctx, cgroup, NULL, &path) < 0)
-		return false;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return file && *file && !strchr(file, '/') && strcmp(file, ".") != 0 &&
+	       strcmp(file, "..") != 0;
 }
 
-/* A missing attribute file: -EOPNOTSUPP if the cgroup is there, else -ENOENT. */
-static int classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r)
+/* The cgroup root itself is the administrator's (a path of the host's
+ * mount table or the caller's argument): the one path string resolved. */
+static int cgroup_root_open(const struct tier_ctx *ctx)
 {
-	if (r != -ENOENT)
-		return r;
-	return tier_cgroup_exists(ctx, cgroup) ? -EOPNOTSUPP : -ENOENT;
+	int fd = open(ctx->cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	return fd < 0 ? negative_errno() : fd;
+}
+
+#ifndef RESOLVE_NO_MAGICLINKS
+#define RESOLVE_NO_MAGICLINKS 0x02
+#define RESOLVE_NO_SYMLINKS 0x04
+#define RESOLVE_BENEATH 0x08
+#endif
+
+struct open_how_compat {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+
+/* One component below dfd: a directory, never a symlink. */
+static int open_child_dir(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	/* a symlink with O_DIRECTORY | O_NOFOLLOW is ENOTDIR: say ELOOP */
+	if (errno == ENOTDIR) {
+		struct stat st;
+
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			return -ELOOP;
+	}
+	return negative_errno();
+}
+
+/*
+ * Open the directory of cgroup below the root, never leaving it and never
+ * through a symlink: openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where
+ * the kernel has it, otherwise (or for paths longer than PATH_MAX) one
+ * openat(O_NOFOLLOW) per component. A symlink anywhere is -ELOOP.
+ */
+static int cgroup_open_below(int root_fd, const char *cgroup)
+{
+	static bool no_openat2;
+	_cleanup_close_ int fd = -1;
+	const char *rel = cgroup;
+
+	while (*rel == '/')
+		rel++;
+	if (!*rel) {
+		fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? negative_errno() : TAKE_FD(fd);
+	}
+	if (!no_openat2 && strlen(rel) < PATH_MAX) {
+		struct open_how_compat how = {
+			.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		long r = syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
+
+		if (r >= 0)
+			return (int)r;
+		if (errno != ENOSYS && errno != EPERM && errno != E2BIG)
+			return negative_errno();
+		if (errno == ENOSYS)
+			no_openat2 = true;
+	}
+	fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return negative_errno();
+	for (const char *p = rel; *p;) {
+		_cleanup_free_ char *name = NULL;
+		const char *e = strchrnul(p, '/');
+		int child;
+
+		name = strndup(p, (size_t)(e - p));
+		if (!name)
+			return -ENOMEM;
+		child = open_child_dir(fd, name);
+		if (child < 0)
+			return child;
+		close(fd);
+		fd = child;
+		p = e;
+		while (*p == '/')
+			p++;
+	}
+	return TAKE_FD(fd);
+}
+
+int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup)
+{
+	_cleanup_close_ int root = -1;
+
+	if (!ctx || !cgroup_path_valid(cgroup))
+		return -EINVAL;
+	root = cgroup_root_open(ctx);
+	if (root < 0)
+		return root;
+	return cgroup_open_below(root, cgroup);
+}
+
+_public_ int tier_cgroup_open(struct tier_ctx *ctx, const char *cgroup, int *ret_fd)
+{
+	int fd;
+
+	if (!ret_fd)
+		return -EINVAL;
+	fd = cgroup_open_dir(ctx, cgroup);
+	if (fd < 0)
+		return fd;
+	*ret_fd = fd;
+	return 0;
+}
+
+_public_ bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup)
+{
+	_cleanup_close_ int fd = cgroup_open_dir(ctx, cgroup);
+
+	return fd >= 0;
+}
+
+/* Open cgroup's directory for one file access; a directory that is not
+ * there (or not a directory) is -ENOENT. */
+static int open_for_file(struct tier_ctx *ctx, const char *cgroup, const char *file)
+{
+	int fd;
+
+	if (!file_name_valid(file))
+		return -EINVAL;
+	fd = cgroup_open_dir(ctx, cgroup);
+	if (fd == -ENOTDIR)
+		fd = -ENOENT;
+	if (fd < 0)
+		dbg(ctx, "%s: %s", cgroup, strerror(-fd));
+	return fd;
 }
 
 _public_ int tier_cgroup_read(struct tier_ctx *ctx, const char *cgroup, const char *file,
 			      char **ret_value)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int dfd = -1;
 	char *value;
 	int r;
 
 	if (!ctx || !ret_value)
 		return -EINVAL;
-	r = cgroup_path(ctx, cgroup, file, &path);
-	if (r < 0)
-		return r;
-	r = sysfs_read(path, &value);
+	dfd = open_for_file(ctx, cgroup, file);
+	if (dfd < 0)
+		return dfd;
+	r = sysfs_read_at(dfd, file, &value);
 	if (r < 0) {
-		r = classify_enoent(ctx, cgroup, r);
-		dbg(ctx, "read %s: %s", path, strerror(-r));
+		/* the cgroup is there: a missing file is a missing feature */
+		if (r == -ENOENT)
+			r = -EOPNOTSUPP;
+		dbg(ctx, "read %s/%s: %s", cgroup, file, strerror(-r));
 		return r;
 	}
 	*ret_value = value;
@@ -89,21 +257,22 @@ _public_ int tier_cgroup_read(struct tier_ctx *ctx, const char *cgroup, const ch
 _public_ int tier_cgroup_write(struct tier_ctx *ctx, const char *cgroup, const char *file,
 			       const char *value)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int dfd = -1;
 	int r;
 
 	if (!ctx || !value)
 		return -EINVAL;
-	r = cgroup_path(ctx, cgroup, file, &path);
-	if (r < 0)
-		return r;
-	r = sysfs_write(path, value);
+	dfd = open_for_file(ctx, cgroup, file);
+	if (dfd < 0)
+		return dfd;
+	r = sysfs_write_at(dfd, file, value);
 	if (r < 0) {
-		r = classify_enoent(ctx, cgroup, r);
-		dbg(ctx, "write '%s' to %s: %s", value, path, strerror(-r));
+		if (r == -ENOENT)
+			r = -EOPNOTSUPP;
+		dbg(ctx, "write '%s' to %s/%s: %s", value, cgroup, file, strerror(-r));
 		return r;
 	}
-	dbg(ctx, "wrote '%s' to %s", value, path);
+	dbg(ctx, "wrote '%s' to %s/%s", value, cgroup, file);
 	return 0;
 }
 
@@ -288,10 +457,11 @@ static int residency_from_buf(const struct tier_topology *topo, const char *buf,
 		if (r < 0)
 			return r;
 		for (unsigned i = 0; i < n; i++) {
-			if (tier_topology_node_is_toptier(topo, (int)i))
-				res->fast_bytes += vals[i];
-			else
-				res->slow_bytes += vals[i];
+			uint64_t *sum = tier_topology_node_is_toptier(topo, (int)i) ?
+						&res->fast_bytes : &res->slow_bytes;
+
+			/* a corrupt (or fake) file must not wrap the sum */
+			*sum = add_sat_u64(*sum, vals[i]);
 		}
 	}
 	return 0;
@@ -355,55 +525,62 @@ _public_ int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum
 	return tier_cgroup_write(ctx, cgroup, "memory.numa_balancing", s);
 }
 
+/* The effective mode of cgroup: one walk down from the root by directory
+ * fds, each level's file read relative to its own directory. */
+static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum tier_mode *ret_mode)
+{
+	_cleanup_close_ int fd = -1;
+	enum tier_mode eff = TIER_MODE_INHERIT;
+	const char *p;
+
+	fd = cgroup_open_dir(ctx, "/");
+	if (fd < 0)
+		return fd;
+	p = cgroup;
+	while (*p == '/')
+		p++;
+	while (*p) {
+		_cleanup_free_ char *name = NULL, *buf = NULL;
+		const char *e = strchrnul(p, '/');
+		enum tier_mode m;
+		int child, r;
+
+		name = strndup(p, (size_t)(e - p));
+		if (!name)
+			return -ENOMEM;
+		child = open_child_dir(fd, name);
+		if (child < 0)
+			return child == -ENOTDIR ? -ENOENT : child;
+		close(fd);
+		fd = child;
+		r = sysfs_read_at(fd, "memory.numa_balancing", &buf);
+		if (r == -ENOENT)
+			r = -EOPNOTSUPP;
+		if (r >= 0)
+			r = mode_from_file(ctx, cgroup, buf, &m);
+		if (r < 0)
+			return r;
+		eff = tier_mode_restrict(eff, m);
+		p = e;
+		while (*p == '/')
+			p++;
+	}
+	*ret_mode = eff == TIER_MODE_INHERIT ? TIER_MODE_FULL : eff;
+	return 0;
+}
+
 _public_ int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
 					    enum tier_mode *ret_mode)
 {
-	_cleanup_free_ char *path = NULL;
-	enum tier_mode eff = TIER_MODE_INHERIT;
-	char *p;
+	enum tier_mode m;
 	int r;
 
 	if (!ctx || !ret_mode || !cgroup_path_valid(cgroup))
 		return -EINVAL;
-	path = strdup(cgroup);
-	if (!path)
-		return -ENOMEM;
-	/* normalise: no duplicate or trailing slashes */
-	{
-		char *w = path;
-
-		for (char *q = path; *q; q++)
-			if (!(*q == '/' && (q[1] == '/' || q[1] == '\0')))
-				*w++ = *q;
-		*w = '\0';
-	}
-	if (!path[0]) {
-		/* the root: exists? */
-		if (!tier_cgroup_exists(ctx, "/"))
-			return -ENOENT;
-		*ret_mode = TIER_MODE_FULL;
-		return 0;
-	}
-	if (!tier_cgroup_exists(ctx, path))
-		return -ENOENT;
-	/* walk "/a", "/a/b", ... down to the cgroup itself */
-	p = path;
-	for (;;) {
-		char *slash = strchr(p + 1, '/');
-		enum tier_mode m;
-
-		if (slash)
-			*slash = '\0';
-		r = tier_cgroup_get_mode(ctx, path, &m);
-		if (r < 0)
-			return r;
-		eff = tier_mode_restrict(eff, m);
-		if (!slash)
-			break;
-		*slash = '/';
-		p = slash;
-	}
-	*ret_mode = eff == TIER_MODE_INHERIT ? TIER_MODE_FULL : eff;
+	r = effective_mode_walk(ctx, cgroup, &m);
+	if (r < 0)
+		return r;
+	*ret_mode = m;
 	return 0;
 }
 
@@ -439,21 +616,17 @@ _public_ int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_
 		  offsetof(struct tier_cgroup_info, toptier_max) },
 	};
 	struct tier_cgroup_info info = { 0 };
-	_cleanup_free_ char *dir = NULL;
 	_cleanup_close_ int dfd = -1;
 	int r;
 
 	if (!ctx || !ret_info)
 		return -EINVAL;
-	r = cgroup_path(ctx, cgroup, NULL, &dir);
-	if (r < 0)
-		return r;
 	/* One lookup of the directory, then each file relative to it: a
 	 * missing file is a clear bit, without a second lookup to tell a
 	 * missing file from a vanished cgroup. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = cgroup_open_dir(ctx, cgroup);
 	if (dfd < 0)
-		return errno == ENOTDIR ? -ENOENT : negative_errno();
+		return dfd == -ENOTDIR ? -ENOENT : dfd;
 	for (size_t i = 0; i < ARRAY_SIZE(u64s); i++) {
 		uint64_t v;
 
@@ -583,18 +756,25 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names of the subdirectories of dir. */
-static int list_subdirs(const char *dir, char ***ret, size_t *ret_n)
+/* Sorted names of the subdirectories of the directory open at dfd (which
+ * stays open: the DIR works on a duplicate). */
+static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	char **names = NULL;
 	size_t n = 0, alloc = 0;
 	struct dirent *de;
-	int r;
+	int fd, r;
 
-	d = opendir(dir);
-	if (!d)
+	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
 		return negative_errno();
+	d = fdopendir(fd);
+	if (!d) {
+		r = negative_errno();
+		close(fd);
+		return r;
+	}
 	errno = 0;
 	while ((de = readdir(d))) {
 		char *s;
@@ -637,47 +817,74 @@ fail:
 	return r;
 }
 
-static int enumerate_rec(struct tier_ctx *ctx, const char *cgroup, char ***out, size_t *n,
-			 size_t *alloc, unsigned depth)
+/* The walk goes down by directory fds, so neither a path longer than
+ * PATH_MAX nor a symlink stops or misleads it; a subtree deeper than this,
+ * or one that cannot be read, is left out and the rest is walked. */
+#define CGROUP_WALK_MAX_DEPTH 256
+
+struct walk {
+	struct tier_ctx *ctx;
+	char **out;
+	size_t n, alloc;
+	unsigned skipped;
+};
+
+static void walk_skip(struct walk *w, const char *cgroup, int r)
 {
-	_cleanup_free_ char *dir = NULL;
+	/* one line per walk: a hostile subtree cannot flood the log */
+	if (w->skipped++ == 0)
+		warn(w->ctx, "%s: %s, skipping this subtree", cgroup,
+		     r == -E2BIG ? "deeper than " STRINGIFY(CGROUP_WALK_MAX_DEPTH) " levels"
+				 : strerror(-r));
+}
+
+static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
+{
 	char **children = NULL;
-	size_t nc = 0;
+	size_t nc = 0, l = strlen(cgroup);
 	char *copy;
 	int r;
 
-	if (depth > 256)
-		return -ELOOP;
-	r = cgroup_path(ctx, cgroup, NULL, &dir);
-	if (r < 0)
-		return r;
-	r = list_subdirs(dir, &children, &nc);
-	if (r == -ENOENT && depth > 0)
-		return 0; /* vanished while walking */
-	if (r < 0)
-		return r;
 	copy = strdup(cgroup);
-	if (!copy) {
-		r = -ENOMEM;
-		goto out;
-	}
-	r = strv_push(out, n, alloc, copy);
+	if (!copy)
+		return -ENOMEM;
+	r = strv_push(&w->out, &w->n, &w->alloc, copy);
 	if (r < 0) {
 		free(copy);
-		goto out;
+		return r;
+	}
+	r = list_subdirs(dfd, &children, &nc);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		walk_skip(w, cgroup, r);
+		return 0;
 	}
 	for (size_t i = 0; i < nc; i++) {
 		_cleanup_free_ char *child = NULL;
-		size_t l = strlen(cgroup);
+		_cleanup_close_ int cfd = -1;
 
-		child = malloc(l + strlen(children[i]) + 2);
-		if (!child) {
+		if (asprintf(&child, "%s%s%s", cgroup, (l && cgroup[l - 1] == '/') ? "" : "/",
+			     children[i]) < 0) {
 			r = -ENOMEM;
 			goto out;
 		}
-		sprintf(child, "%s%s%s", cgroup, (l && cgroup[l - 1] == '/') ? "" : "/",
-			children[i]);
-		r = enumerate_rec(ctx, child, out, n, alloc, depth + 1);
+		if (depth + 1 > CGROUP_WALK_MAX_DEPTH) {
+			walk_skip(w, child, -E2BIG);
+			continue;
+		}
+		cfd = open_child_dir(dfd, children[i]);
+		if (cfd == -ENOENT || cfd == -ENOTDIR)
+			continue; /* vanished while walking */
+		if (cfd == -ENOMEM) {
+			r = cfd;
+			goto out;
+		}
+		if (cfd < 0) {
+			walk_skip(w, child, cfd);
+			continue;
+		}
+		r = walk_rec(w, cfd, child, depth + 1);
 		if (r < 0)
 			goto out;
 	}
@@ -690,8 +897,8 @@ out:
 _public_ int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, char ***ret_paths,
 				   size_t *ret_n)
 {
-	char **out = NULL;
-	size_t n = 0, alloc = 0;
+	struct walk w = { .ctx = ctx };
+	_cleanup_close_ int fd = -1;
 	int r;
 
 	if (!ctx || !ret_paths)
@@ -700,19 +907,24 @@ _public_ int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, ch
 		subtree = "/";
 	if (!cgroup_path_valid(subtree))
 		return -EINVAL;
-	r = enumerate_rec(ctx, subtree, &out, &n, &alloc, 0);
+	fd = cgroup_open_dir(ctx, subtree);
+	if (fd < 0)
+		return fd == -ENOTDIR ? -ENOENT : fd;
+	r = walk_rec(&w, fd, subtree, 0);
 	if (r < 0) {
-		tier_strv_free(out);
+		tier_strv_free(w.out);
 		return r;
 	}
-	if (!out) {
-		out = calloc(1, sizeof(char *));
-		if (!out)
+	if (w.skipped > 1)
+		warn(ctx, "%u subtrees below %s skipped in all", w.skipped, subtree);
+	if (!w.out) {
+		w.out = calloc(1, sizeof(char *));
+		if (!w.out)
 			return -ENOMEM;
 	}
-	*ret_paths = out;
+	*ret_paths = w.out;
 	if (ret_n)
-		*ret_n = n;
+		*ret_n = w.n;
 	return 0;
 }
 
@@ -870,7 +1082,9 @@ static int observe_annotations(int dfd, char ***ret)
 		ssize_t vl;
 		char *kv;
 
-		if (strncmp(name, "user.", 5) != 0)
+		/* Only root can write trusted.*: the owner of a delegated
+		 * subtree can write user.* and must not pick its own class. */
+		if (strncmp(name, TRUSTED_PREFIX, strlen(TRUSTED_PREFIX)) != 0)
 			continue;
 		vl = fgetxattr(dfd, name, NULL, 0);
 		if (vl < 0)
@@ -884,7 +1098,7 @@ static int observe_annotations(int dfd, char ***ret)
 		if (vl < 0)
 			continue;
 		val[vl] = '\0';
-		if (asprintf(&kv, "%s=%s", name + 5, val) < 0) {
+		if (asprintf(&kv, "%s=%s", name + strlen(TRUSTED_PREFIX), val) < 0) {
 			r = -ENOMEM;
 			goto fail;
 		}
@@ -918,17 +1132,14 @@ static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w,
 		       unsigned flags)
 {
 	struct tier_observed_cgroup *c = &o->cgroups[w];
-	_cleanup_free_ char *dir = NULL, *mode = NULL;
+	_cleanup_free_ char *mode = NULL;
 	_cleanup_close_ int dfd = -1;
 	uint64_t v;
 	int r;
 
-	r = cgroup_path(ctx, path, NULL, &dir);
-	if (r < 0)
-		return r;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = cgroup_open_dir(ctx, path);
 	if (dfd < 0)
-		return negative_errno();
+		return dfd;
 	c->path = path;
 	c->memory_low = 0;
 	c->memory_high = UINT64_MAX;

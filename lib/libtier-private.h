@@ -38,11 +38,20 @@ void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int li
 
 /* util.c */
 int path_join(char **ret, const char *a, const char *b, const char *c);
+/* Reads are capped: cgroup and sysfs attributes (cgroup.procs of a large
+ * cgroup included) at READ_MAX_DEFAULT. */
+#define READ_MAX_DEFAULT (16u << 20)
+#define READ_NOFOLLOW 1u	/* refuse a symlink as the last component */
+int open_regular_at(int dfd, const char *path, int flags, unsigned rflags);
+int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size);
+int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
+		     size_t *ret_size);
 int read_file_full(const char *path, char **ret_buf, size_t *ret_size);
 int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size);
 int sysfs_read(const char *path, char **ret_value);
 int sysfs_read_at(int dfd, const char *path, char **ret_value);
 int sysfs_write(const char *path, const char *value);
+int sysfs_write_at(int dfd, const char *path, const char *value);
 int parse_u64(const char *s, uint64_t *ret);
 int parse_int(const char *s, int *ret);
 int parse_nodelist(const char *s, int **ret_nodes, unsigned *ret_n);
@@ -55,7 +64,10 @@ char *strip(char *s);
 int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 
 /* cgroup.c */
+/* Annotations are trusted.* xattrs: only root can write them. */
+#define TRUSTED_PREFIX "trusted."
 bool cgroup_path_valid(const char *cgroup);
+int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
 
 /* evaluate.c: the desired values of a class (set_* and values of e), with

@@ -172,6 +172,25 @@ void tier_strv_free(char **strv);
 bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup);
 
 /*
+ * The one normaliser for cgroup paths from outside (command line, D-Bus,
+ * OCI state): "//a/b/" -> "/a/b", the root is "/". -EINVAL for a relative
+ * path or a "." or ".." component. Rules match normalised paths.
+ */
+int tier_cgroup_path_normalize(const char *path, char **ret_path);
+
+/*
+ * Open the cgroup's directory (O_RDONLY | O_DIRECTORY | O_CLOEXEC) below the
+ * context's cgroup root without following any symlink on the way
+ * (openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) or one O_NOFOLLOW openat()
+ * per component): -ELOOP if a component is a symlink, -ENOENT if it is
+ * missing. For callers that act on the directory itself (xattrs, inotify
+ * through /proc/self/fd, fd-relative walks). Every tier_cgroup_* file
+ * access goes the same way and opens the file itself with O_NOFOLLOW, and
+ * only a regular file is read or written (-EBADFD otherwise).
+ */
+int tier_cgroup_open(struct tier_ctx *ctx, const char *cgroup, int *ret_fd);
+
+/*
  * Raw attribute I/O (ndctl style: one read()/write(), trailing newline
  * stripped).  -ENOENT if the cgroup does not exist, -EOPNOTSUPP if the cgroup
  * exists but the file does not, otherwise the errno of open/read/write

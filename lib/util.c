@@ -51,7 +51,7 @@ int path_join(char **ret, const char *a, const char *b, const char *c)
 	return 0;
 }
 
-/* Read a whole (regular or pseudo) file; NUL-terminated, size excludes it. */
+/* Read a whole file; NUL-terminated, size excludes it. */
 int read_file_full(const char *path, char **ret_buf, size_t *ret_size)
 {
 	return read_file_at(AT_FDCWD, path, ret_buf, ret_size);
@@ -60,13 +60,43 @@ int read_file_full(const char *path, char **ret_buf, size_t *ret_size)
 /* read_file_full() relative to a directory fd (AT_FDCWD for plain paths). */
 int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size)
 {
+	return read_file_at_max(dfd, path, READ_MAX_DEFAULT, 0, ret_buf, ret_size);
+}
+
+/*
+ * Open path below dfd for reading or writing, as untrusted input demands:
+ * O_NONBLOCK so a FIFO cannot stall the caller, and only a regular file is
+ * accepted (kernfs and sysfs attributes are regular files too). With
+ * READ_NOFOLLOW a symlink as the last component is refused.
+ * Errors: -ELOOP symlink, -EISDIR directory, -EBADFD any other non-regular
+ * file, or open()'s own errno.
+ */
+int open_regular_at(int dfd, const char *path, int flags, unsigned rflags)
+{
 	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	flags |= O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	if (rflags & READ_NOFOLLOW)
+		flags |= O_NOFOLLOW;
+	fd = openat(dfd, path, flags);
+	if (fd < 0)
+		return negative_errno();
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	return TAKE_FD(fd);
+}
+
+/* Read at most max bytes of a regular file: -EFBIG if it holds more. */
+int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size)
+{
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0, alloc = 4096;
 
-	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
 	buf = malloc(alloc);
 	if (!buf)
 		return -ENOMEM;
@@ -75,14 +105,19 @@ int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size)
 
 		if (alloc - size < 2) {
 			char *nbuf;
+			size_t na = alloc * 2;
 
-			if (alloc > SIZE_MAX / 2)
+			if (alloc > max + 1) {
+				/* room for max + 1 bytes was there: the file is longer */
 				return -EFBIG;
-			nbuf = realloc(buf, alloc * 2);
+			}
+			if (na > max + 2)
+				na = max + 2;
+			nbuf = realloc(buf, na);
 			if (!nbuf)
 				return -ENOMEM;
 			buf = nbuf;
-			alloc *= 2;
+			alloc = na;
 		}
 		n = read(fd, buf + size, alloc - size - 1);
 		if (n < 0) {
@@ -93,6 +128,8 @@ int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size)
 		if (n == 0)
 			break;
 		size += (size_t)n;
+		if (size > max)
+			return -EFBIG;
 	}
 	buf[size] = '\0';
 	*ret_buf = TAKE_PTR(buf);
@@ -101,23 +138,30 @@ int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size)
 	return 0;
 }
 
+int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
+		     size_t *ret_size)
+{
+	_cleanup_close_ int fd = -1;
+
+	fd = open_regular_at(dfd, path, O_RDONLY, rflags);
+	if (fd < 0)
+		return fd;
+	return read_fd_max(fd, max, ret_buf, ret_size);
+}
+
 /*
  * One attribute value: open O_CLOEXEC, read, strip the trailing newline.
  * cgroup/sysfs attributes fit in a page, but files like memory.stat and
- * cgroup.procs do not, so this reads until EOF with a growing buffer.
+ * cgroup.procs do not, so this reads until EOF with a growing buffer (up to
+ * READ_MAX_DEFAULT).
  */
-int sysfs_read(const char *path, char **ret_value)
-{
-	return sysfs_read_at(AT_FDCWD, path, ret_value);
-}
-
-int sysfs_read_at(int dfd, const char *path, char **ret_value)
+static int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value)
 {
 	char *buf;
 	size_t size;
 	int r;
 
-	r = read_file_at(dfd, path, &buf, &size);
+	r = read_file_at_max(dfd, path, READ_MAX_DEFAULT, rflags, &buf, &size);
 	if (r < 0)
 		return r;
 	if (size > 0 && buf[size - 1] == '\n')
@@ -126,17 +170,36 @@ int sysfs_read_at(int dfd, const char *path, char **ret_value)
 	return 0;
 }
 
+/* A path of the trusted sysfs/procfs roots: symlinks there are the kernel's. */
+int sysfs_read(const char *path, char **ret_value)
+{
+	return sysfs_read_flags(AT_FDCWD, path, 0, ret_value);
+}
+
+/* A file of a cgroup directory: never through a symlink. */
+int sysfs_read_at(int dfd, const char *path, char **ret_value)
+{
+	return sysfs_read_flags(dfd, path, READ_NOFOLLOW, ret_value);
+}
+
 /* One write() of value (no newline appended, like echo -n). */
 int sysfs_write(const char *path, const char *value)
+{
+	return sysfs_write_at(AT_FDCWD, path, value);
+}
+
+/* sysfs_write() of a regular file below dfd, never through a symlink. */
+int sysfs_write_at(int dfd, const char *path, const char *value)
 {
 	_cleanup_close_ int fd = -1;
 	size_t len = strlen(value);
 	ssize_t n;
 
-	/* O_TRUNC is a no-op on kernfs and keeps regular files (test trees) exact */
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	/* O_TRUNC is a no-op on kernfs and keeps regular files (test trees)
+	 * exact; the file is known not to be a symlink when it applies. */
+	fd = open_regular_at(dfd, path, O_WRONLY | O_TRUNC, READ_NOFOLLOW);
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	n = write(fd, value, len);
 	if (n < 0)
 		return negative_errno();

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Drop-ins and annotations: rules from tierd.conf.d/*.conf come after the
 # main file's, in lexical order; other files there are ignored; explain names
-# the drop-in's file and line; annotation matchers use user.* xattrs.
+# the drop-in's file and line; annotation matchers use trusted.* xattrs.
 . "$SRCDIR/tests/cli/lib.sh"
 
 mk_standard_tree
@@ -39,8 +39,8 @@ expect_rc 0
 expect_out "^rule: +users \\($T/tierd.conf.d/20-users.conf:5\\)\$"
 expect_out "^matched by: +cgroup = /user.slice/\\*\\*"
 
-# Annotations: user.KEY xattrs on the cgroup directory.
-if python3 -c "import os,sys; os.setxattr(sys.argv[1], b'user.tierd.io/class', b'latency')" \
+# Annotations: trusted.KEY xattrs on the cgroup directory (root only).
+if python3 -c "import os,sys; os.setxattr(sys.argv[1], b'trusted.tierd.io/class', b'latency')" \
 	"$CG/system.slice/cron.service" 2>/dev/null; then
 	tc $C explain /system.slice/cron.service
 	expect_rc 0
@@ -49,7 +49,7 @@ if python3 -c "import os,sys; os.setxattr(sys.argv[1], b'user.tierd.io/class', b
 	tc $C apply --dry-run
 	expect_out "^/system.slice/cron.service: memory.numa_balancing off -> full \\(rule annotated, class latency\\)\$"
 else
-	echo "note: no user xattrs on $T, annotation part skipped"
+	echo "note: no trusted xattrs on $T, annotation part skipped"
 fi
 
 # Redefining a name in a later file is an error at the later line.

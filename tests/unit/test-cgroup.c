@@ -363,7 +363,7 @@ START_TEST(test_observe)
 	struct tier_observed *o = NULL;
 	const struct tier_observed_cgroup *c;
 	char *target, *dir;
-	bool have_xattr;
+	bool have_xattr, have_user_xattr;
 
 	fx_cgroup(fx, "/system.slice", "inherit");
 	fx_cgroup(fx, "/system.slice/mysql.service", "off");
@@ -379,7 +379,10 @@ START_TEST(test_observe)
 	ck_assert_int_eq(symlink("/usr/sbin/mysqld", target), 0);
 	free(target);
 	ck_assert(asprintf(&dir, "%s/system.slice/mysql.service", fx->cg) >= 0);
-	have_xattr = setxattr(dir, "user.tierd.io/class", "latency", 7, 0) == 0;
+	have_xattr = setxattr(dir, "trusted.tierd.io/class", "latency", 7, 0) == 0;
+	/* user.* is writable by a delegated cgroup's owner: never an annotation
+	 * (issue 12, item 4) */
+	have_user_xattr = setxattr(dir, "user.tierd.io/tier", "gold", 4, 0) == 0;
 	free(dir);
 
 	ck_assert_int_eq(tier_observe(fx->ctx, NULL, NULL,
@@ -403,6 +406,9 @@ START_TEST(test_observe)
 	if (have_xattr) {
 		ck_assert_ptr_nonnull(c->annotations);
 		ck_assert_str_eq(c->annotations[0], "tierd.io/class=latency");
+		ck_assert_ptr_null(c->annotations[1]);
+	} else if (have_user_xattr) {
+		ck_assert(!c->annotations || !c->annotations[0]);
 	}
 	c = &o->cgroups[1];
 	ck_assert_str_eq(c->path, "/stock");
