@@ -5,22 +5,23 @@
 #
 # Both run through $(call run_test,...) and print Check's summary line.
 
-LIBTIER_TEST_SRCS := $(wildcard tests/unit/*.c)
+# controller/escape.c is not libtier, but its escaping is tested here too.
+LIBTIER_TEST_SRCS := $(wildcard tests/unit/*.c) controller/escape.c
 LIBTIER_TEST_HDRS := $(wildcard tests/unit/*.h) $(LIBTIER_HDRS)
 LIBTIER_TEST_CFLAGS = $(LIBTIER_CFLAGS) $(call pc_cflags,check) -Wno-missing-prototypes
 LIBTIER_TEST_LIBS = $(call pc_libs,check)
 
 LIBTIER_TEST_ASAN      := $(BUILD)/tests/test-libtier-asan
 LIBTIER_TEST_PLAIN     := $(BUILD)/tests/test-libtier
-LIBTIER_TEST_ASAN_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests-asan/%.o,$(LIBTIER_TEST_SRCS))
-LIBTIER_TEST_PLAIN_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests-plain/%.o,$(LIBTIER_TEST_SRCS))
+LIBTIER_TEST_ASAN_OBJS := $(patsubst %.c,$(BUILD)/obj/tests-asan/%.o,$(LIBTIER_TEST_SRCS))
+LIBTIER_TEST_PLAIN_OBJS := $(patsubst %.c,$(BUILD)/obj/tests-plain/%.o,$(LIBTIER_TEST_SRCS))
 
-$(BUILD)/obj/tests-asan/%.o: tests/unit/%.c $(LIBTIER_TEST_HDRS)
+$(BUILD)/obj/tests-asan/%.o: %.c $(LIBTIER_TEST_HDRS) controller/escape.h
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/tests-plain/%.o: tests/unit/%.c $(LIBTIER_TEST_HDRS)
+$(BUILD)/obj/tests-plain/%.o: %.c $(LIBTIER_TEST_HDRS) controller/escape.h
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
