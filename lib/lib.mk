@@ -1,7 +1,7 @@
 # lib/lib.mk: libtier.
 #
 # Products (all under $(BUILD)/lib):
-#   libtier.so.0.2.0 (+ libtier.so.0, libtier.so links)  shared, soname libtier.so.0
+#   libtier.so.0.3.0 (+ libtier.so.0, libtier.so links)  shared, soname libtier.so.0
 #   libtier.a          static, built with $(CFLAGS) (honours SANITIZE=)
 #   libtier-asan.a     static, always -fsanitize=address,undefined (own objects)
 #   libtier-plain.a    static, never sanitized (valgrind runs; own objects)
@@ -18,7 +18,7 @@
 #   LIBTIER_PLAIN_A      unsanitized archive ($(LIBTIER_PLAIN_LIBS))
 #   LIBTIER_DEP_LIBS     pkg-config libs libtier needs when linked statically
 
-LIBTIER_VERSION := 0.2.0
+LIBTIER_VERSION := 0.3.0
 LIBTIER_SONAME  := libtier.so.0
 LIBTIER_PKGS    := libcgroup inih
 
