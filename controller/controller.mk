@@ -14,7 +14,8 @@
 # Targets:
 #   tierctl            build $(BUILD)/bin/tierctl (part of `make`)
 #   check-cli          tests/cli/test-*.sh against the ASan tierctl
-#   check-man          man pages render without groff warnings
+#   check-man          man pages render without groff warnings (tierctl.1,
+#                      tierd.conf.5, tierd-metrics.8)
 #   install-tierctl    binary, tierctl.1, tierd.conf.5, /etc/tierd/tierd.conf (kept
 #                      if it exists) and the inert drop-in example
 #   fuzz, fuzz-smoke   see tests/fuzz/fuzz.mk
@@ -76,7 +77,7 @@ check-cli: $(TIERCTL_ASAN)
 # The man pages render without groff warnings.
 check-man:
 	$(Q)$(call run_test,man-lint,sh $(TOP)/tests/cli/man-lint.sh $(TOP)/man/tierctl.1 \
-		$(TOP)/man/tierd.conf.5)
+		$(TOP)/man/tierd.conf.5 $(TOP)/man/tierd-metrics.8)
 
 install-tierctl: $(TIERCTL)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \

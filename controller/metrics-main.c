@@ -15,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include <tier.h>
 
+#include "escape.h"
 #include "macro.h"
 #include "metrics.h"
 
@@ -29,12 +31,40 @@
 #define DEFAULT_CONFIG "/etc/tierd/tierd.conf"
 #define DEFAULT_OUTPUT "/var/lib/prometheus/node-exporter/tierd.prom"
 
+/* libtier's messages quote cgroup names, which anyone who may create a
+ * cgroup chooses: one line each, escaped (\n, \x1b, \xff). */
 _printf_(6, 0) static void log_hook(void *data, int priority, const char *file, int line,
 				    const char *fn, const char *format, va_list args)
 {
-	fprintf(stderr, "%s: ", PROG);
-	vfprintf(stderr, format, args);
-	fputc('\n', stderr);
+	_cleanup_free_ char *s = NULL, *e = NULL;
+
+	if (vasprintf(&s, format, args) < 0)
+		return;
+	e = text_escape(s);
+	fprintf(stderr, "%s: %s\n", PROG, e ? e : "(out of memory)");
+}
+
+/* Why the output could not be written, in words. */
+static void write_error(const char *output, int r)
+{
+	char buf[512];
+	const char *why;
+
+	switch (r) {
+	case -ELOOP:
+		why = "it is a symlink; refusing to replace it";
+		break;
+	case -EISDIR:
+		why = "it is a directory; refusing to replace it";
+		break;
+	case -EEXIST:
+		why = "it is not a regular file (a device, FIFO or socket); refusing to replace it";
+		break;
+	default:
+		why = strerror(-r);
+	}
+	fprintf(stderr, "%s: cannot write %s: %s\n", PROG,
+		output ? text_escape_buf(output, buf, sizeof(buf)) : "to stdout", why);
 }
 
 static void help(void)
@@ -102,7 +132,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", PROG, argv[optind]);
+		char buf[256];
+
+		fprintf(stderr, "%s: unexpected argument '%s'\n", PROG,
+			text_escape_buf(argv[optind], buf, sizeof(buf)));
 		return 2;
 	}
 
@@ -126,6 +159,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	tier_ctx_set_log_fn(ctx, log_hook, NULL);
+	/* A subtree the walk had to skip (too deep, unreadable) is warned
+	 * about once, and the rest exported; TIER_LOG overrides. */
+	if (!getenv("TIER_LOG") && tier_ctx_get_log_priority(ctx) < LOG_WARNING)
+		tier_ctx_set_log_priority(ctx, LOG_WARNING);
 	r = tierd_metrics_collect(ctx, policy, &m);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot read the cgroup tree %s: %s\n", PROG,
@@ -137,8 +174,7 @@ int main(int argc, char **argv)
 	else
 		r = tierd_metrics_write_file(output, m);
 	if (r < 0) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", PROG,
-			strcmp(output, "-") == 0 ? "to stdout" : output, strerror(-r));
+		write_error(strcmp(output, "-") == 0 ? NULL : output, r);
 		goto out;
 	}
 	ret = 0;

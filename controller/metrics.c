@@ -5,9 +5,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "macro.h"
 #include "metrics.h"
 
@@ -45,7 +47,8 @@ static void fill_targets(const struct tier_policy *policy, struct tierd_metrics 
 		in[i].weight = e->weight ? e->weight : 1;
 		in[i].max = e->toptier_max;
 		in[i].min = e->toptier_min > in[i].max ? in[i].max : e->toptier_min;
-		in[i].demand = c->has_residency ? c->fast_bytes + c->slow_bytes : UINT64_MAX;
+		in[i].demand = c->has_residency ? add_sat_u64(c->fast_bytes, c->slow_bytes)
+						: UINT64_MAX;
 	}
 	if (tier_fair_share(capacity, m->n_cgroups, in, targets) == 0)
 		for (size_t i = 0; i < m->n_cgroups; i++) {
@@ -141,23 +144,40 @@ out:
 	return r;
 }
 
-/* A label value: backslash, double quote and newline escaped. */
-static void put_label(FILE *f, const char *s)
+/*
+ * A label value as the text format wants it: valid UTF-8 (a cgroup name
+ * may hold any byte but '/' and NUL: each byte that is not UTF-8 becomes
+ * U+FFFD), with backslash, double quote and newline escaped.
+ */
+static void put_label(FILE *f, const char *str)
 {
-	for (; *s; s++) {
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n;
+
 		switch (*s) {
 		case '\\':
 			fputs("\\\\", f);
-			break;
+			s++;
+			continue;
 		case '"':
 			fputs("\\\"", f);
-			break;
+			s++;
+			continue;
 		case '\n':
 			fputs("\\n", f);
-			break;
-		default:
-			fputc(*s, f);
+			s++;
+			continue;
 		}
+		n = utf8_seq_len(s);
+		if (n == 0) {
+			fputs("\xef\xbf\xbd", f);
+			s++;
+			continue;
+		}
+		fwrite(s, 1, n, f);
+		s += n;
 	}
 }
 
@@ -274,21 +294,85 @@ int tierd_metrics_write(FILE *f, const struct tierd_metrics *m)
 	return 0;
 }
 
+/*
+ * What is at name in dfd may be replaced: nothing, or a regular file.
+ * A symlink (-ELOOP), a directory (-EISDIR) or anything else (a device
+ * node, FIFO or socket: -EEXIST) is refused: renaming over it would
+ * replace /dev/null or whatever the link points at.
+ */
+static int check_target(int dfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	return -EEXIST;
+}
+
+/* A new temp file ".tierd-metrics.PID.RANDOM" in dfd (not *.prom, so the
+ * textfile collector skips it), created by us: O_EXCL, never through a
+ * symlink. Its name in ret_tmp. */
+static int create_temp(int dfd, char **ret_tmp)
+{
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		_cleanup_free_ char *tmp = NULL;
+		uint64_t rnd;
+		int fd;
+
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+			rnd = ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&rnd ^ attempt;
+		if (asprintf(&tmp, ".tierd-metrics.%ld.%016" PRIx64, (long)getpid(), rnd) < 0) {
+			tmp = NULL;
+			return -ENOMEM;
+		}
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			*ret_tmp = TAKE_PTR(tmp);
+			return fd;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
 int tierd_metrics_write_file(const char *path, const struct tierd_metrics *m)
 {
-	_cleanup_free_ char *tmp = NULL;
+	_cleanup_free_ char *dir = NULL, *tmp = NULL;
+	_cleanup_close_ int dfd = -1;
+	const char *name, *slash;
 	FILE *f;
 	int fd, r;
 
-	if (!path || !m)
+	if (!path || !m || !*path)
 		return -EINVAL;
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		tmp = NULL;
-		return -ENOMEM;
+	slash = strrchr(path, '/');
+	if (slash) {
+		dir = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+		name = slash + 1;
+	} else {
+		dir = strdup(".");
+		name = path;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	if (!dir)
+		return -ENOMEM;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EISDIR;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
+	r = check_target(dfd, name);
+	if (r < 0)
+		return r;
+	fd = create_temp(dfd, &tmp);
+	if (fd < 0)
+		return fd;
 	f = fdopen(fd, "w");
 	if (!f) {
 		r = -errno;
@@ -304,12 +388,18 @@ int tierd_metrics_write_file(const char *path, const struct tierd_metrics *m)
 		r = -errno;
 	if (r < 0)
 		goto fail;
-	if (rename(tmp, path) < 0) {
+	/* again, just before: the check is for mistakes (-o /dev/null), the
+	 * directory is the administrator's */
+	r = check_target(dfd, name);
+	if (r < 0)
+		goto fail;
+	if (renameat(dfd, tmp, dfd, name) < 0) {
 		r = -errno;
 		goto fail;
 	}
+	(void)fsync(dfd);
 	return 0;
 fail:
-	unlink(tmp);
+	unlinkat(dfd, tmp, 0);
 	return r;
 }

@@ -58,11 +58,19 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 			  struct tierd_metrics **ret_metrics);
 void tierd_metrics_free(struct tierd_metrics *metrics);
 
-/* Write the exposition to f.  -EIO (or the stream's errno) on a write error. */
+/* Write the exposition to f.  Label values are valid UTF-8 (a byte of a
+ * cgroup name that is not UTF-8 becomes U+FFFD) with backslash, double
+ * quote and newline escaped.  -EIO (or the stream's errno) on a write error. */
 int tierd_metrics_write(FILE *f, const struct tierd_metrics *metrics);
 
-/* Write to path atomically: a temp file in the same directory, fsync,
- * mode 0644, rename over path. */
+/*
+ * Write to path atomically: a temp file of our own in the same directory
+ * (O_CREAT | O_EXCL | O_NOFOLLOW), fsync, mode 0644, rename over path.
+ * Only a regular file at path is replaced: -ELOOP if path is a symlink,
+ * -EISDIR if a directory, -EEXIST if anything else (a device node, FIFO or
+ * socket); nothing is touched then. On any failure the temp file is removed
+ * and path is left as it was.
+ */
 int tierd_metrics_write_file(const char *path, const struct tierd_metrics *metrics);
 
 #endif /* TIERD_METRICS_H */

@@ -6,8 +6,10 @@ line per sample, for the shell tests to grep:
     TYPE NAME{label="value",...} VALUE
 
 labels sorted, values printed as Python repr of the float.  Exits 1 with the
-parser's message if the file does not parse, and checks that no family
-appears twice and every sample belongs to a family with HELP and TYPE.
+parser's message if the file does not parse or is not valid UTF-8 (the
+text format is UTF-8: a label value made of a raw cgroup name with a byte
+such as \\xff is an error), and checks that no family appears twice and
+every sample belongs to a family with HELP and TYPE.
 """
 import sys
 
@@ -19,9 +21,10 @@ except ImportError:
 
 
 def main():
-    text = open(sys.argv[1], encoding="utf-8").read()
     seen = set()
     try:
+        with open(sys.argv[1], encoding="utf-8", errors="strict") as f:
+            text = f.read()
         for fam in text_string_to_metric_families(text):
             if fam.name in seen:
                 raise ValueError("family %s appears twice" % fam.name)

@@ -62,7 +62,7 @@ mkdir -p "$T/textfile"
 m -o "$T/textfile/tierd.prom"
 [ "$rc" = 0 ] || { cat "$T/err" >&2; fail "tierd-metrics exited $rc"; }
 [ -s "$T/err" ] && { cat "$T/err" >&2; fail "tierd-metrics wrote to stderr"; }
-[ "$(ls "$T/textfile")" = tierd.prom ] || fail "temp files left: $(ls "$T/textfile")"
+[ "$(ls -A "$T/textfile")" = tierd.prom ] || fail "temp files left: $(ls -A "$T/textfile")"
 [ "$(stat -c %a "$T/textfile/tierd.prom")" = 644 ] || fail "mode is not 0644"
 $PY "$SRCDIR/tests/hook/prom-dump.py" "$T/textfile/tierd.prom" >"$T/dump" || { cat "$T/textfile/tierd.prom" >&2; fail "does not parse"; }
 
@@ -130,4 +130,106 @@ grep -q "cannot write $T/nonexistent-dir/tierd.prom: No such file or directory" 
 	{ cat "$T/err" >&2; fail "no message for the unwritable output"; }
 m --bogus
 [ "$rc" = 2 ] || fail "bad option: exit $rc"
+
+# -o replaces a regular file only: a FIFO, a device node, a symlink or a
+# directory at the target is left alone (as root, -o /dev/null used to
+# replace the device with a regular file), and no temp file stays.
+refused() {
+	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "$1: exit $rc"; }
+	grep -Fq "cannot write $2: $3" "$T/err" || { cat "$T/err" >&2; fail "$1: no message"; }
+	[ "$(ls -A "$T/textfile" | LC_ALL=C sort | tr '\n' ' ')" = "$4" ] ||
+		fail "$1: the directory holds $(ls -A "$T/textfile")"
+}
+mkfifo "$T/textfile/fifo.prom"
+m -o "$T/textfile/fifo.prom"
+refused "a FIFO" "$T/textfile/fifo.prom" "it is not a regular file (a device, FIFO or socket); refusing to replace it" \
+	"fifo.prom tierd.prom "
+[ -p "$T/textfile/fifo.prom" ] || fail "the FIFO was replaced"
+if mknod "$T/textfile/null.prom" c 1 3 2>/dev/null; then
+	m -o "$T/textfile/null.prom"
+	refused "a device node" "$T/textfile/null.prom" "it is not a regular file" \
+		"fifo.prom null.prom tierd.prom "
+	[ -c "$T/textfile/null.prom" ] || fail "the device node was replaced"
+	rm "$T/textfile/null.prom"
+fi
+printf 'keep\n' >"$T/other"
+ln -s "$T/other" "$T/textfile/link.prom"
+m -o "$T/textfile/link.prom"
+refused "a symlink" "$T/textfile/link.prom" "it is a symlink; refusing to replace it" \
+	"fifo.prom link.prom tierd.prom "
+[ -L "$T/textfile/link.prom" ] && [ "$(cat "$T/other")" = keep ] || fail "the symlink or its target was touched"
+mkdir "$T/textfile/dir.prom"
+m -o "$T/textfile/dir.prom"
+refused "a directory" "$T/textfile/dir.prom" "it is a directory; refusing to replace it" \
+	"dir.prom fifo.prom link.prom tierd.prom "
+# a regular file is still replaced
+m -o "$T/textfile/tierd.prom"
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "rewrite: exit $rc"; }
+[ "$(ls -A "$T/textfile" | LC_ALL=C sort | tr '\n' ' ')" = "dir.prom fifo.prom link.prom tierd.prom " ] ||
+	fail "temp files left: $(ls -A "$T/textfile")"
+
+# Hostile names: a newline, an ESC sequence, a byte that is not UTF-8. The
+# textfile is valid UTF-8 (\377 becomes U+FFFD), newline escaped as \n.
+mk_cg "$(printf '/batch.slice/nl\nname')" off
+mk_memstat "$(printf '/batch.slice/nl\nname')" 4096 0 0 0 0
+mk_cg "$(printf '/batch.slice/esc\033[31mred')" off
+mk_memstat "$(printf '/batch.slice/esc\033[31mred')" 4096 0 0 0 0
+mk_cg "$(printf '/batch.slice/bad-\377')" off
+mk_memstat "$(printf '/batch.slice/bad-\377')" 4096 0 0 0 0
+# Residency that would wrap: anon 2^64-1 + file 1 on the fast node.
+mk_cg /batch.slice/huge off
+mk_memstat /batch.slice/huge 0 0 0 0 0
+sed -i -e 's/^anon N0=.*/anon N0=18446744073709551615 N1=0/' -e 's/^file N0=.*/file N0=1 N1=0/' \
+	"$CG/batch.slice/huge/memory.numa_stat"
+m -o "$T/textfile/tierd.prom"
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "hostile names: exit $rc"; }
+$PY "$SRCDIR/tests/hook/prom-dump.py" "$T/textfile/tierd.prom" >"$T/dump" ||
+	{ cat -v "$T/textfile/tierd.prom" >&2; fail "hostile names: does not parse"; }
+grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/nl\nname",class="batch"} 4096' \
+	"$T/textfile/tierd.prom" || fail "newline not escaped in a label value"
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/nl\nname",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/esc\x1b[31mred",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/bad-\ufffd",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_mode{cgroup="/batch.slice/bad-\ufffd",class="batch",mode="off"} 1.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/huge",class="batch"} 1.8446744073709552e+19'
+grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/huge",class="batch"} 18446744073709551615' \
+	"$T/textfile/tierd.prom" || fail "residency not saturated"
+# libtier's messages quote names escaped (an unknown knob value here).
+printf 'bo\033[5mgus\n' >"$CG/batch.slice/job1/memory.numa_balancing"
+m -o -
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "garbage knob: exit $rc"; }
+grep -Fq "unknown value 'bo\x1b[5mgus'" "$T/err" || { cat -v "$T/err" >&2; fail "no escaped warning"; }
+if LC_ALL=C grep -q "$(printf '\033')" "$T/err"; then cat -v "$T/err" >&2; fail "raw ESC on stderr"; fi
+printf 'promote\n' >"$CG/batch.slice/job1/memory.numa_balancing"
+
+# A chain deeper than 256 levels and one longer than PATH_MAX beside the
+# rest: one warning, every other cgroup exported.
+deep=/deep.slice
+i=0
+while [ $i -lt 300 ]; do deep=$deep/d; i=$((i + 1)); done
+mkdir -p "$CG$deep"
+n=$(printf '%0250d' 0 | tr 0 n)
+(
+	cd "$CG/batch.slice" || exit 1
+	i=0
+	while [ $i -lt 20 ]; do
+		mkdir "$n" && cd -P "$n" || exit 1
+		i=$((i + 1))
+	done
+	CG=. mk_cg "" promote && CG=. mk_memstat "" 8192 0 0 0 0
+) || fail "cannot build the long chain"
+long=/batch.slice
+i=0
+while [ $i -lt 20 ]; do long=$long/$n; i=$((i + 1)); done
+m -o "$T/textfile/tierd.prom"
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "deep tree: exit $rc"; }
+grep -Eq "^tierd-metrics: /deep.slice(/d)+: deeper than 256 levels, skipping this subtree\$" "$T/err" &&
+	[ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err" >&2; fail "deep tree: not one warning"; }
+$PY "$SRCDIR/tests/hook/prom-dump.py" "$T/textfile/tierd.prom" >"$T/dump" || fail "deep tree: does not parse"
+# (one tier now: every byte is fast)
+expect_sample "gauge tierd_cgroup_fast_tier_bytes{$PG} 4399824896.0"
+expect_sample "gauge tierd_cgroup_fast_tier_bytes{$J1} 2147483648.0"
+expect_sample "gauge tierd_cgroup_fast_tier_bytes{cgroup=\"$long\",class=\"batch\"} 8192.0"
+expect_sample "gauge tierd_cgroup_mode{cgroup=\"$long\",class=\"batch\",mode=\"promote\"} 1.0"
+grep -q deep.slice "$T/dump" && fail "an unmanaged cgroup is exported"
 exit 0
