@@ -11,6 +11,7 @@
  * may differ from the files after a failed reload.  See tierctl(1).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,10 +23,12 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 
 #include <tier.h>
 
+#include "escape.h"
 #include "json.h"
 #include "macro.h"
 #include "tierd-client.h"
@@ -77,46 +80,104 @@ struct verb {
 };
 
 /* ------------------------------------------------------------------------
- * Diagnostics
+ * Diagnostics and untrusted text
  * ------------------------------------------------------------------------ */
+
+/*
+ * Cgroup names (and what derives from them: units, matched values, the
+ * daemon's messages) are chosen by whoever may create cgroups: text output
+ * shows them through esc(), which escapes newlines, ESC and bytes that are
+ * not UTF-8 as \n, \x1b, \xff (escape.h). The copies live until exit;
+ * plain strings are returned as they are. JSON escapes on its own.
+ */
+static struct {
+	char **v;
+	size_t n, alloc;
+} esc_pool;
+
+static const char *esc(const char *s)
+{
+	char *e;
+
+	if (!s || text_is_plain(s))
+		return s;
+	e = text_escape(s);
+	if (!e || ARRAY_PUSH(esc_pool.v, esc_pool.n, esc_pool.alloc, e) < 0) {
+		free(e);
+		return "(out of memory)";
+	}
+	return e;
+}
+
+static void esc_pool_free(void)
+{
+	for (size_t i = 0; i < esc_pool.n; i++)
+		free(esc_pool.v[i]);
+	free(esc_pool.v);
+	esc_pool.v = NULL;
+	esc_pool.n = esc_pool.alloc = 0;
+}
+
+/* One line on stderr: "tierctl: " prefix + the message, escaped as a whole
+ * (it may quote a cgroup name). */
+_printf_(2, 0) static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *s = NULL, *e = NULL;
+	size_t n;
+
+	if (vasprintf(&s, fmt, ap) < 0) {
+		fprintf(stderr, "tierctl: %s(out of memory)\n", prefix);
+		return;
+	}
+	n = strlen(s);
+	while (n > 0 && s[n - 1] == '\n')
+		s[--n] = '\0';
+	e = text_escape(s);
+	fprintf(stderr, "tierctl: %s%s\n", prefix, e ? e : "(out of memory)");
+}
 
 _printf_(1, 2) static void msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tierctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
-/* "tierctl: <message>: strerror(-r)" and the exit code for r. */
+/* strerror(), with the refusals of libtier's file access said plainly. */
+static const char *err_str(int r)
+{
+	switch (r < 0 ? -r : r) {
+	case ELOOP:
+		return "is or goes through a symlink, refused";
+	case EBADFD:
+		return "not a regular file, refused";
+	default:
+		return strerror(r < 0 ? -r : r);
+	}
+}
+
+/* "tierctl: <message>: err_str(r)"; returns EXIT_SYSTEM. */
 _printf_(2, 3) static int fail(int r, const char *fmt, ...)
 {
+	_cleanup_free_ char *s = NULL;
 	va_list ap;
+	int k;
 
-	fputs("tierctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	k = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(r < 0 ? -r : r));
+	if (k < 0)
+		s = NULL;
+	msg("%s: %s", s ? s : "(out of memory)", err_str(r));
 	return EXIT_SYSTEM;
 }
 
-_printf_(6, 0) static void log_hook(void *data, int priority, const char *file, int line, const char *fn,
-		     const char *format, va_list args)
+_printf_(6, 0) static void log_hook(void *data, int priority, const char *file, int line,
+				    const char *fn, const char *format, va_list args)
 {
-	char *s = NULL;
-	size_t n;
-
-	if (vasprintf(&s, format, args) < 0)
-		return;
-	n = strlen(s);
-	while (n > 0 && s[n - 1] == '\n')
-		s[--n] = '\0';
-	fprintf(stderr, "tierctl: libtier: %s\n", s);
-	free(s);
+	vmsg("libtier: ", format, args);
 }
 
 /*
@@ -156,15 +217,13 @@ static int cgroup_fail(struct tier_ctx *ctx, const char *cg, int r, const char *
 
 #define SIZE_BUF 32
 
-/* Human-readable binary size ("16.0G"), "max" for UINT64_MAX. */
-static const char *fmt_size(uint64_t v, char buf[static SIZE_BUF])
+/* Human-readable binary size ("16.0G"). */
+static const char *fmt_bytes(uint64_t v, char buf[static SIZE_BUF])
 {
 	static const char units[] = "KMGTPE";
 	double d = (double)v;
 	int u = -1;
 
-	if (v == UINT64_MAX)
-		return "max";
 	if (v < 1024) {
 		snprintf(buf, SIZE_BUF, "%" PRIu64, v);
 		return buf;
@@ -177,6 +236,12 @@ static const char *fmt_size(uint64_t v, char buf[static SIZE_BUF])
 	return buf;
 }
 
+/* The same for a limit: "max" for UINT64_MAX, the kernel's "no limit". */
+static const char *fmt_size(uint64_t v, char buf[static SIZE_BUF])
+{
+	return v == UINT64_MAX ? "max" : fmt_bytes(v, buf);
+}
+
 static const char *mode_str(enum tier_mode m)
 {
 	const char *s = tier_mode_to_string(m);
@@ -185,42 +250,36 @@ static const char *mode_str(enum tier_mode m)
 }
 
 /*
- * Canonical cgroup path: leading '/', no repeated or trailing '/', no "."
- * or ".." components. -EINVAL for those.
+ * A cgroup argument from the command line, normalised once here with
+ * libtier's one normaliser ("//a/b/" -> "/a/b"), so that every verb and
+ * tierd see the path the rules match. A path without the leading '/' is
+ * relative to the root (tierctl(1)). -EINVAL for a "." or ".." component.
  */
-static int normalize_cgroup(const char *in, char **ret)
+static int parse_cgroup_arg(const char *arg, char **ret)
 {
-	size_t n = strlen(in);
-	char *out = malloc(n + 2);
-	size_t o = 0;
-	const char *p = in;
+	_cleanup_free_ char *abs = NULL;
 
-	if (!out)
-		return -ENOMEM;
-	out[o++] = '/';
-	while (*p) {
-		const char *e;
-		size_t len;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		e = strchrnul(p, '/');
-		len = (size_t)(e - p);
-		if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.')) {
-			free(out);
-			return -EINVAL;
+	if (arg[0] != '/') {
+		if (asprintf(&abs, "/%s", arg) < 0) {
+			abs = NULL;
+			return -ENOMEM;
 		}
-		if (o > 1)
-			out[o++] = '/';
-		memcpy(out + o, p, len);
-		o += len;
-		p = e;
+		arg = abs;
 	}
-	out[o] = '\0';
-	*ret = out;
-	return 0;
+	return tier_cgroup_path_normalize(arg, ret);
+}
+
+/*
+ * 0 if cg is a directory below the cgroup root, reached without a
+ * symlink; -ENOENT if there is none, -ELOOP if a symlink is on the way
+ * (a cgroup2 mount has none: someone put it there).
+ */
+static int cgroup_check(struct tier_ctx *ctx, const char *cg)
+{
+	_cleanup_close_ int fd = -1;
+	int r = tier_cgroup_open(ctx, cg, &fd);
+
+	return r == -ENOTDIR ? -ENOENT : r;
 }
 
 /*
@@ -365,6 +424,11 @@ static int open_ctx(struct tierctl *t, const struct tier_policy *policy, const c
 	if (r < 0)
 		return fail(r, "cannot create libtier context");
 	tier_ctx_set_log_fn(*ret, log_hook, NULL);
+	/* libtier's warnings matter here (a subtree of the tree walk skipped,
+	 * once per walk; a knob with an unknown value): show them unless
+	 * TIER_LOG says what to show. */
+	if (!getenv("TIER_LOG") && tier_ctx_get_log_priority(*ret) < LOG_WARNING)
+		tier_ctx_set_log_priority(*ret, LOG_WARNING);
 	if (!t->cgroup_root && fallback == NULL)
 		warn_not_cgroup2(tier_ctx_get_cgroup_root(*ret));
 	return EXIT_OK;
@@ -377,9 +441,8 @@ static struct tier_topology *read_topology(struct tier_ctx *ctx)
 	int r = tier_topology_read(ctx, &topo);
 
 	if (r < 0) {
-		errno = -r;
-		msg("cannot read memory tiers from %s, ignoring: %m",
-		    tier_ctx_get_sysfs_root(ctx));
+		msg("cannot read memory tiers from %s, ignoring: %s", tier_ctx_get_sysfs_root(ctx),
+		    err_str(r));
 		return NULL;
 	}
 	return topo;
@@ -416,8 +479,11 @@ static int session_start(struct tierctl *t, struct session *s, const char *subtr
 	rc = open_ctx(t, s->policy, NULL, &s->ctx);
 	if (rc)
 		return rc;
-	if (subtree && !tier_cgroup_exists(s->ctx, subtree))
-		return cgroup_fail(s->ctx, subtree, -ENOENT, "");
+	if (subtree) {
+		r = cgroup_check(s->ctx, subtree);
+		if (r < 0)
+			return cgroup_fail(s->ctx, subtree, r, "cannot open the cgroup");
+	}
 	s->topo = read_topology(s->ctx);
 	r = tier_observe(s->ctx, s->topo, subtree, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS,
 			 &s->observed);
@@ -561,7 +627,10 @@ static int cgroup_verb_args(struct tierctl *t, const struct verb *v, int argc, c
 	r = want_args(v, argc, nargs, nargs);
 	if (r >= 0)
 		return r;
-	if (normalize_cgroup(argv[optind], ret_cg) < 0) {
+	r = parse_cgroup_arg(argv[optind], ret_cg);
+	if (r == -ENOMEM)
+		return fail(r, "%s", v->name);
+	if (r < 0) {
 		msg("invalid cgroup path '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
@@ -606,7 +675,7 @@ static int verb_check(struct tierctl *t, const struct verb *v, int argc, char **
 		else if (r < 0)
 			rc = EXIT_SYSTEM;
 		if (r == 0 && !t->json)
-			printf("%s: ok (%zu classes, %zu rules)\n", file,
+			printf("%s: ok (%zu classes, %zu rules)\n", esc(file),
 			       tier_policy_class_count(policy), tier_policy_rule_count(policy));
 		if (t->json) {
 			json_object_begin(&t->j);
@@ -797,31 +866,34 @@ static void explain_text(const struct explain_view *x, const char *cg)
 {
 	char b[SIZE_BUF];
 
-	printf("%-16s %s\n", "cgroup:", cg);
+	printf("%-16s %s\n", "cgroup:", esc(cg));
 	if (x->unit)
-		printf("%-16s %s\n", "unit:", x->unit);
-	printf("%-16s %s\n", "policy:", x->policy);
+		printf("%-16s %s\n", "unit:", esc(x->unit));
+	printf("%-16s %s\n", "policy:", esc(x->policy));
 	if (!x->managed) {
 		printf("no rule matches: unmanaged\n");
 		return;
 	}
-	printf("%-16s %s (%s:%" PRIu64 ")\n", "rule:", x->rule, x->rule_file ? x->rule_file : "?",
-	       x->rule_line);
+	printf("%-16s %s (%s:%" PRIu64 ")\n", "rule:", esc(x->rule),
+	       x->rule_file ? esc(x->rule_file) : "?", x->rule_line);
 	if (x->matcher_kind) {
-		printf("%-16s %s = %s", "matched by:", x->matcher_kind, x->matcher_pattern);
-		if (x->matched && strcmp(x->matched, x->matcher_pattern) != 0)
-			printf(" (%s)", x->matched);
+		printf("%-16s %s = %s", "matched by:", esc(x->matcher_kind),
+		       esc(x->matcher_pattern));
+		if (x->matched &&
+		    (!x->matcher_pattern || strcmp(x->matched, x->matcher_pattern) != 0))
+			printf(" (%s)", esc(x->matched));
 		printf("\n");
 	}
-	printf("%-16s %s\n", "class:", x->class_name);
-	printf("%-16s %s\n", "desired mode:", x->desired_mode ? x->desired_mode : "(left alone)");
+	printf("%-16s %s\n", "class:", esc(x->class_name));
+	printf("%-16s %s\n", "desired mode:",
+	       x->desired_mode ? esc(x->desired_mode) : "(left alone)");
 	printf("%-16s %" PRIu64 "\n", "weight:", x->weight);
 	for (size_t i = 0; i < _AMT_MAX; i++) {
 		const char *w = x->amount[i].written;
 
 		if (!w)
 			continue;
-		printf("%s:%*s %s", amount_keys[i], (int)(15 - strlen(amount_keys[i])), "", w);
+		printf("%s:%*s %s", amount_keys[i], (int)(15 - strlen(amount_keys[i])), "", esc(w));
 		if (w[0] && w[strlen(w) - 1] == '%')
 			printf(" of the fast tier = %s", fmt_size(x->amount[i].bytes, b));
 		printf("\n");
@@ -977,12 +1049,12 @@ static int verb_explain(struct tierctl *t, const struct verb *v, int argc, char 
 		else if (cur_r == -EOPNOTSUPP)
 			printf("%-16s %s\n", "configured mode:", "(no memory.numa_balancing file)");
 		else
-			printf("%-16s (%s)\n", "configured mode:", strerror(-cur_r));
+			printf("%-16s (%s)\n", "configured mode:", err_str(cur_r));
 		if (eff_r == 0) {
 			bool other = src && strcmp(src, cg) != 0;
 
 			printf("%-16s %s%s%s%s\n", "effective mode:", mode_str(eff),
-			       other ? " (set by " : "", other ? src : "", other ? ")" : "");
+			       other ? " (set by " : "", other ? esc(src) : "", other ? ")" : "");
 		}
 	}
 	if (cur_r == -EOPNOTSUPP && strcmp(cg, "/") != 0)
@@ -1014,8 +1086,8 @@ static void print_change(struct tierctl *t, const char *cgroup, const char *attr
 		json_kv_string(&t->j, "class", cls);
 		json_object_end(&t->j);
 	} else {
-		printf("%s: %s %s -> %s (rule %s, class %s)\n", cgroup, attr,
-		       old_value[0] ? old_value : "?", new_value, rule, cls);
+		printf("%s: %s %s -> %s (rule %s, class %s)\n", esc(cgroup), esc(attr),
+		       old_value[0] ? esc(old_value) : "?", esc(new_value), esc(rule), esc(cls));
 	}
 }
 
@@ -1065,8 +1137,9 @@ static int dry_run_daemon(struct tierctl *t, struct tierd_client *c)
 		json_object_end(&t->j);
 		json_object_end(&t->j);
 	} else {
-		printf("dry run (tierd, %s): %zu cgroup%s would change, %zu change%s\n", c->where,
-		       n_cgroups, n_cgroups == 1 ? "" : "s", n_changes, n_changes == 1 ? "" : "s");
+		printf("dry run (tierd, %s): %zu cgroup%s would change, %zu change%s\n",
+		       esc(c->where), n_cgroups, n_cgroups == 1 ? "" : "s", n_changes,
+		       n_changes == 1 ? "" : "s");
 	}
 out:
 	sd_bus_message_unref(reply);
@@ -1228,8 +1301,9 @@ static int verb_get(struct tierctl *t, const struct verb *v, int argc, char **ar
 	if (rc)
 		return rc;
 	root = strcmp(cg, "/") == 0;
-	if (!tier_cgroup_exists(ctx, cg)) {
-		rc = cgroup_fail(ctx, cg, -ENOENT, "");
+	r = cgroup_check(ctx, cg);
+	if (r < 0) {
+		rc = cgroup_fail(ctx, cg, r, "cannot open the cgroup");
 		goto out;
 	}
 	if (!root) {
@@ -1252,12 +1326,12 @@ static int verb_get(struct tierctl *t, const struct verb *v, int argc, char **ar
 		json_kv_string(&t->j, "effective_source", src);
 		json_object_end(&t->j);
 	} else if (root) {
-		printf("%s: configured -, effective %s (the root has no knob)\n", cg,
+		printf("%s: configured -, effective %s (the root has no knob)\n", esc(cg),
 		       mode_str(eff));
 	} else {
-		printf("%s: configured %s, effective %s", cg, mode_str(cur), mode_str(eff));
+		printf("%s: configured %s, effective %s", esc(cg), mode_str(cur), mode_str(eff));
 		if (src && strcmp(src, cg) != 0)
-			printf(" (set by %s)", src);
+			printf(" (set by %s)", esc(src));
 		printf("\n");
 	}
 out:
@@ -1283,8 +1357,9 @@ static int verb_set(struct tierctl *t, const struct verb *v, int argc, char **ar
 	rc = open_ctx(t, NULL, NULL, &ctx);
 	if (rc)
 		return rc;
-	if (!tier_cgroup_exists(ctx, cg)) {
-		rc = cgroup_fail(ctx, cg, -ENOENT, "");
+	r = cgroup_check(ctx, cg);
+	if (r < 0) {
+		rc = cgroup_fail(ctx, cg, r, "cannot open the cgroup");
 		goto out;
 	}
 	r = tier_cgroup_get_mode(ctx, cg, &old);
@@ -1307,9 +1382,10 @@ static int verb_set(struct tierctl *t, const struct verb *v, int argc, char **ar
 		json_kv_bool(&t->j, "changed", old != mode);
 		json_object_end(&t->j);
 	} else if (old != mode) {
-		printf("%s: memory.numa_balancing %s -> %s\n", cg, mode_str(old), mode_str(mode));
+		printf("%s: memory.numa_balancing %s -> %s\n", esc(cg), mode_str(old),
+		       mode_str(mode));
 	} else {
-		printf("%s: memory.numa_balancing already %s\n", cg, mode_str(mode));
+		printf("%s: memory.numa_balancing already %s\n", esc(cg), mode_str(mode));
 	}
 out:
 	tier_ctx_unref(ctx);
@@ -1384,7 +1460,7 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 			.weight = row->e->weight ?: 100,
 			.min = row->e->toptier_min,
 			.max = row->e->toptier_max,
-			.demand = row->info.fast_bytes + row->info.slow_bytes,
+			.demand = add_sat_u64(row->info.fast_bytes, row->info.slow_bytes),
 		};
 		if (in[m].min > in[m].max)
 			in[m].min = in[m].max;
@@ -1400,9 +1476,14 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 
 static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SIZE_BUF])
 {
+	double pc;
+
 	if (whole == 0)
 		return "-";
-	snprintf(buf, SIZE_BUF, "%.0f%%", 100.0 * (double)part / (double)whole);
+	pc = 100.0 * (double)part / (double)whole;
+	if (pc > 999.0)
+		return ">999%";	/* the column's width; JSON has the bytes */
+	snprintf(buf, SIZE_BUF, "%.0f%%", pc);
 	return buf;
 }
 
@@ -1533,10 +1614,10 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 	memset(&s, 0, sizeof(s));
 	if (!t->json && d.asked) {
 		if (d.status)
-			printf("tierd (%s): %s\n\n", d.where, d.status);
+			printf("tierd (%s): %s\n\n", esc(d.where), esc(d.status));
 		else
 			printf("tierd: not running; the table below is computed from %s\n\n",
-			       t->config);
+			       esc(t->config));
 	}
 	if (d.status) {
 		/* The cgroups, classes and targets of tierd; residency from the tree. */
@@ -1580,11 +1661,11 @@ static int verb_status(struct tierctl *t, const struct verb *v, int argc, char *
 		goto out;
 	}
 table:
-	for (size_t i = 0; i < n_rows; i++) {
-		if (strlen(rows[i].path) > width)
-			width = strlen(rows[i].path);
-		if (rows[i].class_name && strlen(rows[i].class_name) > cwidth)
-			cwidth = strlen(rows[i].class_name);
+	for (size_t i = 0; i < n_rows && !t->json; i++) {
+		if (strlen(esc(rows[i].path)) > width)
+			width = strlen(esc(rows[i].path));
+		if (rows[i].class_name && strlen(esc(rows[i].class_name)) > cwidth)
+			cwidth = strlen(esc(rows[i].class_name));
 	}
 	if (t->json) {
 		json_object_begin(&t->j);
@@ -1636,13 +1717,14 @@ table:
 				json_kv_null(&t->j, "target_bytes");
 			json_object_end(&t->j);
 		} else {
-			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width, row->path,
-			       (int)cwidth, row->class_name ? row->class_name : "-",
+			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width,
+			       esc(row->path), (int)cwidth,
+			       row->class_name ? esc(row->class_name) : "-",
 			       has_mode ? mode_str(info->mode) : "-",
 			       has_mode ? mode_str(info->effective_mode) : "-",
-			       has_res ? fmt_size(info->fast_bytes, b1) : "-",
-			       has_res ? fmt_size(info->slow_bytes, b2) : "-",
-			       row->shared ? fmt_size(row->target, b3) : "-",
+			       has_res ? fmt_bytes(info->fast_bytes, b1) : "-",
+			       has_res ? fmt_bytes(info->slow_bytes, b2) : "-",
+			       row->shared ? fmt_bytes(row->target, b3) : "-",
 			       row->shared ? fmt_percent(info->fast_bytes, row->target, b4) : "-");
 		}
 	}
@@ -1721,22 +1803,34 @@ out:
  * topology
  * ------------------------------------------------------------------------ */
 
-/* kernel.numa_balancing from procfs, -1 if unreadable. */
+/*
+ * kernel.numa_balancing from procfs, -1 if unreadable. The procfs root may
+ * come from the command line: a FIFO or a device there is not waited on or
+ * read (O_NONBLOCK, regular files only), and one short read is all.
+ */
 static long read_numa_balancing_sysctl(struct tier_ctx *ctx)
 {
 	_cleanup_free_ char *path = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
 	char buf[32], *end;
+	ssize_t n;
 	long v;
 
-	if (asprintf(&path, "%s/sys/kernel/numa_balancing", tier_ctx_get_procfs_root(ctx)) < 0)
+	if (asprintf(&path, "%s/sys/kernel/numa_balancing", tier_ctx_get_procfs_root(ctx)) < 0) {
+		path = NULL;
 		return -1;
-	f = fopen(path, "re");
-	if (!f || !fgets(buf, sizeof(buf), f))
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
 	errno = 0;
 	v = strtol(buf, &end, 10);
-	if (errno || end == buf)
+	if (errno || end == buf || (*end && *end != '\n'))
 		return -1;
 	return v;
 }
@@ -1851,7 +1945,7 @@ static int verb_topology(struct tierctl *t, const struct verb *v, int argc, char
 				snprintf(tb, sizeof(tb), "%d", nd->tier);
 			printf("%-5d %-6s %-4s %-4s %10s %10s\n", nd->id, tb,
 			       nd->top_tier ? "yes" : "no", nd->has_cpu ? "yes" : "no",
-			       fmt_size(nd->mem_total, b1), fmt_size(nd->mem_free, b2));
+			       fmt_bytes(nd->mem_total, b1), fmt_bytes(nd->mem_free, b2));
 		}
 		printf("\n");
 		for (unsigned i = 0; i < n_tiers; i++) {
@@ -1863,15 +1957,15 @@ static int verb_topology(struct tierctl *t, const struct verb *v, int argc, char
 			else
 				printf("tier %d: ", tr->id);
 			printf("nodes %s, %s total, %s free%s\n", nodes,
-			       fmt_size(tr->mem_total, b1), fmt_size(tr->mem_free, b2),
+			       fmt_bytes(tr->mem_total, b1), fmt_bytes(tr->mem_free, b2),
 			       tr->top ? " (top tier)" : "");
 		}
 		if (n_tiers <= 1)
 			printf("single memory tier: tiering inactive\n");
 		else
 			printf("%u memory tiers: fast-tier capacity %s of %s\n", n_tiers,
-			       fmt_size(tier_topology_fast_capacity(topo), b1),
-			       fmt_size(tier_topology_total_capacity(topo), b2));
+			       fmt_bytes(tier_topology_fast_capacity(topo), b1),
+			       fmt_bytes(tier_topology_total_capacity(topo), b2));
 		if (sysctl >= 0)
 			printf("kernel.numa_balancing = %ld%s\n", sysctl,
 			       sysctl & 2 ? " (memory tiering mode)" :
@@ -2036,6 +2130,7 @@ int main(int argc, char **argv)
 	rc = v->run(&t, v, argc - optind, argv + optind);
 	if (t.json)
 		json_finish(&t.j);
+	esc_pool_free();
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fail(-errno, "cannot write output");
 		return EXIT_SYSTEM;
