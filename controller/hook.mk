@@ -12,13 +12,17 @@
 #   $(BUILD)/test/tierd-oci-hook-asan  both again, ASan+UBSan, for the tests
 #   $(BUILD)/test/tierd-metrics-asan
 #   $(BUILD)/test/test-hook-parse      Check unit test of the hook's parsers
+#                                      (controller/oci-parse.c, linked)
 #   $(BUILD)/etc/50-tierd.json         the hooks.d file with the install paths
 #   $(BUILD)/etc/51-tierd-class-C.json one per class in HOOK_CLASSES (CRI-O)
 #
 # Targets:
 #   check-hook       tests/hook/test-*.sh and test-hook-parse (ASan builds)
 #   check-hook-vm    tests/hook/vm-hook.sh in the two-tier VM (patched kernel)
-#   fuzz-hook        libFuzzer on the hook's JSON parsing, FUZZ_HOOK_TIME s
+#   fuzz-hook        both libFuzzer harnesses of the hook (JSON; cgroupsPath
+#                    and /proc), FUZZ_HOOK_TIME s each, one after the other
+#   fuzz-hook-json, fuzz-hook-cgpath   one of them
+#   check-fuzz-hook-corpus  both once over their seeds (deterministic; in check)
 #   install-hook     binaries, hooks.d JSON, libtier.3, tierd-oci-hook.8,
 #                    tierd-metrics.8
 
@@ -38,7 +42,8 @@ HOOK_PARSE_TEST  := $(BUILD)/test/test-hook-parse
 HOOK_JSON        := $(BUILD)/etc/50-tierd.json
 
 HOOK_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller -DTIERD_VERSION='"$(LIBTIER_VERSION)"'
-HOOK_HDRS     := lib/tier.h lib/macro.h controller/metrics.h controller/escape.h
+HOOK_HDRS     := lib/tier.h lib/macro.h controller/metrics.h controller/escape.h \
+	controller/oci-parse.h
 
 $(BUILD)/obj/hook/%.o: controller/%.c $(HOOK_HDRS)
 	@mkdir -p $(@D)
@@ -51,7 +56,8 @@ $(BUILD)/obj/hook-asan/%.o: controller/%.c $(HOOK_HDRS)
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
 		$(HOOK_DEP_CFLAGS) -c -o $@ $<
 
-$(HOOK_BIN): $(BUILD)/obj/hook/oci-hook.o $(BUILD)/obj/hook/escape.o $(LIBTIER_A)
+$(HOOK_BIN): $(BUILD)/obj/hook/oci-hook.o $(BUILD)/obj/hook/oci-parse.o \
+		$(BUILD)/obj/hook/escape.o $(LIBTIER_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBTIER_STATIC_LIBS) $(HOOK_DEP_LIBS)
@@ -63,7 +69,8 @@ $(METRICS_BIN): $(BUILD)/obj/hook/metrics-main.o $(BUILD)/obj/hook/metrics.o \
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBTIER_LIBS) \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
-$(HOOK_ASAN): $(BUILD)/obj/hook-asan/oci-hook.o $(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
+$(HOOK_ASAN): $(BUILD)/obj/hook-asan/oci-hook.o $(BUILD)/obj/hook-asan/oci-parse.o \
+		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(filter %.o,$^) \
@@ -77,14 +84,15 @@ $(METRICS_ASAN): $(BUILD)/obj/hook-asan/metrics-main.o $(BUILD)/obj/hook-asan/me
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(filter %.o,$^) \
 		$(LIBTIER_ASAN_LIBS)
 
-# The parser unit test includes oci-hook.c without its main().
-$(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c controller/oci-hook.c $(HOOK_HDRS) \
-		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
+# The parser unit test links the parsers (oci-parse.o), not the hook.
+$(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c $(HOOK_HDRS) \
+		$(BUILD)/obj/hook-asan/oci-parse.o $(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
-		$(HOOK_DEP_CFLAGS) $(call pc_cflags,check) -Wno-missing-prototypes -o $@ $< \
-		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
+		$(HOOK_DEP_CFLAGS) $(call pc_cflags,check) -o $@ $< \
+		$(BUILD)/obj/hook-asan/oci-parse.o $(BUILD)/obj/hook-asan/escape.o \
+		$(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
 
 # One hooks.d file per class for CRI-O, which matches "when" against the
 # pod's annotations but passes the hook only the container's: the file that
@@ -142,30 +150,65 @@ check-hook-vm: $(HOOK_BIN) $(METRICS_BIN)
 		$(call run_test,hook-vm,sh -c 'echo "SKIP: no patched kernel at $(HOOK_VM_KERNEL) (make kernel KERNEL=patched)"; exit 77'); \
 	fi
 
-# libFuzzer over the hook's parsers (state, config.json, cgroupsPath,
-# /proc/PID/cgroup). Seeds in tests/fuzz/hook/corpus; new inputs go to
-# $(BUILD)/fuzz-hook/corpus, crashes to $(BUILD)/fuzz-hook/artifacts/.
-FUZZ_HOOK_TIME ?= 300
-FUZZ_HOOK_DIR  := $(BUILD)/fuzz-hook
-FUZZ_HOOK_BIN  := $(FUZZ_HOOK_DIR)/fuzz-hook
-FUZZ_HOOK_CC   ?= clang
+# libFuzzer over the hook's parsers, two harnesses:
+#   fuzz-hook-json    the OCI state and config.json (oci_state_parse,
+#                     oci_config_parse) and the cgroupsPath found in it
+#   fuzz-hook-cgpath  linux.cgroupsPath resolution (slice expansion, unit
+#                     name limits), /proc/PID/cgroup and their matching
+# compiled with clang against libtier's fuzz objects (tests/fuzz/fuzz.mk).
+# Seeds in tests/fuzz/hook/{json,cgpath}; new inputs go to
+# $(BUILD)/fuzz-hook/NAME/corpus, crashes to $(BUILD)/fuzz-hook/NAME/artifacts/.
+FUZZ_HOOK_TIME    ?= 600
+FUZZ_HOOK_DIR     := $(BUILD)/fuzz-hook
+FUZZ_HOOK_CC      ?= $(FUZZ_CC)
+FUZZ_HOOK_NAMES   := json cgpath
+FUZZ_HOOK_BINS    := $(foreach n,$(FUZZ_HOOK_NAMES),$(FUZZ_HOOK_DIR)/fuzz-hook-$(n))
+FUZZ_HOOK_OBJS    := $(BUILD)/obj/hook-fuzz/oci-parse.o
 
-$(FUZZ_HOOK_BIN): tests/fuzz/hook/fuzz_hook.c controller/oci-hook.c lib/tier.h lib/macro.h
+$(BUILD)/obj/hook-fuzz/%.o: controller/%.c $(HOOK_HDRS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(FUZZ_HOOK_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(HOOK_CPPFLAGS) \
+		$(HOOK_DEP_CFLAGS) -c -o $@ $<
+
+$(FUZZ_HOOK_DIR)/fuzz-hook-%: tests/fuzz/hook/fuzz_hook_%.c $(FUZZ_HOOK_OBJS) $(FUZZ_LIB_OBJS) \
+		$(HOOK_HDRS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(FUZZ_HOOK_CC) -O1 -g -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -fno-omit-frame-pointer $(HOOK_CPPFLAGS) \
-		$(HOOK_DEP_CFLAGS) -o $@ $< $(HOOK_DEP_LIBS)
+	$(Q)$(FUZZ_HOOK_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(HOOK_CPPFLAGS) $(HOOK_DEP_CFLAGS) \
+		-o $@ $< $(FUZZ_HOOK_OBJS) $(FUZZ_LIB_OBJS) $(LIBTIER_DEP_LIBS) $(HOOK_DEP_LIBS)
 
-fuzz-hook-build: $(FUZZ_HOOK_BIN)
+# (named here so make keeps it: it is no intermediate file)
+$(FUZZ_HOOK_BINS): $(FUZZ_HOOK_OBJS)
 
-fuzz-hook: $(FUZZ_HOOK_BIN)
-	$(Q)mkdir -p $(FUZZ_HOOK_DIR)/corpus $(FUZZ_HOOK_DIR)/artifacts
-	$(Q)ASAN_OPTIONS=detect_leaks=1 $(FUZZ_HOOK_BIN) -max_total_time=$(FUZZ_HOOK_TIME) \
-		-max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-		-dict=$(TOP)/tests/fuzz/hook/hook.dict \
-		-artifact_prefix=$(FUZZ_HOOK_DIR)/artifacts/ -print_final_stats=1 \
-		$(FUZZ_HOOK_DIR)/corpus $(TOP)/tests/fuzz/hook/corpus
+# $(call fuzz_hook_run,NAME,EXTRA-ARGS)
+fuzz_hook_run = mkdir -p $(FUZZ_HOOK_DIR)/$(1)/corpus $(FUZZ_HOOK_DIR)/$(1)/artifacts && \
+	ASAN_OPTIONS=detect_leaks=1 $(FUZZ_HOOK_DIR)/fuzz-hook-$(1) -max_len=8192 -timeout=10 \
+	-rss_limit_mb=2048 -dict=$(TOP)/tests/fuzz/hook/hook.dict \
+	-artifact_prefix=$(FUZZ_HOOK_DIR)/$(1)/artifacts/ -print_final_stats=1 $(2) \
+	$(FUZZ_HOOK_DIR)/$(1)/corpus $(TOP)/tests/fuzz/hook/$(1)
+
+.PHONY: fuzz-hook-json fuzz-hook-cgpath check-fuzz-hook-corpus
+fuzz-hook-build: $(FUZZ_HOOK_BINS)
+
+fuzz-hook-json fuzz-hook-cgpath: fuzz-hook-%: $(FUZZ_HOOK_DIR)/fuzz-hook-%
+	$(Q)$(call fuzz_hook_run,$*,-max_total_time=$(FUZZ_HOOK_TIME))
+
+fuzz-hook: $(FUZZ_HOOK_BINS)
+	$(Q)$(call fuzz_hook_run,json,-max_total_time=$(FUZZ_HOOK_TIME)) && \
+	$(call fuzz_hook_run,cgpath,-max_total_time=$(FUZZ_HOOK_TIME))
+
+# Every seed once, without mutation. Skipped without clang.
+ifneq ($(shell command -v $(FUZZ_HOOK_CC) 2>/dev/null),)
+check-fuzz-hook-corpus: $(FUZZ_HOOK_BINS)
+	$(Q)rc=0; for n in $(FUZZ_HOOK_NAMES); do \
+		$(call run_test,fuzz-hook-$$n,env ASAN_OPTIONS=detect_leaks=1 \
+			$(FUZZ_HOOK_DIR)/fuzz-hook-$$n $(TOP)/tests/fuzz/hook/$$n/*) || rc=1; \
+	done; exit $$rc
+else
+check-fuzz-hook-corpus:
+	$(Q)$(call run_test,fuzz-hook-corpus,sh -c 'echo "$(FUZZ_HOOK_CC) not found"; exit 77')
+endif
 
 install-hook: $(HOOK_BIN) $(METRICS_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
 	$(INSTALL) -d $(DESTDIR)$(HOOK_LIBEXEC) $(DESTDIR)$(BINDIR) $(DESTDIR)$(HOOKSDIR) \
@@ -181,7 +224,8 @@ install-hook: $(HOOK_BIN) $(METRICS_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
 
 ALL_TARGETS        += tierd-oci-hook tierd-metrics
 CHECK_UNIT_TARGETS += check-hook
-CHECK_TARGETS      += check-hook check-hook-vm
+CHECK_TARGETS      += check-hook check-hook-vm check-fuzz-hook-corpus
 INSTALL_TARGETS    += install-hook
 CLEAN_FILES        += $(HOOK_BIN) $(METRICS_BIN) $(HOOK_ASAN) $(METRICS_ASAN) \
-	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan $(FUZZ_HOOK_BIN)
+	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan \
+	$(BUILD)/obj/hook-fuzz $(FUZZ_HOOK_BINS)

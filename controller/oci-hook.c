@@ -11,34 +11,46 @@
  *                      < OCI state JSON
  *
  * 1. Reads the OCI state ({ociVersion, id, status, pid, bundle, annotations})
- *    from stdin.
+ *    from stdin (at most 1 MiB).
  * 2. The class is the value of the annotation KEY (default tierd.io/class)
  *    in the state's annotations (or, if the state has none, the bundle's
- *    config.json). No annotation: not our container, exit 0 quietly.
- *    With --class NAME the class is NAME: for one hooks.d file per class
- *    whose "when" matched the annotation (CRI-O matches the pod's
- *    annotations, which the container's state does not carry).
+ *    config.json, a regular file of at most 16 MiB). No annotation: not
+ *    our container, exit 0 quietly. With --class NAME the class is NAME:
+ *    for one hooks.d file per class whose "when" matched the annotation
+ *    (CRI-O matches the pod's annotations, which the container's state
+ *    does not carry).
  * 3. Looks the class up in the policy (tier_policy_load(): tierd.conf and
  *    its drop-ins).
- * 4. Finds the cgroup: linux.cgroupsPath of <bundle>/config.json, in its
- *    plain form ("/kubepods/burstable/podX/ID") or its systemd form
- *    ("SLICE:PREFIX:NAME" -> /a.slice/a-b.slice/PREFIX-NAME.scope); if that
- *    does not name an existing cgroup, the "0::" line of /proc/PID/cgroup.
+ * 4. Finds the container's own cgroup and nothing else (find_cgroup()):
+ *    linux.cgroupsPath of config.json, plain ("/kubepods/burstable/podX/ID")
+ *    or systemd ("SLICE:PREFIX:NAME" -> /a.slice/a-b.slice/PREFIX-NAME.scope);
+ *    the "0::" line of /proc/PID/cgroup must agree with it (the init is in
+ *    that cgroup or a child of it) and is used alone only when config.json
+ *    names no cgroup, or names one relative to the runtime's. Refused: the
+ *    root, a cgroup whose subtree holds any process but the container's
+ *    init or more than SUBTREE_MAX cgroups (an ancestor shared with
+ *    others), and any path with a symlink on the way (tier_cgroup_open()).
  * 5. Applies the class: memory.numa_balancing, and memory.low/memory.high if
  *    the class sets them, writing only what differs. Values the container's
  *    own configuration already decides win: a memory.* key in
  *    linux.resources.unified, or a memory.low/memory.high the runtime has
  *    already set (the container's reservation, kubelet memory QoS) are left
  *    alone. memory.min is never written.
- * 6. Records the class as the user.KEY xattr of the cgroup directory (best
- *    effort), which libtier reports as the annotation KEY=CLASS, so tierd's
- *    annotation rules see the same class.
+ * 6. Records the class as the trusted.KEY xattr of the cgroup directory
+ *    (best effort, through the directory's fd), which libtier reports as
+ *    the annotation KEY=CLASS, so tierd's annotation rules see the same
+ *    class. Only root can write trusted.*; user.* is no longer read or
+ *    written, as the owner of a delegated subtree could set it.
+ *
+ * Every name, id, path and class from the input is escaped (text_escape_buf())
+ * and cut to a bounded length in messages.
  *
  * Exit status: 0 on success, for a container without the annotation, and on
  * any error with --fail-open (the default; the error is still printed);
  * 1 on an error with --fail-closed (the runtime then refuses to start the
  * container); 2 for a bad command line. See tierd-oci-hook(8).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -51,14 +63,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
-#include <syslog.h>
 #include <unistd.h>
-
-#include <json-c/json.h>
 
 #include <tier.h>
 
+#include "escape.h"
 #include "macro.h"
+#include "oci-parse.h"
 
 #ifndef TIERD_VERSION
 #define TIERD_VERSION "0.2.0"
@@ -68,511 +79,20 @@
 #define DEFAULT_ANNOTATION "tierd.io/class"
 #define DEFAULT_CONFIG "/etc/tierd/tierd.conf"
 #define DEFAULT_CGROUP_ROOT "/sys/fs/cgroup"
+#define TRUSTED_PREFIX "trusted."
 
-/* Input size limits: the state is a few hundred bytes; config.json carries
- * seccomp profiles and can reach a few hundred KiB. */
-#define STATE_MAX (1u << 20)
-#define CONFIG_MAX (16u << 20)
-#define PROC_CGROUP_MAX (64u << 10)
-#define JSON_DEPTH 64
+/* A new container's cgroup has its init and at most a child or two (crun's
+ * "container"); more cgroups than this below it is not a new container. */
+#define SUBTREE_MAX 64
 
-/* ------------------------------------------------------------------------
- * Parsing (pure: no I/O; fuzzed by tests/fuzz/hook/)
- * ------------------------------------------------------------------------ */
+/* One message line at most; an escaped value from the input at most
+ * ESC_SIZE - 1 bytes ("..." where cut). */
+#define MSG_MAX 4096
+#define ESC_SIZE 256
 
-struct oci_state {
-	char *id;		/* NULL if absent */
-	char *bundle;		/* NULL if absent */
-	int pid;		/* 0 if absent */
-	bool has_annotations;	/* the state has an "annotations" object */
-	char *class_value;	/* value of the annotation key, NULL if absent */
-};
-
-struct oci_config {
-	char *cgroups_path;	/* linux.cgroupsPath, NULL if absent */
-	bool has_annotations;
-	char *class_value;
-	/* linux.resources.unified sets these (the container's own choice) */
-	bool unified_numa_balancing, unified_low, unified_high;
-};
-
-static void oci_state_done(struct oci_state *s)
-{
-	free(s->id);
-	free(s->bundle);
-	free(s->class_value);
-	*s = (struct oci_state){ 0 };
-}
-
-static void oci_config_done(struct oci_config *c)
-{
-	free(c->cgroups_path);
-	free(c->class_value);
-	*c = (struct oci_config){ 0 };
-}
-
-_printf_(2, 3) static int set_error(char **ret_err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!ret_err)
-		return -EBADMSG;
-	free(*ret_err);
-	*ret_err = NULL;
-	va_start(ap, fmt);
-	if (vasprintf(ret_err, fmt, ap) < 0)
-		*ret_err = NULL;
-	va_end(ap);
-	return -EBADMSG;
-}
-
-/*
- * Parse one JSON document that must be an object.  Rejects NUL bytes,
- * trailing garbage, and what json-c's strict mode rejects.  On failure
- * returns -EBADMSG with a message in *ret_err (-ENOMEM without one).
- */
-static int json_parse_object(const char *data, size_t len, struct json_object **ret_obj,
-			     char **ret_err)
-{
-	struct json_tokener *tok;
-	struct json_object *obj;
-	enum json_tokener_error jerr;
-	const char *nul;
-	size_t end;
-
-	if (len > INT_MAX)
-		return set_error(ret_err, "input too large");
-	nul = memchr(data, '\0', len);
-	if (nul)
-		return set_error(ret_err, "NUL byte at offset %zu", (size_t)(nul - data));
-	tok = json_tokener_new_ex(JSON_DEPTH);
-	if (!tok)
-		return -ENOMEM;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
-	obj = json_tokener_parse_ex(tok, data, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	if (!obj || jerr != json_tokener_success) {
-		int r;
-
-		if (jerr == json_tokener_continue || jerr == json_tokener_success)
-			r = set_error(ret_err, "unexpected end of input");
-		else
-			r = set_error(ret_err, "%s at offset %zu", json_tokener_error_desc(jerr),
-				      end);
-		json_object_put(obj);
-		json_tokener_free(tok);
-		return r;
-	}
-	json_tokener_free(tok);
-	for (size_t i = end; i < len; i++) {
-		if (data[i] != ' ' && data[i] != '\t' && data[i] != '\n' && data[i] != '\r') {
-			json_object_put(obj);
-			return set_error(ret_err, "trailing characters at offset %zu", i);
-		}
-	}
-	if (!json_object_is_type(obj, json_type_object)) {
-		json_object_put(obj);
-		return set_error(ret_err, "the document is not a JSON object");
-	}
-	*ret_obj = obj;
-	return 0;
-}
-
-/*
- * Optional string member.  *ret is NULL if absent or JSON null.  A string
- * with an embedded NUL, or a non-string, is an error.
- */
-static int get_string(struct json_object *obj, const char *key, const char *what, char **ret,
-		      char **ret_err)
-{
-	struct json_object *v;
-	const char *s;
-	int len;
-
-	*ret = NULL;
-	if (!json_object_object_get_ex(obj, key, &v) || !v)
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return set_error(ret_err, "\"%s\" is not a string", what);
-	s = json_object_get_string(v);
-	len = json_object_get_string_len(v);
-	if (!s || len < 0 || strlen(s) != (size_t)len)
-		return set_error(ret_err, "\"%s\" contains a NUL character", what);
-	*ret = strdup(s);
-	return *ret ? 0 : -ENOMEM;
-}
-
-/* The annotations object: whether it is there, and the value of key. */
-static int get_annotation(struct json_object *root, const char *key, bool *ret_has,
-			  char **ret_value, char **ret_err)
-{
-	struct json_object *ann;
-	_cleanup_free_ char *what = NULL;
-
-	*ret_has = false;
-	*ret_value = NULL;
-	if (!json_object_object_get_ex(root, "annotations", &ann) || !ann)
-		return 0;
-	if (!json_object_is_type(ann, json_type_object))
-		return set_error(ret_err, "\"annotations\" is not an object");
-	*ret_has = true;
-	if (asprintf(&what, "annotations.%s", key) < 0)
-		return -ENOMEM;
-	return get_string(ann, key, what, ret_value, ret_err);
-}
-
-static int oci_state_parse(const char *data, size_t len, const char *annotation_key,
-			   struct oci_state *ret_state, char **ret_err)
-{
-	struct oci_state s = { 0 };
-	struct json_object *root = NULL, *v;
-	int r;
-
-	r = json_parse_object(data, len, &root, ret_err);
-	if (r < 0)
-		return r;
-	r = get_string(root, "id", "id", &s.id, ret_err);
-	if (r < 0)
-		goto fail;
-	r = get_string(root, "bundle", "bundle", &s.bundle, ret_err);
-	if (r < 0)
-		goto fail;
-	if (s.bundle && s.bundle[0] != '/') {
-		r = set_error(ret_err, "\"bundle\" is not an absolute path: '%s'", s.bundle);
-		goto fail;
-	}
-	if (json_object_object_get_ex(root, "pid", &v) && v) {
-		int64_t pid;
-
-		if (!json_object_is_type(v, json_type_int)) {
-			r = set_error(ret_err, "\"pid\" is not an integer");
-			goto fail;
-		}
-		errno = 0;
-		pid = json_object_get_int64(v);
-		if (errno != 0 || pid < 0 || pid > INT_MAX) {
-			r = set_error(ret_err, "\"pid\" out of range");
-			goto fail;
-		}
-		s.pid = (int)pid;
-	}
-	r = get_annotation(root, annotation_key, &s.has_annotations, &s.class_value, ret_err);
-	if (r < 0)
-		goto fail;
-	json_object_put(root);
-	*ret_state = s;
-	return 0;
-fail:
-	json_object_put(root);
-	oci_state_done(&s);
-	return r;
-}
-
-static int oci_config_parse(const char *data, size_t len, const char *annotation_key,
-			    struct oci_config *ret_config, char **ret_err)
-{
-	struct oci_config c = { 0 };
-	struct json_object *root = NULL, *linux_obj, *res, *unified;
-	int r;
-
-	r = json_parse_object(data, len, &root, ret_err);
-	if (r < 0)
-		return r;
-	r = get_annotation(root, annotation_key, &c.has_annotations, &c.class_value, ret_err);
-	if (r < 0)
-		goto fail;
-	if (json_object_object_get_ex(root, "linux", &linux_obj) && linux_obj) {
-		if (!json_object_is_type(linux_obj, json_type_object)) {
-			r = set_error(ret_err, "\"linux\" is not an object");
-			goto fail;
-		}
-		r = get_string(linux_obj, "cgroupsPath", "linux.cgroupsPath", &c.cgroups_path,
-			       ret_err);
-		if (r < 0)
-			goto fail;
-		if (json_object_object_get_ex(linux_obj, "resources", &res) && res &&
-		    json_object_is_type(res, json_type_object) &&
-		    json_object_object_get_ex(res, "unified", &unified) && unified &&
-		    json_object_is_type(unified, json_type_object)) {
-			c.unified_numa_balancing =
-				json_object_object_get_ex(unified, "memory.numa_balancing", NULL);
-			c.unified_low = json_object_object_get_ex(unified, "memory.low", NULL);
-			c.unified_high = json_object_object_get_ex(unified, "memory.high", NULL);
-		}
-	}
-	json_object_put(root);
-	*ret_config = c;
-	return 0;
-fail:
-	json_object_put(root);
-	oci_config_done(&c);
-	return r;
-}
-
-/* A systemd unit-name-ish component: printable, no '/' and no spaces. */
-static bool unit_chars_ok(const char *s, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch <= ' ' || ch >= 0x7f || ch == '/')
-			return false;
-	}
-	return true;
-}
-
-static bool ends_with(const char *s, size_t n, const char *suffix)
-{
-	size_t l = strlen(suffix);
-
-	return n >= l && memcmp(s + n - l, suffix, l) == 0;
-}
-
-/*
- * Expand a systemd slice name into its cgroup path the way systemd (and
- * runc/crun) do: "a-b-c.slice" -> "/a.slice/a-b.slice/a-b-c.slice",
- * "-.slice" (the root slice) -> "".  -EINVAL for a malformed name.
- */
-static int expand_slice(const char *slice, size_t n, char **ret_path)
-{
-	char *out, *w;
-	size_t stem;
-
-	if (!ends_with(slice, n, ".slice") || !unit_chars_ok(slice, n))
-		return -EINVAL;
-	if (n == 7 && memcmp(slice, "-.slice", 7) == 0) {
-		out = strdup("");
-		if (!out)
-			return -ENOMEM;
-		*ret_path = out;
-		return 0;
-	}
-	stem = n - strlen(".slice");
-	if (stem == 0 || slice[0] == '-' || slice[stem - 1] == '-')
-		return -EINVAL;
-	for (size_t i = 0; i + 1 < stem; i++)
-		if (slice[i] == '-' && slice[i + 1] == '-')
-			return -EINVAL;
-	/* Each '-' adds one "/<prefix>.slice" component before the last. */
-	{
-		size_t dashes = 0, size;
-
-		for (size_t i = 0; i < stem; i++)
-			dashes += slice[i] == '-';
-		size = (dashes + 1) * (1 + n) + 1;
-		out = malloc(size);
-		if (!out)
-			return -ENOMEM;
-		w = out;
-		for (size_t i = 0; i < stem; i++) {
-			if (slice[i] != '-')
-				continue;
-			*w++ = '/';
-			memcpy(w, slice, i);
-			w += i;
-			memcpy(w, ".slice", 6);
-			w += 6;
-		}
-		*w++ = '/';
-		memcpy(w, slice, n);
-		w += n;
-		*w = '\0';
-	}
-	*ret_path = out;
-	return 0;
-}
-
-/* "/a//b/" -> "/a/b"; -EINVAL for ".", ".." or control characters. */
-static int normalize_path(const char *p, char **ret_path)
-{
-	size_t n = strlen(p);
-	char *out = malloc(n + 2), *w = out;
-
-	if (!out)
-		return -ENOMEM;
-	for (const char *q = p; *q;) {
-		const char *e;
-		size_t l;
-
-		while (*q == '/')
-			q++;
-		if (!*q)
-			break;
-		e = strchrnul(q, '/');
-		l = (size_t)(e - q);
-		if ((l == 1 && q[0] == '.') || (l == 2 && q[0] == '.' && q[1] == '.')) {
-			free(out);
-			return -EINVAL;
-		}
-		for (size_t i = 0; i < l; i++)
-			if ((unsigned char)q[i] < ' ') {
-				free(out);
-				return -EINVAL;
-			}
-		*w++ = '/';
-		memcpy(w, q, l);
-		w += l;
-		q = e;
-	}
-	if (w == out)
-		*w++ = '/';
-	*w = '\0';
-	*ret_path = out;
-	return 0;
-}
-
-/*
- * linux.cgroupsPath -> a cgroup path below the cgroup2 root ("/a/b").
- *  "/kubepods/burstable/podX/ID"          -> itself (normalised)
- *  "SLICE:PREFIX:NAME" (systemd driver)   -> expanded SLICE + "/PREFIX-NAME.scope";
- *                                            NAME ending in ".slice" is used as is;
- *                                            an empty SLICE is "system.slice",
- *                                            an empty PREFIX gives "NAME.scope"
- * Returns -EINVAL for a malformed value, -EXDEV for a relative path (the
- * runtime places it below its own cgroup: the caller must ask /proc).
- */
-static int cgroups_path_resolve(const char *cgroups_path, char **ret_path)
-{
-	const char *c1, *c2;
-	_cleanup_free_ char *slice_path = NULL, *unit = NULL, *joined = NULL;
-	const char *slice, *prefix, *name;
-	size_t slice_n, prefix_n, name_n;
-	int r;
-
-	if (!cgroups_path || !*cgroups_path)
-		return -EINVAL;
-	c1 = strchr(cgroups_path, ':');
-	if (!c1) {
-		if (cgroups_path[0] != '/')
-			return -EXDEV;
-		return normalize_path(cgroups_path, ret_path);
-	}
-	c2 = strchr(c1 + 1, ':');
-	if (!c2 || strchr(c2 + 1, ':'))
-		return -EINVAL;
-	slice = cgroups_path;
-	slice_n = (size_t)(c1 - cgroups_path);
-	prefix = c1 + 1;
-	prefix_n = (size_t)(c2 - prefix);
-	name = c2 + 1;
-	name_n = strlen(name);
-	if (slice_n == 0) {
-		slice = "system.slice";
-		slice_n = strlen(slice);
-	}
-	if (!unit_chars_ok(name, name_n) || (prefix_n && !unit_chars_ok(prefix, prefix_n)))
-		return -EINVAL;
-	r = expand_slice(slice, slice_n, &slice_path);
-	if (r < 0)
-		return r;
-	if (ends_with(name, name_n, ".slice"))
-		r = asprintf(&unit, "%.*s", (int)name_n, name);
-	else if (prefix_n)
-		r = asprintf(&unit, "%.*s-%.*s.scope", (int)prefix_n, prefix, (int)name_n, name);
-	else
-		r = asprintf(&unit, "%.*s.scope", (int)name_n, name);
-	if (r < 0) {
-		unit = NULL;
-		return -ENOMEM;
-	}
-	if (strcmp(unit, ".") == 0 || strcmp(unit, "..") == 0)
-		return -EINVAL;
-	if (asprintf(&joined, "%s/%s", slice_path, unit) < 0) {
-		joined = NULL;
-		return -ENOMEM;
-	}
-	return normalize_path(joined, ret_path);
-}
-
-/*
- * The cgroup v2 path of /proc/PID/cgroup content: the "0::PATH" line.
- * -ENODATA if there is none (cgroup v1 only), -EINVAL if the path is not
- * below our cgroup namespace root ("/../x") or malformed.
- */
-static int proc_cgroup_parse(const char *data, size_t len, char **ret_path)
-{
-	const char *p = data, *end = data + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-
-		if (le - p >= 3 && memcmp(p, "0::", 3) == 0) {
-			_cleanup_free_ char *path = strndup(p + 3, (size_t)(le - p - 3));
-
-			if (!path)
-				return -ENOMEM;
-			if (path[0] != '/' || strlen(path) != (size_t)(le - p - 3))
-				return -EINVAL;
-			return normalize_path(path, ret_path);
-		}
-		p = le + 1;
-	}
-	return -ENODATA;
-}
-
-/* Read at most max bytes of fd; -EFBIG beyond. */
-static int read_all_fd(int fd, size_t max, char **ret_data, size_t *ret_len)
-{
-	size_t len = 0, alloc = 4096;
-	char *buf = malloc(alloc + 1);
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len == alloc) {
-			char *nb;
-
-			if (alloc >= max) {
-				free(buf);
-				return -EFBIG;
-			}
-			alloc = alloc * 2 > max ? max : alloc * 2;
-			nb = realloc(buf, alloc + 1);
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, alloc - len);
-		if (n < 0) {
-			int r = -errno;
-
-			if (r == -EINTR)
-				continue;
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret_data = buf;
-	*ret_len = len;
-	return 0;
-}
-
-static int read_all_file(const char *path, size_t max, char **ret_data, size_t *ret_len)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return -errno;
-	return read_all_fd(fd, max, ret_data, ret_len);
-}
-
-#ifndef TIERD_OCI_HOOK_NO_MAIN
-
-/* ------------------------------------------------------------------------
- * The hook
- * ------------------------------------------------------------------------ */
+/* s from the input, escaped for a message line (a buffer that lives until
+ * the end of the enclosing block: use it in the msg() call itself). */
+#define ESC(s) text_escape_buf((s) ? (s) : "(null)", (char[ESC_SIZE]){ 0 }, ESC_SIZE)
 
 struct hook_opts {
 	const char *annotation;
@@ -587,25 +107,28 @@ struct hook_opts {
 };
 
 /* The container id for messages ("container ID: "), "" before it is known. */
-static char msg_prefix[128];
+static char msg_prefix[96];
 
 _printf_(1, 2) static void msg(const char *fmt, ...)
 {
+	char line[MSG_MAX];
 	va_list ap;
 
-	fprintf(stderr, "%s: %s", PROG, msg_prefix);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s%s\n", PROG, msg_prefix, line);
 }
 
+/* libtier's messages name cgroups from the input: escaped, bounded. */
 _printf_(6, 0) static void log_hook(void *data, int priority, const char *file, int line,
 				    const char *fn, const char *format, va_list args)
 {
-	fprintf(stderr, "%s: libtier: ", PROG);
-	vfprintf(stderr, format, args);
-	fputc('\n', stderr);
+	char raw[1024], shown[MSG_MAX];
+
+	vsnprintf(raw, sizeof(raw), format, args);
+	fprintf(stderr, "%s: %slibtier: %s\n", PROG, msg_prefix,
+		text_escape_buf(raw, shown, sizeof(shown)));
 }
 
 static bool class_allowed(const char *allow, const char *cls)
@@ -643,70 +166,328 @@ static char *class_list(const struct tier_policy *policy)
 	return out;
 }
 
-/*
- * Find the container's cgroup.  Returns 0 and the path, or a negative errno
- * after printing why nothing was found.
- */
-static int find_cgroup(struct tier_ctx *ctx, const struct hook_opts *o, const struct oci_state *st,
-		       const struct oci_config *cfg, char **ret_cgroup)
+/* ------------------------------------------------------------------------
+ * Which cgroup (see "WHICH CGROUP" in tierd-oci-hook(8))
+ * ------------------------------------------------------------------------ */
+
+/* *ret_why = the message; returns r, or -ENOMEM (and *ret_why NULL). */
+_printf_(3, 4) static int set_why(char **ret_why, int r, const char *fmt, ...)
 {
-	_cleanup_free_ char *from_config = NULL, *from_proc = NULL;
-	_cleanup_free_ char *why_config = NULL, *why_proc = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(ret_why, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		*ret_why = NULL;
+		return -ENOMEM;
+	}
+	return r;
+}
+
+/*
+ * The container's init's cgroup from <procfs>/PID/cgroup.  On failure a
+ * negative errno and, but for -ENOMEM, why in *ret_why (for a message).
+ */
+static int init_cgroup(const struct hook_opts *o, int pid, char **ret_file, char **ret_path,
+		       char **ret_why)
+{
+	_cleanup_free_ char *file = NULL, *data = NULL, *path = NULL;
+	size_t len;
 	int r;
 
-	if (cfg->cgroups_path) {
-		r = cgroups_path_resolve(cfg->cgroups_path, &from_config);
-		if (r == -ENOMEM)
-			return r;
-		if (r == -EXDEV)
-			r = asprintf(&why_config, "linux.cgroupsPath '%s' is relative to the runtime's cgroup",
-				     cfg->cgroups_path);
-		else if (r < 0)
-			r = asprintf(&why_config, "linux.cgroupsPath '%s' is malformed",
-				     cfg->cgroups_path);
-		else if (tier_cgroup_exists(ctx, from_config)) {
-			*ret_cgroup = TAKE_PTR(from_config);
-			return 0;
-		} else
-			r = asprintf(&why_config, "linux.cgroupsPath '%s' -> %s%s does not exist",
-				     cfg->cgroups_path, o->cgroup_root, from_config);
-	} else
-		r = asprintf(&why_config, "config.json has no linux.cgroupsPath");
-	if (r < 0)
+	if (pid <= 0)
+		return set_why(ret_why, -ESRCH, "the state has no pid");
+	if (asprintf(&file, "%s/%d/cgroup", o->proc_root, pid) < 0)
 		return -ENOMEM;
-
-	if (st->pid > 0) {
-		_cleanup_free_ char *file = NULL, *data = NULL;
-		size_t len;
-
-		if (asprintf(&file, "%s/%d/cgroup", o->proc_root, st->pid) < 0)
-			return -ENOMEM;
-		r = read_all_file(file, PROC_CGROUP_MAX, &data, &len);
-		if (r == 0)
-			r = proc_cgroup_parse(data, len, &from_proc);
-		if (r == -ENOMEM)
-			return r;
-		if (r == 0 && tier_cgroup_exists(ctx, from_proc)) {
-			*ret_cgroup = TAKE_PTR(from_proc);
-			return 0;
-		}
-		if (r == 0)
-			r = asprintf(&why_proc, "%s names %s%s, which does not exist", file,
-				     o->cgroup_root, from_proc);
-		else if (r == -ENODATA)
-			r = asprintf(&why_proc, "%s has no cgroup v2 (0::) line", file);
-		else if (r == -EINVAL)
-			r = asprintf(&why_proc, "%s: unusable path (outside our cgroup namespace?)",
-				     file);
-		else
-			r = asprintf(&why_proc, "%s: %s", file, strerror(-r));
-	} else
-		r = asprintf(&why_proc, "the state has no pid");
-	if (r < 0)
-		return -ENOMEM;
-	msg("cannot find the container's cgroup: %s; %s", why_config, why_proc);
-	return -ENOENT;
+	r = read_regular_file(file, PROC_CGROUP_MAX, &data, &len);
+	if (r == 0)
+		r = proc_cgroup_parse(data, len, &path);
+	if (r == -ENOMEM)
+		return r;
+	if (r == 0) {
+		*ret_file = TAKE_PTR(file);
+		*ret_path = TAKE_PTR(path);
+		return 0;
+	}
+	if (r == -ENODATA)
+		return set_why(ret_why, r, "%s has no cgroup v2 (0::) line", ESC(file));
+	if (r == -EINVAL)
+		return set_why(ret_why, r, "%s: unusable path (outside our cgroup namespace?)",
+			       ESC(file));
+	if (r == -EBADFD)
+		return set_why(ret_why, r, "%s: not a regular file", ESC(file));
+	return set_why(ret_why, r, "%s: %s", ESC(file), strerror(-r));
 }
+
+/*
+ * The cgroup the container is in, by what config.json says and where its
+ * init is; only a path, not yet opened or checked (cgroup_open_own()).
+ * Returns 0, or a negative errno after printing why: -ENOENT if nothing
+ * says where it is, -EPERM if config.json and /proc disagree, -EINVAL,
+ * -ENAMETOOLONG for a bad linux.cgroupsPath.
+ */
+static int find_cgroup(const struct hook_opts *o, const struct oci_state *st,
+		       const struct oci_config *cfg, char **ret_cgroup)
+{
+	_cleanup_free_ char *from_config = NULL, *from_proc = NULL, *file = NULL;
+	_cleanup_free_ char *why_proc = NULL, *cg = NULL;
+	bool relative = false;
+	int r, rp;
+
+	if (cfg->cgroups_path) {
+		r = cgroups_path_resolve(cfg->cgroups_path, &from_config, &relative);
+		if (r == -ENOMEM)
+			return r;
+		if (r == -ENAMETOOLONG) {
+			msg("linux.cgroupsPath '%s' is too long (a unit name over %d bytes, or "
+			    "more than %d bytes)", ESC(cfg->cgroups_path), UNIT_NAME_MAX,
+			    CGROUPS_PATH_MAX);
+			return r;
+		}
+		if (r < 0) {
+			msg("linux.cgroupsPath '%s' is malformed", ESC(cfg->cgroups_path));
+			return -EINVAL;
+		}
+	}
+	if (from_config && !relative && strcmp(from_config, "/") == 0) {
+		msg("linux.cgroupsPath '%s' is the root cgroup: not touching it (it is "
+		    "everybody's)", ESC(cfg->cgroups_path));
+		return -EPERM;
+	}
+	rp = init_cgroup(o, st->pid, &file, &from_proc, &why_proc);
+	if (rp == -ENOMEM)
+		return rp;
+
+	if (from_config && !relative) {
+		/* What config.json names, if the init is there (or in a
+		 * child); it cannot be checked without /proc. */
+		if (rp == 0) {
+			r = cgroup_config_match(from_config, false, from_proc, &cg);
+			if (r == -ESRCH) {
+				msg("linux.cgroupsPath '%s' names %s, but the container's init "
+				    "(pid %d) is in %s (%s): not touching a cgroup that is not "
+				    "the container's", ESC(cfg->cgroups_path), ESC(from_config),
+				    st->pid, ESC(from_proc), ESC(file));
+				return -EPERM;
+			}
+			if (r < 0)
+				return r;
+		} else {
+			if (o->verbose)
+				msg("cannot check where the container's init is: %s", why_proc);
+			cg = TAKE_PTR(from_config);
+		}
+	} else if (from_config) {
+		/* Relative: the runtime chose the parent; /proc says which. */
+		if (rp < 0) {
+			msg("cannot find the container's cgroup: linux.cgroupsPath '%s' is relative "
+			    "to the runtime's cgroup; %s", ESC(cfg->cgroups_path), why_proc);
+			return -ENOENT;
+		}
+		r = cgroup_config_match(from_config, true, from_proc, &cg);
+		if (r == -ESRCH) {
+			msg("the container's init (pid %d) is in %s (%s), which is not the relative "
+			    "linux.cgroupsPath '%s' nor a child of it: not touching a cgroup that "
+			    "is not the container's", st->pid, ESC(from_proc), ESC(file),
+			    ESC(cfg->cgroups_path));
+			return -EPERM;
+		}
+		if (r < 0)
+			return r;
+	} else {
+		if (rp < 0) {
+			msg("cannot find the container's cgroup: config.json has no "
+			    "linux.cgroupsPath; %s", why_proc);
+			return -ENOENT;
+		}
+		cg = TAKE_PTR(from_proc);
+	}
+	*ret_cgroup = TAKE_PTR(cg);
+	return 0;
+}
+
+/*
+ * Up to the first pid in dfd's cgroup.procs that is not pid: 0 if there is
+ * none, 1 and it in *ret_other, -ENOENT if there is no cgroup.procs (not a
+ * cgroup), or an errno.  One read: the kernel gives at least a page, and a
+ * second line is always another process.
+ */
+static int procs_other(int dfd, int pid, long *ret_other)
+{
+	_cleanup_close_ int fd = -1;
+	char buf[4096];
+	struct stat st;
+	ssize_t n;
+
+	fd = openat(dfd, "cgroup.procs", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		char *end;
+		long v;
+
+		*nl = '\0';
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || *end)
+			return -EBADMSG;
+		if (v != pid) {
+			*ret_other = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct subtree {
+	int pid;		/* the container's init; 0: none known */
+	unsigned n;		/* cgroups seen */
+	long other;		/* a process that is not the init */
+	char where[PATH_MAX];	/* relative to the top ("" for itself): where other
+				 * is, or where the walk stopped */
+};
+
+/*
+ * Walk the cgroups below the directory dfd (fd-relative, never through a
+ * symlink) and find any process but the init: 0 if there is none, -EUSERS
+ * with w->other and w->where set, -E2BIG beyond SUBTREE_MAX cgroups, or an
+ * errno (w->where then names the cgroup).  Directories without
+ * cgroup.procs are not cgroups and are skipped.
+ */
+static int subtree_check(int dfd, const char *rel, struct subtree *w)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int fd, r;
+
+	snprintf(w->where, sizeof(w->where), "%s", rel);
+	r = procs_other(dfd, w->pid, &w->other);
+	if (r > 0)
+		return -EUSERS;
+	if (r < 0)
+		return r;
+	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		_cleanup_close_ int child = -1;
+		_cleanup_free_ char *child_rel = NULL;
+		struct stat st;
+
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		child = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (child < 0) {
+			/* a symlink or a file is no cgroup; one may vanish */
+			if (errno == ENOTDIR || errno == ELOOP || errno == ENOENT)
+				continue;
+			return -errno;
+		}
+		if (fstatat(child, "cgroup.procs", &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			continue;
+		if (++w->n > SUBTREE_MAX)
+			return -E2BIG;
+		if (asprintf(&child_rel, "%s/%s", rel, de->d_name) < 0) {
+			child_rel = NULL;
+			return -ENOMEM;
+		}
+		r = subtree_check(child, child_rel, w);
+		if (r < 0)
+			return r;
+	}
+	return errno ? -errno : 0;
+}
+
+/*
+ * Open cg below the cgroup root and make sure it is the container's own:
+ * not the root, no symlink on the way, nobody else's process in it or below
+ * it.  Returns 0 and the directory's fd, or a negative errno after printing
+ * why.
+ */
+static int cgroup_open_own(struct tier_ctx *ctx, const struct hook_opts *o,
+			   const struct oci_state *st, const struct oci_config *cfg,
+			   const char *cg, int *ret_fd)
+{
+	_cleanup_close_ int fd = -1;
+	struct subtree w = { .pid = st->pid };
+	const char *root = tier_ctx_get_cgroup_root(ctx);
+	int r;
+
+	if (strcmp(cg, "/") == 0) {
+		msg("the container's init (pid %d) is in the root cgroup: not touching it (it is "
+		    "everybody's)", st->pid);
+		return -EPERM;
+	}
+	r = tier_cgroup_open(ctx, cg, &fd);
+	if ((r == -ENOENT || r == -ENOTDIR) && cfg->cgroups_path) {
+		msg("cannot find the container's cgroup: linux.cgroupsPath '%s' -> %s%s does not "
+		    "exist", ESC(cfg->cgroups_path), ESC(root), ESC(cg));
+		return -ENOENT;
+	}
+	if (r == -ENOENT || r == -ENOTDIR) {
+		msg("cannot find the container's cgroup: %s%s (the init's, from /proc) does not "
+		    "exist", ESC(root), ESC(cg));
+		return -ENOENT;
+	}
+	if (r == -ELOOP) {
+		msg("%s: a symlink on the way below %s: refusing to follow it", ESC(cg), ESC(root));
+		return r;
+	}
+	if (r < 0) {
+		msg("cannot open the cgroup %s%s: %s", ESC(root), ESC(cg), strerror(-r));
+		return r;
+	}
+	r = subtree_check(fd, "", &w);
+	if (r == -EUSERS) {
+		char init[32] = "the state has no pid";
+
+		if (st->pid > 0)
+			snprintf(init, sizeof(init), "pid %d", st->pid);
+		msg("%s: process %ld in %s%s is not the container's init (%s): a cgroup shared "
+		    "with others, not touching it", ESC(cg), w.other, ESC(cg), ESC(w.where), init);
+		return -EPERM;
+	}
+	if (r == -E2BIG) {
+		msg("%s: more than %d cgroups below it: not a new container's cgroup, not "
+		    "touching it", ESC(cg), SUBTREE_MAX);
+		return -EPERM;
+	}
+	if (r == -ENOENT) {
+		msg("%s: no cgroup.procs in %s%s: not a cgroup", ESC(cg), ESC(cg), ESC(w.where));
+		return r;
+	}
+	if (r < 0) {
+		msg("%s: cannot read %s%s/cgroup.procs: %s", ESC(cg), ESC(cg), ESC(w.where),
+		    strerror(-r));
+		return r;
+	}
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Applying
+ * ------------------------------------------------------------------------ */
 
 /* "cg: memory.numa_balancing inherit -> full (class c)", said before a write. */
 static void msg_transition(const struct hook_opts *o, const char *cg, const struct tier_class *cls,
@@ -724,7 +505,8 @@ static void msg_transition(const struct hook_opts *o, const char *cg, const stru
 		    ch->new_value, dry);
 }
 
-/* Say what tier_class_apply() did to one attribute; its errno if it failed. */
+/* Say what tier_class_apply() did to one attribute; its errno if it failed.
+ * cg is the escaped cgroup path; values are ours (mode names, numbers). */
 static int report_change(const struct hook_opts *o, const char *cg, const struct tier_class *cls,
 			 const struct tier_apply_change *ch)
 {
@@ -734,16 +516,16 @@ static int report_change(const struct hook_opts *o, const char *cg, const struct
 	switch (ch->status) {
 	case TIER_APPLY_UNCHANGED:
 		if (o->verbose && mode)
-			msg("%s: memory.numa_balancing already %s (class %s)", cg, ch->old_value,
-			    cls->name);
+			msg("%s: memory.numa_balancing already %s (class %s)", cg,
+			    ESC(ch->old_value), cls->name);
 		else if (o->verbose)
-			msg("%s: %s already %s", cg, file, ch->old_value);
+			msg("%s: %s already %s", cg, file, ESC(ch->old_value));
 		return 0;
 	case TIER_APPLY_KEPT:
 		/* The runtime wrote it from the container's resources (e.g.
 		 * --memory-reservation, or kubelet memory QoS): do not fight. */
 		msg("%s: %s is %s, set by the runtime; leaving it (the class asks for %s)", cg, file,
-		    ch->old_value, ch->new_value);
+		    ESC(ch->old_value), ch->new_value);
 		return 0;
 	case TIER_APPLY_CHANGED:
 		msg_transition(o, cg, cls, ch);
@@ -755,6 +537,10 @@ static int report_change(const struct hook_opts *o, const char *cg, const struct
 		if (mode && ch->error == -EOPNOTSUPP)
 			msg("%s: the kernel does not support memory.numa_balancing "
 			    "(the tierd kernel patches are not applied)", cg);
+		else if (ch->error == -ELOOP)
+			msg("%s: %s is a symlink: refusing to follow it", cg, file);
+		else if (ch->error == -EBADFD)
+			msg("%s: %s is not a regular file: refusing it", cg, file);
 		else
 			msg("%s: cannot read %s: %s", cg, file, strerror(-ch->error));
 		return ch->error;
@@ -772,10 +558,12 @@ static int report_change(const struct hook_opts *o, const char *cg, const struct
  * memory.numa_balancing (unless the class says inherit), then memory.low and
  * memory.high if the class sets them, one at a time: the first failure ends
  * it.  What the container's linux.resources.unified sets, and a memory.low
- * or memory.high the runtime already set, are left alone.
+ * or memory.high the runtime already set, are left alone.  cg_shown is cg
+ * escaped.
  */
 static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, const char *cg,
-		       const struct tier_class *cls, const struct oci_config *cfg)
+		       const char *cg_shown, const struct tier_class *cls,
+		       const struct oci_config *cfg)
 {
 	const unsigned all = TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW |
 			     TIER_APPLY_SKIP_MEMORY_HIGH;
@@ -798,42 +586,60 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, const ch
 		if (a == TIER_ATTR_NUMA_BALANCING && unified[a])
 			msg("%s: memory.numa_balancing is set by the container's "
 			    "linux.resources.unified, leaving it (class %s not applied to it)",
-			    cg, cls->name);
+			    cg_shown, cls->name);
 		if (!set[a])
 			continue;
 		if (unified[a]) {
 			if (a != TIER_ATTR_NUMA_BALANCING && o->verbose)
 				msg("%s: %s is set by the container's linux.resources.unified, "
-				    "leaving it", cg, tier_attr_to_string((enum tier_attr)a));
+				    "leaving it", cg_shown, tier_attr_to_string((enum tier_attr)a));
 			continue;
 		}
 		r = tier_class_apply(ctx, cg, cls, NULL, flags | (all & ~TIER_APPLY_SKIP(a)), &res);
 		if (r < 0) {
-			msg("%s: cannot apply class %s: %s", cg, cls->name, strerror(-r));
+			msg("%s: cannot apply class %s: %s", cg_shown, cls->name, strerror(-r));
 			return r;
 		}
 		if (res.n_changes == 0)
 			continue;
-		r = report_change(o, cg, cls, &res.changes[0]);
+		r = report_change(o, cg_shown, cls, &res.changes[0]);
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-/* Best effort: user.<key> = class on the cgroup directory, so tierd sees the
- * annotation (libtier reads user.* xattrs as annotations). */
-static void record_xattr(const struct hook_opts *o, const char *cg, const char *cls)
+/* Best effort: trusted.<key> = class on the cgroup directory (its fd), so
+ * tierd sees the annotation (libtier reads trusted.* xattrs, which only
+ * root can write, as annotations). */
+static void record_xattr(const struct hook_opts *o, int dfd, const char *cg_shown,
+			 const char *cls)
 {
-	_cleanup_free_ char *dir = NULL, *name = NULL;
+	_cleanup_free_ char *name = NULL;
 
 	if (o->dry_run)
 		return;
-	if (asprintf(&dir, "%s%s", o->cgroup_root, cg) < 0 ||
-	    asprintf(&name, "user.%s", o->annotation) < 0)
+	if (asprintf(&name, TRUSTED_PREFIX "%s", o->annotation) < 0)
 		return;
-	if (setxattr(dir, name, cls, strlen(cls), 0) < 0 && o->verbose)
-		msg("%s: cannot set xattr %s (%m), ignoring", cg, name);
+	if (fsetxattr(dfd, name, cls, strlen(cls), 0) < 0 && o->verbose) {
+		int e = errno;
+
+		msg("%s: cannot set xattr %s (%s), ignoring", cg_shown, ESC(name), strerror(e));
+	}
+}
+
+/* config.json of the bundle: a regular file (a FIFO does not block us). */
+static int read_config(const char *file, char **ret_data, size_t *ret_len)
+{
+	int r = read_regular_file(file, CONFIG_MAX, ret_data, ret_len);
+
+	if (r == -EFBIG)
+		msg("cannot read %s: larger than %u MiB", ESC(file), CONFIG_MAX >> 20);
+	else if (r == -EBADFD)
+		msg("cannot read %s: not a regular file", ESC(file));
+	else if (r < 0)
+		msg("cannot read %s: %s", ESC(file), strerror(-r));
+	return r;
 }
 
 /* Returns 0 on success or "not our container", negative errno on error
@@ -842,6 +648,8 @@ static int run(const struct hook_opts *o)
 {
 	_cleanup_free_ char *state_data = NULL, *config_data = NULL, *err = NULL;
 	_cleanup_free_ char *config_file = NULL, *cgroup = NULL;
+	_cleanup_close_ int cg_fd = -1;
+	char cg_shown[ESC_SIZE];
 	struct oci_state st = { 0 };
 	struct oci_config cfg = { 0 };
 	struct tier_errors *errors = NULL;
@@ -860,11 +668,15 @@ static int run(const struct hook_opts *o)
 	}
 	r = oci_state_parse(state_data, len, o->annotation, &st, &err);
 	if (r < 0) {
-		msg("malformed OCI state JSON on stdin: %s", err ? err : strerror(-r));
+		msg("malformed OCI state JSON on stdin: %s", err ? ESC(err) : strerror(-r));
 		goto out;
 	}
-	if (st.id)
-		snprintf(msg_prefix, sizeof(msg_prefix), "container %.64s: ", st.id);
+	if (st.id) {
+		char id[72];
+
+		snprintf(msg_prefix, sizeof(msg_prefix), "container %s: ",
+			 text_escape_buf(st.id, id, sizeof(id)));
+	}
 
 	/* Nothing to do unless the container carries the annotation. */
 	if (st.has_annotations && !st.class_value && !o->force_class) {
@@ -886,14 +698,12 @@ static int run(const struct hook_opts *o)
 		r = -ENOMEM;
 		goto out;
 	}
-	r = read_all_file(config_file, CONFIG_MAX, &config_data, &len);
-	if (r < 0) {
-		msg("cannot read %s: %s", config_file, r == -EFBIG ? "too large" : strerror(-r));
+	r = read_config(config_file, &config_data, &len);
+	if (r < 0)
 		goto out;
-	}
 	r = oci_config_parse(config_data, len, o->annotation, &cfg, &err);
 	if (r < 0) {
-		msg("malformed %s: %s", config_file, err ? err : strerror(-r));
+		msg("malformed %s: %s", ESC(config_file), err ? ESC(err) : strerror(-r));
 		goto out;
 	}
 	class_name = st.has_annotations ? st.class_value : cfg.class_value;
@@ -903,8 +713,8 @@ static int run(const struct hook_opts *o)
 		 * annotations do not carry). */
 		if (class_name && strcmp(class_name, o->force_class) != 0)
 			msg("annotation %s is '%s' but this hook is for class '%s' (--class); "
-			    "using '%s'", o->annotation, class_name, o->force_class,
-			    o->force_class);
+			    "using '%s'", ESC(o->annotation), ESC(class_name),
+			    ESC(o->force_class), ESC(o->force_class));
 		class_name = o->force_class;
 	}
 	if (!class_name) {
@@ -912,7 +722,7 @@ static int run(const struct hook_opts *o)
 		goto out;
 	}
 	if (!*class_name) {
-		msg("annotation %s is empty", o->annotation);
+		msg("annotation %s is empty", ESC(o->annotation));
 		r = -EINVAL;
 		goto out;
 	}
@@ -925,22 +735,23 @@ static int run(const struct hook_opts *o)
 	r = tier_policy_load(o->config, NULL, errors, &policy);
 	if (r < 0) {
 		for (size_t i = 0; i < tier_errors_count(errors); i++)
-			msg("%s", tier_errors_get(errors, i));
-		msg("cannot load the policy %s: %s", o->config, strerror(-r));
+			msg("%s", ESC(tier_errors_get(errors, i)));
+		msg("cannot load the policy %s: %s", ESC(o->config), strerror(-r));
 		goto out;
 	}
 	cls = tier_policy_find_class(policy, class_name);
 	if (!cls) {
 		_cleanup_free_ char *names = class_list(policy);
 
-		msg("unknown class '%s' (annotation %s); the policy %s defines: %s", class_name,
-		    o->annotation, o->config, names && *names ? names : "no classes");
+		msg("unknown class '%s' (annotation %s); the policy %s defines: %s",
+		    ESC(class_name), ESC(o->annotation), ESC(o->config),
+		    names && *names ? ESC(names) : "no classes");
 		r = -ENOENT;
 		goto out;
 	}
 	if (!class_allowed(o->allow, cls->name)) {
 		msg("class '%s' (annotation %s) is not allowed for containers (--allow-class %s)",
-		    cls->name, o->annotation, o->allow);
+		    ESC(cls->name), ESC(o->annotation), ESC(o->allow));
 		r = -EPERM;
 		goto out;
 	}
@@ -954,20 +765,19 @@ static int run(const struct hook_opts *o)
 		goto out;
 	}
 	tier_ctx_set_log_fn(ctx, log_hook, NULL);
-	{
-		struct hook_opts eff = *o;
-
-		eff.cgroup_root = cgroup_root;
-		r = find_cgroup(ctx, &eff, &st, &cfg, &cgroup);
-		if (r < 0)
-			goto out;
-		r = apply_class(ctx, &eff, cgroup, cls, &cfg);
-		if (r < 0)
-			goto out;
-		record_xattr(&eff, cgroup, cls->name);
-	}
+	r = find_cgroup(o, &st, &cfg, &cgroup);
+	if (r < 0)
+		goto out;
+	r = cgroup_open_own(ctx, o, &st, &cfg, cgroup, &cg_fd);
+	if (r < 0)
+		goto out;
+	text_escape_buf(cgroup, cg_shown, sizeof(cg_shown));
+	r = apply_class(ctx, o, cgroup, cg_shown, cls, &cfg);
+	if (r < 0)
+		goto out;
+	record_xattr(o, cg_fd, cg_shown, cls->name);
 	if (o->verbose)
-		msg("%s: class %s applied", cgroup, cls->name);
+		msg("%s: class %s applied", cg_shown, cls->name);
 	r = 0;
 out:
 	if (r == -ENOMEM)
@@ -1096,4 +906,3 @@ int main(int argc, char **argv)
 	return 0;
 }
 
-#endif /* TIERD_OCI_HOOK_NO_MAIN */

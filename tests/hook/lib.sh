@@ -21,8 +21,11 @@ SYS=$T/sys
 PROC=$T/proc
 mkdir -p "$CG" "$SYS" "$PROC"
 
+# With KEEP_GOING=1 (tests/hook/run-old-new.sh) a failed check is printed
+# and the test goes on, to list every check an old binary fails.
 fail() {
 	echo "FAIL: $*" >&2
+	[ -n "${KEEP_GOING:-}" ] && return 0
 	exit 1
 }
 
@@ -210,4 +213,53 @@ pgdemote_direct 0
 pgpromote_success $6
 EOM
 	printf '%s\n' $(($2 + $3 + $4 + $5 + 20480)) >"$d/memory.current"
+}
+
+# hook_t SECONDS ARGS... < STATE: hook() under timeout(1); $rc is 124 if it
+# had to be killed, $secs the wall time in whole seconds.
+hook_t() {
+	_limit=$1
+	shift
+	_t0=$(date +%s)
+	rc=0
+	timeout -k 2 "$_limit" "$HOOK" --config "$T/tierd.conf" --cgroup-root "$CG" \
+		--procfs-root "$PROC" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	secs=$(($(date +%s) - _t0))
+	return 0
+}
+
+# with_cgroups_path SAMPLE VALUE: the sample's state, with its config.json's
+# linux.cgroupsPath replaced by VALUE (a JSON string body), in $T/s.
+with_cgroups_path() {
+	mkdir -p "$T/cgp-$1"
+	VALUE=$2 /usr/bin/python3 - "$DATA/$1/config.json" "$T/cgp-$1/config.json" <<'EOP' ||
+import json, os, sys
+c = json.load(open(sys.argv[1]))
+c["linux"]["cgroupsPath"] = json.loads('"' + os.environ["VALUE"] + '"')
+json.dump(c, open(sys.argv[2], "w"))
+EOP
+		fail "with_cgroups_path $1"
+	state "$1" "$T/cgp-$1" >"$T/s"
+}
+
+# without_cgroups_path SAMPLE: the same without linux.cgroupsPath.
+without_cgroups_path() {
+	mkdir -p "$T/cgp-$1"
+	/usr/bin/python3 - "$DATA/$1/config.json" "$T/cgp-$1/config.json" <<'EOP' ||
+import json, sys
+c = json.load(open(sys.argv[1]))
+del c["linux"]["cgroupsPath"]
+json.dump(c, open(sys.argv[2], "w"))
+EOP
+		fail "without_cgroups_path $1"
+	state "$1" "$T/cgp-$1" >"$T/s"
+}
+
+# xattr_get DIR NAME: the value, or nothing (status 1) if there is none.
+xattr_get() {
+	/usr/bin/python3 -c 'import os, sys
+try:
+    print(os.getxattr(sys.argv[1], sys.argv[2], follow_symlinks=False).decode())
+except OSError:
+    sys.exit(1)' "$1" "$2"
 }

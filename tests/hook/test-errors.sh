@@ -49,11 +49,12 @@ each_mode "container 3f1d2c4b5a69.*: malformed $T/badbundle/config.json: unexpec
 sed "s|@BUNDLE@|$T/nobundle|" "$DATA/crun/state.json" >"$T/bad"
 each_mode "cannot read $T/nobundle/config.json: No such file or directory" "$T/bad"
 
-# --- missing cgroup: neither linux.cgroupsPath nor /proc/PID/cgroup
-each_mode "^tierd-oci-hook: container $ID: cannot find the container's cgroup: linux.cgroupsPath 'machine.slice:libpod:$ID' -> $CG$CRUN does not exist; $PROC/52117/cgroup: No such file or directory\$" "$T/good.json"
+# --- missing cgroup: linux.cgroupsPath names none (and /proc cannot say
+# otherwise); /proc names another: that is not the container's
+each_mode "^tierd-oci-hook: container $ID: cannot find the container's cgroup: linux.cgroupsPath 'machine.slice:libpod:$ID' -> $CG$CRUN does not exist\$" "$T/good.json"
 mkdir -p "$PROC/52117"
 printf '0::/machine.slice/elsewhere.scope\n' >"$PROC/52117/cgroup"
-each_mode "cannot find the container's cgroup: .* does not exist; $PROC/52117/cgroup names $CG/machine.slice/elsewhere.scope, which does not exist" "$T/good.json"
+each_mode "linux.cgroupsPath 'machine.slice:libpod:$ID' names $CRUN, but the container's init \\(pid 52117\\) is in /machine.slice/elsewhere.scope \\($PROC/52117/cgroup\\): not touching a cgroup that is not the container's" "$T/good.json"
 rm -r "$PROC/52117"
 
 # --- unknown class

@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests (Check) of tierd-oci-hook's pure parsers: the OCI state, the
- * bundle's config.json, linux.cgroupsPath in both forms and
- * /proc/PID/cgroup.  The hook's source is included without its main().
+ * Unit tests (Check) of tierd-oci-hook's parsers (controller/oci-parse.c,
+ * linked): the OCI state, the bundle's config.json, linux.cgroupsPath in
+ * all its forms, /proc/PID/cgroup, their matching, and the bounded readers.
  */
-#define TIERD_OCI_HOOK_NO_MAIN 1
-#include "../../controller/oci-hook.c"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <check.h>
+
+#include "macro.h"
+#include "oci-parse.h"
 
 /* ---- linux.cgroupsPath ---- */
 
@@ -15,6 +25,7 @@ static const struct {
 	const char *in;
 	int r;
 	const char *out;
+	bool relative;
 } cgpath_cases[] = {
 	/* systemd driver: SLICE:PREFIX:NAME */
 	{ "system.slice:crio:abc", 0, "/system.slice/crio-abc.scope" },
@@ -42,29 +53,160 @@ static const struct {
 	{ "system.slice:cr/io:x", -EINVAL, NULL },
 	{ "system.slice:crio:a/b", -EINVAL, NULL },
 	{ "system.slice:crio:a b", -EINVAL, NULL },
+	{ "system.slice:crio:a\nb", -EINVAL, NULL },
+	{ "system.slice:crio:a\x1b[2Jb", -EINVAL, NULL },
+	{ "system.slice:cr+io:x", -EINVAL, NULL },
+	{ "m\xc3\xa9.slice:crio:x", -EINVAL, NULL },
+	{ "system.slice:crio:..", -EINVAL, NULL },
+	{ "system.slice:crio:.", -EINVAL, NULL },
+	{ "system.slice:getty:tty@1", 0, "/system.slice/getty-tty@1.scope" },
 	{ "a:b", -EINVAL, NULL },
 	{ "a:b:c:d", -EINVAL, NULL },
 	{ "::", -EINVAL, NULL },
 	/* cgroupfs driver: a path below the cgroup2 root */
 	{ "/kubepods/burstable/pod1/abc", 0, "/kubepods/burstable/pod1/abc" },
 	{ "//a//b/", 0, "/a/b" },
+	{ "/a/", 0, "/a" },
+	{ "//a", 0, "/a" },
+	{ "/a", 0, "/a" },
 	{ "/", 0, "/" },
+	{ "//", 0, "/" },
 	{ "/a/./b", -EINVAL, NULL },
 	{ "/a/../../etc", -EINVAL, NULL },
-	{ "/a/\nb", -EINVAL, NULL },
-	{ "relative/path", -EXDEV, NULL },
+	{ "/a/..", -EINVAL, NULL },
+	/* cgroup names may hold anything but '/': the hook escapes them */
+	{ "/a/\nb", 0, "/a/\nb" },
+	/* relative: below a cgroup of the runtime's choosing */
+	{ "relative/path", 0, "/relative/path", true },
+	{ "libpod//abc/", 0, "/libpod/abc", true },
+	{ "a/../b", -EINVAL, NULL },
+	{ "./a", -EINVAL, NULL },
 	{ "", -EINVAL, NULL },
 };
 
 START_TEST(test_cgroups_path)
 {
 	char *out = NULL;
-	int r = cgroups_path_resolve(cgpath_cases[_i].in, &out);
+	bool relative = false;
+	int r = cgroups_path_resolve(cgpath_cases[_i].in, &out, &relative);
 
 	ck_assert_msg(r == cgpath_cases[_i].r, "'%s': r=%d, expected %d", cgpath_cases[_i].in, r,
 		      cgpath_cases[_i].r);
-	if (r == 0)
+	if (r == 0) {
 		ck_assert_str_eq(out, cgpath_cases[_i].out);
+		ck_assert_int_eq(relative, cgpath_cases[_i].relative);
+	} else {
+		ck_assert_ptr_null(out);
+	}
+	free(out);
+}
+END_TEST
+
+/* A string of n copies of the pattern, then the tail. */
+static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
+{
+	size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
+	char *s = malloc(hl + ul * n + tl + 1), *w = s;
+
+	ck_assert_ptr_nonnull(s);
+	memcpy(w, head, hl);
+	w += hl;
+	for (size_t i = 0; i < n; i++, w += ul)
+		memcpy(w, unit, ul);
+	memcpy(w, tail, tl + 1);
+	return s;
+}
+
+/* Unit names are at most 255 bytes, as systemd's: the slice, and the scope
+ * PREFIX-NAME.scope; 40,000 dashes are refused at once (issue item 7). */
+START_TEST(test_cgroups_path_unit_max)
+{
+	_cleanup_free_ char *ok = NULL, *slice_long = NULL, *scope_long = NULL, *huge = NULL;
+	_cleanup_free_ char *huge_plain = NULL, *dashes = NULL, *out = NULL;
+	bool rel;
+	struct timespec t0, t1;
+
+	/* "a-a-...-a.slice" of 255 bytes: 124 "a-", "a", ".slice" */
+	ok = repeat("", "a-", 124, "a.slice:p:n");
+	ck_assert_int_eq(strchr(ok, ':') - ok, 255);
+	ck_assert_int_eq(cgroups_path_resolve(ok, &out, &rel), 0);
+	ck_assert_ptr_nonnull(strstr(out, "/a-a.slice/a-a-a.slice/"));
+	free(TAKE_PTR(out));
+	slice_long = repeat("", "a-", 124, "ab.slice:p:n");
+	ck_assert_int_eq(cgroups_path_resolve(slice_long, &out, &rel), -ENAMETOOLONG);
+	/* p-<name>.scope: 2 + 247 + 6 = 255 ok, 256 not */
+	scope_long = repeat("machine.slice:p:", "x", 247, "");
+	ck_assert_int_eq(cgroups_path_resolve(scope_long, &out, &rel), 0);
+	free(TAKE_PTR(out));
+	free(scope_long);
+	scope_long = repeat("machine.slice:p:", "x", 248, "");
+	ck_assert_int_eq(cgroups_path_resolve(scope_long, &out, &rel), -ENAMETOOLONG);
+	ck_assert_ptr_null(out);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	huge = repeat("", "a-", 40000, "a.slice:p:n");
+	ck_assert_int_eq(cgroups_path_resolve(huge, &out, &rel), -ENAMETOOLONG);
+	dashes = repeat("", "a-", 1000, "a.slice");
+	ck_assert_int_eq(slice_expand(dashes, strlen(dashes), &out), -ENAMETOOLONG);
+	huge_plain = repeat("", "/a", 40000, "");
+	ck_assert_int_eq(cgroups_path_resolve(huge_plain, &out, &rel), -ENAMETOOLONG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_ptr_null(out);
+	ck_assert_int_lt((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000,
+			 1000);
+}
+END_TEST
+
+/* ---- where the init is vs what config.json says ---- */
+
+static const struct {
+	const char *config;
+	bool relative;
+	const char *proc;
+	int r;
+	const char *out;
+} match_cases[] = {
+	{ "/machine.slice/libpod-x.scope", false, "/machine.slice/libpod-x.scope", 0,
+	  "/machine.slice/libpod-x.scope" },
+	/* crun: the init in a child of the scope */
+	{ "/machine.slice/libpod-x.scope", false, "/machine.slice/libpod-x.scope/container", 0,
+	  "/machine.slice/libpod-x.scope" },
+	/* not two levels, not the parent, not a sibling, not a prefix of a name */
+	{ "/a", false, "/a/b/c", -ESRCH, NULL },
+	{ "/a/b", false, "/a", -ESRCH, NULL },
+	{ "/a/b", false, "/a/c", -ESRCH, NULL },
+	{ "/a/b", false, "/a/bc", -ESRCH, NULL },
+	{ "/kubepods/x", false, "/system.slice/sshd.service", -ESRCH, NULL },
+	{ "/a", false, "/", -ESRCH, NULL },
+	{ "/", false, "/", 0, "/" },	/* the caller refuses the root */
+	/* a slice is no container's: the init in a child of it is not in it */
+	{ "/machine.slice", false, "/machine.slice/libpod-x.scope", -ESRCH, NULL },
+	{ "/machine.slice", false, "/machine.slice", 0, "/machine.slice" },
+	{ "/machine.slice", true, "/machine.slice/libpod-x.scope", -ESRCH, NULL },
+	/* relative */
+	{ "/libpod/abc", true, "/user.slice/u.service/libpod/abc", 0,
+	  "/user.slice/u.service/libpod/abc" },
+	{ "/libpod/abc", true, "/user.slice/u.service/libpod/abc/container", 0,
+	  "/user.slice/u.service/libpod/abc" },
+	{ "/libpod/abc", true, "/libpod/abc", 0, "/libpod/abc" },
+	{ "/libpod/abc", true, "/x/libpod/abcd", -ESRCH, NULL },
+	{ "/libpod/abc", true, "/x/mylibpod/abc", -ESRCH, NULL },
+	{ "/libpod/abc", true, "/machine.slice/libpod-3f.scope", -ESRCH, NULL },
+	{ "/abc", true, "/", -ESRCH, NULL },
+};
+
+START_TEST(test_match)
+{
+	char *out = NULL;
+	int r = cgroup_config_match(match_cases[_i].config, match_cases[_i].relative,
+				    match_cases[_i].proc, &out);
+
+	ck_assert_msg(r == match_cases[_i].r, "case %d: r=%d, expected %d", _i, r,
+		      match_cases[_i].r);
+	if (r == 0)
+		ck_assert_str_eq(out, match_cases[_i].out);
+	else
+		ck_assert_ptr_null(out);
 	free(out);
 }
 END_TEST
@@ -80,6 +222,7 @@ static const struct {
 	  "/machine.slice/libpod-3f1d.scope/container" },
 	{ "12:memory:/docker/x\n1:name=systemd:/docker/x\n0::/docker/x\n", 0, "/docker/x" },
 	{ "0::/\n", 0, "/" },
+	{ "0:://a//b/\n", 0, "/a/b" },
 	{ "0::/a", 0, "/a" },
 	{ "0::/../../x\n", -EINVAL, NULL },
 	{ "0::\n", -EINVAL, NULL },
@@ -291,19 +434,115 @@ START_TEST(test_sample_files)
 		_cleanup_free_ char *file = NULL, *data = NULL, *err = NULL, *cg = NULL;
 		struct oci_config c = { 0 };
 		size_t len;
+		bool rel;
 
 		ck_assert_int_ge(asprintf(&file, "%s/tests/hook/data/%s/config.json", src,
 					  samples[i].dir), 0);
-		ck_assert_msg(read_all_file(file, CONFIG_MAX, &data, &len) == 0, "read %s", file);
+		ck_assert_msg(read_regular_file(file, CONFIG_MAX, &data, &len) == 0, "read %s", file);
 		ck_assert_int_eq(oci_config_parse(data, len, "tierd.io/class", &c, &err), 0);
 		if (samples[i].class_name)
 			ck_assert_str_eq(c.class_value, samples[i].class_name);
 		else
 			ck_assert_ptr_null(c.class_value);
-		ck_assert_int_eq(cgroups_path_resolve(c.cgroups_path, &cg), 0);
+		ck_assert_int_eq(cgroups_path_resolve(c.cgroups_path, &cg, &rel), 0);
+		ck_assert(!rel);
 		ck_assert_str_eq(cg, samples[i].cgroup);
 		oci_config_done(&c);
 	}
+}
+END_TEST
+
+/* "cgroupsPath": "" is the runtime's default, as if absent. */
+START_TEST(test_config_empty_cgroups_path)
+{
+	static const char in[] = "{\"linux\":{\"cgroupsPath\":\"\"}}";
+	struct oci_config c = { 0 };
+	char *err = NULL;
+
+	ck_assert_int_eq(oci_config_parse(in, strlen(in), "k", &c, &err), 0);
+	ck_assert_ptr_null(c.cgroups_path);
+	oci_config_done(&c);
+}
+END_TEST
+
+/* ---- bounded reading ---- */
+
+/* Write n bytes into a pipe from a child and read them with a cap of max. */
+static int read_pipe(size_t n, size_t max, size_t *ret_len)
+{
+	_cleanup_free_ char *data = NULL;
+	int fds[2], r;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char buf[4096];
+
+		close(fds[0]);
+		memset(buf, ' ', sizeof(buf));
+		for (size_t left = n; left;) {
+			size_t k = left < sizeof(buf) ? left : sizeof(buf);
+			ssize_t w = write(fds[1], buf, k);
+
+			if (w <= 0)
+				_exit(0);
+			left -= (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	r = read_all_fd(fds[0], max, &data, ret_len);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	return r;
+}
+
+/* The limit is inclusive: exactly max bytes is fine (issue item 18). */
+START_TEST(test_read_limit)
+{
+	size_t len = 0;
+
+	ck_assert_int_eq(read_pipe(STATE_MAX, STATE_MAX, &len), 0);
+	ck_assert_uint_eq(len, STATE_MAX);
+	ck_assert_int_eq(read_pipe(STATE_MAX + 1, STATE_MAX, &len), -EFBIG);
+	ck_assert_int_eq(read_pipe(0, STATE_MAX, &len), 0);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_int_eq(read_pipe(10, 10, &len), 0);
+	ck_assert_uint_eq(len, 10);
+	ck_assert_int_eq(read_pipe(11, 10, &len), -EFBIG);
+	ck_assert_int_eq(read_pipe(8192, 8192, &len), 0);
+	ck_assert_int_eq(read_pipe(8193, 8192, &len), -EFBIG);
+}
+END_TEST
+
+/* A FIFO, a directory, a device: refused at once, not read (item 9). */
+START_TEST(test_read_regular_only)
+{
+	char dir[] = "/tmp/test-hook-parse.XXXXXX", fifo[64], file[64];
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(read_regular_file(fifo, CONFIG_MAX, &data, &len), -EBADFD);
+	ck_assert_int_eq(read_regular_file(dir, CONFIG_MAX, &data, &len), -EISDIR);
+	ck_assert_int_eq(read_regular_file("/dev/zero", CONFIG_MAX, &data, &len), -EBADFD);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("0123456789", f);
+	fclose(f);
+	ck_assert_int_eq(read_regular_file(file, 9, &data, &len), -EFBIG);
+	ck_assert_int_eq(read_regular_file(file, 10, &data, &len), 0);
+	ck_assert_uint_eq(len, 10);
+	ck_assert_str_eq(data, "0123456789");
+	unlink(fifo);
+	unlink(file);
+	rmdir(dir);
 }
 END_TEST
 
@@ -315,6 +554,8 @@ int main(void)
 	int failed;
 
 	tcase_add_loop_test(tc, test_cgroups_path, 0, ARRAY_SIZE(cgpath_cases));
+	tcase_add_test(tc, test_cgroups_path_unit_max);
+	tcase_add_loop_test(tc, test_match, 0, ARRAY_SIZE(match_cases));
 	tcase_add_loop_test(tc, test_proc_cgroup, 0, ARRAY_SIZE(proc_cases));
 	tcase_add_test(tc, test_proc_cgroup_nul);
 	tcase_add_test(tc, test_state_good);
@@ -325,6 +566,9 @@ int main(void)
 	tcase_add_test(tc, test_config);
 	tcase_add_test(tc, test_config_bad);
 	tcase_add_test(tc, test_sample_files);
+	tcase_add_test(tc, test_config_empty_cgroups_path);
+	tcase_add_test(tc, test_read_limit);
+	tcase_add_test(tc, test_read_regular_only);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

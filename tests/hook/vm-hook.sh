@@ -149,13 +149,35 @@ v=$(cat "$CG$SCOPE/memory.numa_balancing")
 [ "$v" = promote ] || fail "memory.numa_balancing is '$v', expected promote"
 echo "ok 1: $SCOPE memory.numa_balancing = $v"
 
-# The class is recorded for tierd as the user.tierd.io/class xattr.
+# The class is recorded for tierd as the trusted.tierd.io/class xattr
+# (root only; user.* is not written).
 if [ -x /usr/bin/python3 ]; then
-	x=$(/usr/bin/python3 -c 'import os,sys; print(os.getxattr(sys.argv[1], "user.tierd.io/class").decode())' \
-		"$CG$SCOPE" 2>&1) || fail "no user.tierd.io/class xattr: $x"
+	x=$(/usr/bin/python3 -c 'import os,sys; print(os.getxattr(sys.argv[1], "trusted.tierd.io/class").decode())' \
+		"$CG$SCOPE" 2>&1) || fail "no trusted.tierd.io/class xattr: $x"
 	[ "$x" = pinned ] || fail "xattr is '$x'"
-	echo "ok 1b: user.tierd.io/class = $x"
+	if /usr/bin/python3 -c 'import os,sys; os.getxattr(sys.argv[1], "user.tierd.io/class")' \
+		"$CG$SCOPE" 2>/dev/null; then
+		fail "the hook wrote user.tierd.io/class"
+	fi
+	echo "ok 1b: trusted.tierd.io/class = $x"
 fi
+
+# 1c. Not the container's cgroup: the root, and the slice above the scope
+# (the init is in the scope), are refused; nothing is written.
+cp "$T/bundle/config.json" "$T/config.saved"
+for p in / /machine.slice; do
+	sed "s|\"cgroupsPath\":\"[^\"]*\"|\"cgroupsPath\":\"$p\"|" "$T/config.saved" \
+		>"$T/bundle/config.json"
+	echo inherit >"$CG/machine.slice/memory.numa_balancing"
+	state "$pid" batch
+	hook --fail-closed <"$T/state.json"
+	[ "$hrc" = 1 ] || fail "cgroupsPath $p: exit $hrc"
+	grep -q "not touching" "$T/err" || fail "cgroupsPath $p: no refusal"
+	[ "$(cat "$CG/machine.slice/memory.numa_balancing")" = inherit ] ||
+		fail "cgroupsPath $p: machine.slice written"
+done
+cp "$T/config.saved" "$T/bundle/config.json"
+echo "ok 1c: cgroupsPath / and /machine.slice refused"
 
 # 2. Under a parent set to off, the hook still writes the class's value to
 # the container's cgroup (the kernel accepts it; the effective value stays
