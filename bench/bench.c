@@ -3,7 +3,7 @@
  * tier-bench: time libtier's parse + observe + evaluate + dry-run apply over
  * a synthetic host.
  *
- *   tier-bench [-n CGROUPS] [-r RULES] [-i ITERATIONS] [-d DIR] [-k]
+ *   tier-bench [-n CGROUPS] [-r RULES] [-i ITERATIONS] [-R BIG_RULES] [-d DIR] [-k]
  *
  * Builds, in a fresh directory under DIR (default /dev/shm, else /tmp), a
  * fake cgroup v2 tree of CGROUPS cgroups (default 10000) in the kernel's
@@ -25,6 +25,11 @@
  * and, for comparison, parse+evaluate+apply (everything but observe) and
  * observe without reading cgroup.procs, /proc/PID/exe and xattrs (not part
  * of the total).
+ *
+ * Then the policy load alone at scale: tier_policy_load() of a policy of
+ * BIG_RULES rules (default 100000, 0 skips it) of the same shape, which
+ * must be linear (a reload of tierd runs it in its event loop), and the
+ * tier_policy_free() of it: "policy load: 100000 rules in N ms".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +65,14 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -283,9 +296,60 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Load a policy of n_rules rules iters times: min/median of load and free. */
+static void bench_big_policy(const char *top, unsigned n_rules, unsigned iters)
+{
+	uint64_t *load = calloc(iters, sizeof(uint64_t)), *fr = calloc(iters, sizeof(uint64_t));
+	uint64_t *cpu = calloc(iters, sizeof(uint64_t));
+	char path[300];
+	struct stat st;
+
+	if (!load || !fr || !cpu)
+		die("calloc", ENOMEM);
+	snprintf(path, sizeof(path), "%s/big.conf", top);
+	mk_policy(path, n_rules);
+	if (stat(path, &st) < 0)
+		die(path, errno);
+	for (unsigned it = 0; it < iters; it++) {
+		struct tier_errors *errors = tier_errors_new();
+		struct tier_policy *policy = NULL;
+		uint64_t a, c;
+		int r;
+
+		c = cpu_ns();
+		a = now_ns();
+		r = tier_policy_load(path, "", errors, &policy);
+		load[it] = now_ns() - a;
+		cpu[it] = cpu_ns() - c;
+		if (r < 0) {
+			for (size_t k = 0; k < tier_errors_count(errors) && k < 10; k++)
+				fprintf(stderr, "%s\n", tier_errors_get(errors, k));
+			die("tier_policy_load (big policy)", r);
+		}
+		if (tier_policy_rule_count(policy) != n_rules)
+			die("tier_policy_load (big policy): rule count", EINVAL);
+		a = now_ns();
+		tier_policy_free(policy);
+		fr[it] = now_ns() - a;
+		tier_errors_free(errors);
+	}
+	qsort(load, iters, sizeof(uint64_t), cmp_u64);
+	qsort(fr, iters, sizeof(uint64_t), cmp_u64);
+	qsort(cpu, iters, sizeof(uint64_t), cmp_u64);
+	/* median wall clock; CPU time as well, which a busy machine does not inflate */
+	printf("policy load: %u rules in %.0f ms (min %.0f ms, CPU %.0f ms; %.1f MiB file; "
+	       "free %.0f ms)\n",
+	       n_rules, (double)load[iters / 2] / 1e6, (double)load[0] / 1e6,
+	       (double)cpu[iters / 2] / 1e6, (double)st.st_size / (1 << 20),
+	       (double)fr[iters / 2] / 1e6);
+	free(load);
+	free(fr);
+	free(cpu);
+}
+
 int main(int argc, char **argv)
 {
-	unsigned n_cgroups = 10000, n_rules = 200, iters = 7, made;
+	unsigned n_cgroups = 10000, n_rules = 200, iters = 7, big_rules = 100000, made;
 	const char *base = NULL;
 	bool keep = false;
 	char top[256], cg[300], sys[300], proc[300], conf[300];
@@ -295,7 +359,7 @@ int main(int argc, char **argv)
 	uint64_t t0;
 	int c, r;
 
-	while ((c = getopt(argc, argv, "n:r:i:d:kh")) != -1) {
+	while ((c = getopt(argc, argv, "n:r:i:R:d:kh")) != -1) {
 		switch (c) {
 		case 'n':
 			n_cgroups = (unsigned)strtoul(optarg, NULL, 10);
@@ -306,6 +370,9 @@ int main(int argc, char **argv)
 		case 'i':
 			iters = (unsigned)strtoul(optarg, NULL, 10);
 			break;
+		case 'R':
+			big_rules = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		case 'd':
 			base = optarg;
 			break;
@@ -314,7 +381,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: tier-bench [-n CGROUPS] [-r RULES] [-i ITERATIONS] "
-					"[-d DIR] [-k]\n");
+					"[-R BIG_RULES] [-d DIR] [-k]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -439,6 +506,8 @@ int main(int argc, char **argv)
 	}
 	getrusage(RUSAGE_SELF, &ru);
 	printf("peak RSS: %ld KiB\n", ru.ru_maxrss);
+	if (big_rules)
+		bench_big_policy(top, big_rules, iters < 3 ? iters : 3);
 
 	for (int p = 0; p < PH_N; p++)
 		free(t[p]);

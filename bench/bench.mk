@@ -1,12 +1,14 @@
 # bench/bench.mk: libtier benchmark.
 #
-#   make bench [BENCH_ARGS="-n 10000 -r 200 -i 7"]
+#   make bench [BENCH_ARGS="-n 10000 -r 200 -i 7 -R 100000"]
 #
 # Builds $(BUILD)/bench/tier-bench against the unsanitized static libtier
 # (libtier-plain.a, built with the normal CFLAGS minus sanitizers) and runs
 # it: a synthetic tree of 10,000 cgroups and a 200-rule policy in a temp dir
 # under /dev/shm (or /tmp), timing parse, topology, observe, evaluate and
-# dry-run apply (min/median/max over the iterations) and reporting peak RSS.
+# dry-run apply (min/median/max over the iterations) and reporting peak RSS;
+# then the load of a 100,000-rule policy alone ("policy load: 100000 rules
+# in N ms", wall clock and CPU; -R 0 skips it).
 # Figures only: nothing here is a pass/fail test.
 
 BENCH_BIN  := $(BUILD)/bench/tier-bench

@@ -10,6 +10,7 @@
  * evaluation exponential.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,24 +26,30 @@ enum {
 	G_DSTAR_SLASH,	/* '**' + '/' at a segment start: "" or anything ending in '/' */
 };
 
+/* Patterns are limited to GLOB_MAX_LEN bytes: arg has 29 bits. */
+#define GLOB_MAX_LEN ((1u << 29) - 1)
+
 struct gtok {
-	unsigned char type;
-	unsigned char c;
-	unsigned char bits[32];	/* G_CLASS: bitmap of matching bytes */
+	uint32_t type : 3;
+	uint32_t arg : 29;	/* G_LIT: the byte; G_CLASS: index into glob->classes */
 };
 
-static void class_set(struct gtok *t, unsigned char c)
+struct gclass {
+	unsigned char bits[32];	/* bitmap of matching bytes */
+};
+
+static void class_set(struct gclass *t, unsigned char c)
 {
 	t->bits[c >> 3] |= (unsigned char)(1u << (c & 7));
 }
 
-static bool class_has(const struct gtok *t, unsigned char c)
+static bool class_has(const struct gclass *t, unsigned char c)
 {
 	return t->bits[c >> 3] & (1u << (c & 7));
 }
 
 /* Parse the class starting after '['; returns chars consumed or -EINVAL. */
-static int parse_class(const char *p, bool pathname, struct gtok *t)
+static int parse_class(const char *p, bool pathname, struct gclass *t)
 {
 	const char *start = p;
 	bool neg = false, first = true;
@@ -91,18 +98,19 @@ static int parse_class(const char *p, bool pathname, struct gtok *t)
 	return (int)(p - start);
 }
 
-int glob_compile(const char *pattern, unsigned flags, struct glob *ret)
+/*
+ * Tokenize pattern into tok and classes (room for them is there); returns
+ * the number of tokens and sets *ret_n_classes, or -EINVAL.
+ */
+static long tokenize(const char *pattern, bool pathname, struct gtok *tok, struct gclass *classes,
+		     size_t *ret_n_classes)
 {
-	bool pathname = flags & TIER_GLOB_PATHNAME;
-	size_t len = strlen(pattern), n = 0;
-	struct gtok *tok;
+	size_t n = 0, n_classes = 0;
+	unsigned prev = G_LIT;
 	const char *p = pattern;
 
-	tok = calloc(len + 1, sizeof(*tok));
-	if (!tok)
-		return -ENOMEM;
 	while (*p) {
-		struct gtok *t = &tok[n];
+		unsigned type, arg = 0;
 
 		switch (*p) {
 		case '*':
@@ -112,161 +120,157 @@ int glob_compile(const char *pattern, unsigned flags, struct glob *ret)
 				while (*p == '*')
 					p++;
 				if (!pathname) {
-					t->type = G_STAR;
+					type = G_STAR;
 				} else if (*p == '/' && (st == pattern || st[-1] == '/')) {
 					/* "**" + "/" at a segment start may match nothing */
-					t->type = G_DSTAR_SLASH;
+					type = G_DSTAR_SLASH;
 					p++;
 				} else {
-					t->type = G_DSTAR;
+					type = G_DSTAR;
 				}
 			} else {
 				p++;
-				t->type = G_STAR;
+				type = G_STAR;
 			}
 			/* collapse "**" runs of equivalent stars */
-			if (n > 0 && tok[n - 1].type == t->type && t->type != G_DSTAR_SLASH)
+			if (n > 0 && prev == type && type != G_DSTAR_SLASH)
 				continue;
-			n++;
 			break;
 		case '?':
-			t->type = G_ANY;
+			type = G_ANY;
 			p++;
-			n++;
 			break;
 		case '[': {
-			int r = parse_class(p + 1, pathname, t);
+			int r = parse_class(p + 1, pathname, &classes[n_classes]);
 
-			if (r < 0) {
-				free(tok);
+			if (r < 0)
 				return r;
-			}
-			t->type = G_CLASS;
+			type = G_CLASS;
+			arg = (unsigned)n_classes++;
 			p += 1 + r;
-			n++;
 			break;
 		}
 		case '\\':
 			p++;
-			if (!*p) {
-				free(tok);
+			if (!*p)
 				return -EINVAL;
-			}
 			/* fallthrough */
 		default:
-			t->type = G_LIT;
-			t->c = (unsigned char)*p++;
-			n++;
+			type = G_LIT;
+			arg = (unsigned char)*p++;
 			break;
 		}
+		tok[n++] = (struct gtok){ .type = type & 7, .arg = arg & GLOB_MAX_LEN };
+		prev = type;
 	}
-	{
-		size_t pl = 0, sl = 0;
-		char *prefix, *suffix;
+	*ret_n_classes = n_classes;
+	return (long)n;
+}
 
-		while (pl < n && tok[pl].type == G_LIT)
-			pl++;
-		if (pl < n)
-			while (sl < n - pl && tok[n - 1 - sl].type == G_LIT)
-				sl++;
-		prefix = malloc(pl + 1);
-		suffix = malloc(sl + 1);
-		if (!prefix || !suffix) {
-			free(prefix);
-			free(suffix);
-			free(tok);
-			return -ENOMEM;
+int glob_compile(const char *pattern, unsigned flags, struct glob *ret)
+{
+	bool pathname = flags & TIER_GLOB_PATHNAME;
+	size_t len = 0, n, n_classes, max_classes = 0, max_wild = 0, pl = 0, sl = 0, n_runs = 0;
+	size_t max_runs;
+	struct glob_run *runs;
+	struct gclass *classes;
+	struct gtok *tok;
+	char *text, *w;
+	long r;
+
+	/* upper bounds, from one cheap scan: a token per byte at most, a class
+	 * per '[', a wildcard per '*', '?' or '[' */
+	for (const char *p = pattern; *p; p++, len++) {
+		if (*p == '[')
+			max_classes++;
+		if (*p == '*' || *p == '?' || *p == '[')
+			max_wild++;
+	}
+	if (len > GLOB_MAX_LEN)
+		return -E2BIG;
+	/* interior runs lie between two wildcards */
+	max_runs = max_wild > 1 ? max_wild - 1 : 0;
+	tok = malloc(len * sizeof(*tok) + max_runs * sizeof(*runs) +
+		     max_classes * sizeof(*classes) + len + 2);
+	if (!tok)
+		return -ENOMEM;
+	runs = (struct glob_run *)(void *)(tok + len);
+	classes = (struct gclass *)(void *)(runs + max_runs);
+	text = (char *)(classes + max_classes);
+	r = tokenize(pattern, pathname, tok, classes, &n_classes);
+	if (r < 0) {
+		free(tok);
+		return (int)r;
+	}
+	n = (size_t)r;
+
+	/* literal prefix, suffix and the interior runs of 2+ characters */
+	while (pl < n && tok[pl].type == G_LIT)
+		pl++;
+	if (pl < n)
+		while (sl < n - pl && tok[n - 1 - sl].type == G_LIT)
+			sl++;
+	w = text;
+	for (size_t i = 0; i < pl; i++)
+		*w++ = (char)tok[i].arg;
+	*w++ = '\0';
+	for (size_t i = 0; i < sl; i++)
+		*w++ = (char)tok[n - sl + i].arg;
+	*w++ = '\0';
+	for (size_t i = pl; i + sl < n;) {
+		size_t j = i;
+
+		while (j + sl < n && tok[j].type == G_LIT)
+			j++;
+		if (j - i >= 2) {
+			runs[n_runs].off = (uint32_t)(w - text);
+			runs[n_runs].len = (uint32_t)(j - i);
+			n_runs++;
+			for (size_t k = i; k < j; k++)
+				*w++ = (char)tok[k].arg;
 		}
-		for (size_t i = 0; i < pl; i++)
-			prefix[i] = (char)tok[i].c;
-		prefix[pl] = '\0';
-		for (size_t i = 0; i < sl; i++)
-			suffix[i] = (char)tok[n - sl + i].c;
-		suffix[sl] = '\0';
-		ret->prefix = prefix;
-		ret->prefix_len = pl;
-		ret->suffix = suffix;
-		ret->suffix_len = sl;
-		ret->literal = pl == n;
-		ret->runs = NULL;
-		ret->run_len = NULL;
-		ret->n_runs = 0;
-		/* interior literal runs of 2+ characters */
-		for (size_t i = pl; i + sl < n;) {
-			size_t j = i;
-			char *run;
-
-			while (j + sl < n && tok[j].type == G_LIT)
-				j++;
-			if (j - i >= 2) {
-				size_t nr = ret->n_runs;
-				char **nruns = realloc(ret->runs, (nr + 1) * sizeof(char *));
-				size_t *nlen;
-
-				if (!nruns)
-					goto oom;
-				ret->runs = nruns;
-				nlen = realloc(ret->run_len, (nr + 1) * sizeof(size_t));
-				if (!nlen)
-					goto oom;
-				ret->run_len = nlen;
-				run = malloc(j - i);
-				if (!run)
-					goto oom;
-				for (size_t k = i; k < j; k++)
-					run[k - i] = (char)tok[k].c;
-				ret->runs[nr] = run;
-				ret->run_len[nr] = j - i;
-				ret->n_runs = nr + 1;
-			}
-			i = j + 1;
-		}
+		i = j + 1;
 	}
 	ret->tok = tok;
-	ret->n = n;
+	ret->classes = classes;
+	ret->runs = runs;
+	ret->prefix = text;
+	ret->n = (uint32_t)n;
+	ret->n_runs = (uint32_t)n_runs;
+	ret->prefix_len = (uint32_t)pl;
+	ret->suffix_len = (uint32_t)sl;
 	ret->flags = flags;
+	ret->literal = pl == n;
 	return 0;
-oom:
-	ret->tok = tok;
-	glob_free(ret);
-	return -ENOMEM;
 }
 
 void glob_free(struct glob *g)
 {
-	for (size_t i = 0; i < g->n_runs; i++)
-		free(g->runs[i]);
-	free(g->runs);
-	free(g->run_len);
-	g->runs = NULL;
-	g->run_len = NULL;
-	g->n_runs = 0;
 	free(g->tok);
-	free(g->prefix);
-	free(g->suffix);
-	g->tok = NULL;
-	g->prefix = g->suffix = NULL;
-	g->n = 0;
+	memset(g, 0, sizeof(*g));
 }
 
-static bool tok_match_char(const struct gtok *t, unsigned char c, bool pathname)
+static bool tok_match_char(const struct glob *g, const struct gtok *t, unsigned char c,
+			   bool pathname)
 {
 	switch (t->type) {
 	case G_LIT:
-		return t->c == c;
+		return t->arg == c;
 	case G_ANY:
 		return c && !(pathname && c == '/');
 	case G_CLASS:
-		return class_has(t, c);
+		return class_has(&g->classes[t->arg], c);
 	default:
 		return false;
 	}
 }
 
 /* 1 match, 0 no match, -1 budget exhausted. */
-static int bt(const struct gtok *tok, size_t nt, size_t i, const char *s, bool pathname,
-	      long *budget)
+static int bt(const struct glob *g, size_t i, const char *s, bool pathname, long *budget)
 {
+	const struct gtok *tok = g->tok;
+	size_t nt = g->n;
+
 	for (;;) {
 		const struct gtok *t;
 
@@ -279,7 +283,7 @@ static int bt(const struct gtok *tok, size_t nt, size_t i, const char *s, bool p
 		case G_LIT:
 		case G_ANY:
 		case G_CLASS:
-			if (!*s || !tok_match_char(t, (unsigned char)*s, pathname))
+			if (!*s || !tok_match_char(g, t, (unsigned char)*s, pathname))
 				return 0;
 			i++;
 			s++;
@@ -290,8 +294,8 @@ static int bt(const struct gtok *tok, size_t nt, size_t i, const char *s, bool p
 			for (const char *q = s;; q++) {
 				int r;
 
-				if (tok[i + 1].type != G_LIT || (unsigned char)*q == tok[i + 1].c) {
-					r = bt(tok, nt, i + 1, q, pathname, budget);
+				if (tok[i + 1].type != G_LIT || (unsigned char)*q == tok[i + 1].arg) {
+					r = bt(g, i + 1, q, pathname, budget);
 					if (r)
 						return r;
 				}
@@ -304,8 +308,8 @@ static int bt(const struct gtok *tok, size_t nt, size_t i, const char *s, bool p
 			for (const char *q = s;; q++) {
 				int r;
 
-				if (tok[i + 1].type != G_LIT || (unsigned char)*q == tok[i + 1].c) {
-					r = bt(tok, nt, i + 1, q, pathname, budget);
+				if (tok[i + 1].type != G_LIT || (unsigned char)*q == tok[i + 1].arg) {
+					r = bt(g, i + 1, q, pathname, budget);
 					if (r)
 						return r;
 				}
@@ -313,14 +317,14 @@ static int bt(const struct gtok *tok, size_t nt, size_t i, const char *s, bool p
 					return 0;
 			}
 		case G_DSTAR_SLASH: {
-			int r = bt(tok, nt, i + 1, s, pathname, budget);
+			int r = bt(g, i + 1, s, pathname, budget);
 
 			if (r)
 				return r;
 			for (const char *q = s; *q; q++) {
 				if (*q != '/')
 					continue;
-				r = bt(tok, nt, i + 1, q + 1, pathname, budget);
+				r = bt(g, i + 1, q + 1, pathname, budget);
 				if (r)
 					return r;
 			}
@@ -351,8 +355,10 @@ static void closure(const struct gtok *tok, size_t nt, unsigned char *set)
 	}
 }
 
-static bool nfa(const struct gtok *tok, size_t nt, const char *s, bool pathname)
+static bool nfa(const struct glob *g, const char *s, bool pathname)
 {
+	const struct gtok *tok = g->tok;
+	size_t nt = g->n;
 	_cleanup_free_ unsigned char *cur = calloc(nt + 1, 1), *next = calloc(nt + 1, 1);
 
 	if (!cur || !next)
@@ -381,7 +387,7 @@ static bool nfa(const struct gtok *tok, size_t nt, const char *s, bool pathname)
 					next[i + 1] |= ENTERED;
 				break;
 			default:
-				if (tok_match_char(&tok[i], c, pathname))
+				if (tok_match_char(g, &tok[i], c, pathname))
 					next[i + 1] |= ENTERED;
 				break;
 			}
@@ -404,25 +410,27 @@ bool glob_match_len(const struct glob *g, const char *s, size_t len)
 
 	if (g->literal)
 		return len == g->prefix_len && memcmp(s, g->prefix, len) == 0;
-	if (len < g->prefix_len + g->suffix_len || memcmp(s, g->prefix, g->prefix_len) != 0 ||
-	    memcmp(s + len - g->suffix_len, g->suffix, g->suffix_len) != 0)
+	if (len < (size_t)g->prefix_len + g->suffix_len ||
+	    memcmp(s, g->prefix, g->prefix_len) != 0 ||
+	    memcmp(s + len - g->suffix_len, g->prefix + g->prefix_len + 1, g->suffix_len) != 0)
 		return false;
 	/* the literal runs must occur in order between prefix and suffix */
 	{
 		const char *p = s + g->prefix_len, *end = s + len - g->suffix_len;
 
 		for (size_t i = 0; i < g->n_runs; i++) {
-			const char *q = memmem(p, (size_t)(end - p), g->runs[i], g->run_len[i]);
+			const char *q = memmem(p, (size_t)(end - p), g->prefix + g->runs[i].off,
+					       g->runs[i].len);
 
 			if (!q)
 				return false;
-			p = q + g->run_len[i];
+			p = q + g->runs[i].len;
 		}
 	}
-	r = bt(g->tok, g->n, g->prefix_len, s + g->prefix_len, pathname, &budget);
+	r = bt(g, g->prefix_len, s + g->prefix_len, pathname, &budget);
 	if (r >= 0)
 		return r;
-	return nfa(g->tok, g->n, s, pathname);
+	return nfa(g, s, pathname);
 }
 
 bool glob_match_compiled(const struct glob *g, const char *s)
@@ -433,7 +441,7 @@ bool glob_match_compiled(const struct glob *g, const char *s)
 /* Reference path for tests: the NFA only. */
 bool glob_match_nfa(const struct glob *g, const char *s)
 {
-	return nfa(g->tok, g->n, s, g->flags & TIER_GLOB_PATHNAME);
+	return nfa(g, s, g->flags & TIER_GLOB_PATHNAME);
 }
 
 _public_ bool tier_glob_match(const char *pattern, const char *string, unsigned flags)

@@ -4,23 +4,31 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct gtok;
+struct gclass;
 
+/* A literal run of a pattern: prefix[off .. off + len) */
+struct glob_run {
+	uint32_t off, len;
+};
+
+/*
+ * A compiled pattern is one allocation whatever its length, starting at tok:
+ * 4-byte tokens, the literal runs, the '[...]' bitmaps and one text block
+ * with prefix, suffix and runs; so a policy of many rules stays small and is
+ * quick to load and to free.
+ */
 struct glob {
-	struct gtok *tok;
-	size_t n;
+	struct gtok *tok;	/* the allocation */
+	struct gclass *classes;	/* bitmaps of the G_CLASS tokens */
+	struct glob_run *runs;	/* literal runs between prefix and suffix, in order */
+	const char *prefix;	/* literal prefix, NUL, literal suffix, NUL, runs */
+	uint32_t n, n_runs;
+	uint32_t prefix_len, suffix_len;
 	unsigned flags;
-	/* fast rejection: literal prefix and suffix of the pattern */
-	char *prefix;
-	size_t prefix_len;
-	char *suffix;
-	size_t suffix_len;
 	bool literal;		/* no wildcards at all: strcmp */
-	/* literal runs between prefix and suffix; they must occur in order */
-	char **runs;
-	size_t *run_len;
-	size_t n_runs;
 };
 
 int glob_compile(const char *pattern, unsigned flags, struct glob *ret);

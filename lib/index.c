@@ -8,6 +8,12 @@
  * that occur) and collects the (rule, matcher) candidates, which the caller
  * then tries in policy order.  Matchers with an empty prefix ("*.service")
  * are candidates for everything.
+ *
+ * Building is O(total matchers): the hash table doubles when half full (and
+ * holds bucket indexes, so adding a bucket never rehashes), the prefixes live
+ * in one growing text block and the candidates in one array per kind, filled
+ * in a second pass by bucket (counting sort), so there is no allocation per
+ * bucket or per matcher.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,32 +21,13 @@
 
 #include "policy.h"
 
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static uint64_t fnv_step(uint64_t h, unsigned char c)
-{
-	return (h ^ c) * FNV_PRIME;
-}
-
-static uint64_t fnv(const char *s, size_t len)
-{
-	uint64_t h = FNV_OFFSET;
-
-	for (size_t i = 0; i < len; i++)
-		h = fnv_step(h, (unsigned char)s[i]);
-	return h;
-}
-
 void prefix_index_free(struct prefix_index *idx)
 {
-	for (size_t i = 0; i < idx->n_buckets; i++) {
-		free(idx->buckets[i].prefix);
-		free(idx->buckets[i].cands);
-	}
 	free(idx->buckets);
 	free(idx->table);
 	free(idx->len_present);
+	free(idx->text);
+	free(idx->cands);
 	memset(idx, 0, sizeof(*idx));
 }
 
@@ -50,107 +37,177 @@ static struct index_bucket *find_bucket(const struct prefix_index *idx, const ch
 	if (!idx->table_size)
 		return NULL;
 	for (size_t i = h & (idx->table_size - 1);; i = (i + 1) & (idx->table_size - 1)) {
-		size_t b = idx->table[i];
+		const struct hash_slot *slot = &idx->table[i];
 		struct index_bucket *bk;
 
-		if (b == 0)
+		if (slot->idx == 0)
 			return NULL;
-		bk = &idx->buckets[b - 1];
-		if (bk->hash == h && bk->len == len && memcmp(bk->prefix, s, len) == 0)
+		if (slot->hash != (uint32_t)h)
+			continue;
+		bk = &idx->buckets[slot->idx - 1];
+		if (bk->hash == h && bk->len == len && memcmp(idx->text + bk->off, s, len) == 0)
 			return bk;
 	}
 }
 
-static int rehash(struct prefix_index *idx, size_t size)
+static void table_insert(struct hash_slot *table, size_t size, uint64_t hash, size_t b)
 {
-	size_t *table = calloc(size, sizeof(size_t));
+	size_t i = hash & (size - 1);
+
+	while (table[i].idx)
+		i = (i + 1) & (size - 1);
+	table[i] = (struct hash_slot){ (uint32_t)hash, (uint32_t)(b + 1) };
+}
+
+/* A table twice the size; only called when it is half full (amortised O(1)). */
+static int grow_table(struct prefix_index *idx)
+{
+	size_t size = idx->table_size ? idx->table_size * 2 : 16;
+	struct hash_slot *table = calloc(size, sizeof(*table));
 
 	if (!table)
 		return -ENOMEM;
-	for (size_t b = 0; b < idx->n_buckets; b++) {
-		size_t i = idx->buckets[b].hash & (size - 1);
-
-		while (table[i])
-			i = (i + 1) & (size - 1);
-		table[i] = b + 1;
-	}
+	for (size_t b = 0; b < idx->n_buckets; b++)
+		table_insert(table, size, idx->buckets[b].hash, b);
 	free(idx->table);
 	idx->table = table;
 	idx->table_size = size;
 	return 0;
 }
 
-static int index_add(struct prefix_index *idx, const char *prefix, size_t len, uint32_t rule,
-		     uint32_t matcher)
+/* Grow *buf (of *alloc bytes) geometrically to hold at least need bytes. */
+static int reserve(void *buf, size_t *alloc, size_t need)
+{
+	void *nb;
+	size_t na;
+
+	if (need <= *alloc)
+		return 0;
+	na = *alloc * 2 > need ? *alloc * 2 : need;
+	if (na < 64)
+		na = 64;
+	nb = realloc(*(void **)buf, na);
+	if (!nb)
+		return -ENOMEM;
+	*(void **)buf = nb;
+	*alloc = na;
+	return 0;
+}
+
+/* The bucket of prefix, created if new: its index, or -ENOMEM. */
+static int bucket_get(struct prefix_index *idx, const char *prefix, size_t len, size_t *ret)
 {
 	uint64_t h = fnv(prefix, len);
 	struct index_bucket *bk = find_bucket(idx, prefix, len, h);
-	struct index_cand cand = { rule, matcher };
+	struct index_bucket nb = { .len = len, .hash = h };
 	int r;
 
-	if (!bk) {
-		struct index_bucket nb = { .len = len, .hash = h };
-
-		if ((idx->n_buckets + 1) * 2 > idx->table_size) {
-			r = rehash(idx, idx->table_size ? idx->table_size * 2 : 16);
-			if (r < 0)
-				return r;
-		}
-		nb.prefix = malloc(len + 1);
-		if (!nb.prefix)
-			return -ENOMEM;
-		memcpy(nb.prefix, prefix, len);
-		nb.prefix[len] = '\0';
-		if (ARRAY_PUSH(idx->buckets, idx->n_buckets, idx->alloc_buckets, nb) < 0) {
-			free(nb.prefix);
-			return -ENOMEM;
-		}
-		r = rehash(idx, idx->table_size);
+	if (bk) {
+		*ret = (size_t)(bk - idx->buckets);
+		return 0;
+	}
+	if (idx->n_buckets >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((idx->n_buckets + 1) * 2 > idx->table_size) {
+		r = grow_table(idx);
 		if (r < 0)
 			return r;
-		bk = &idx->buckets[idx->n_buckets - 1];
-		if (len + 1 > idx->max_len) {
-			unsigned char *lp = realloc(idx->len_present, len + 1);
-
-			if (!lp)
-				return -ENOMEM;
-			memset(lp + idx->max_len, 0, len + 1 - idx->max_len);
-			idx->len_present = lp;
-			idx->max_len = len + 1;
-		}
-		idx->len_present[len] = 1;
 	}
-	return ARRAY_PUSH(bk->cands, bk->n, bk->alloc, cand);
+	/* lookups stop at max_len: it is exactly the longest prefix + 1 */
+	if (len + 1 > idx->max_len) {
+		r = reserve(&idx->len_present, &idx->alloc_len, len + 1);
+		if (r < 0)
+			return r;
+		memset(idx->len_present + idx->max_len, 0, len + 1 - idx->max_len);
+		idx->max_len = len + 1;
+	}
+	r = reserve(&idx->text, &idx->text_alloc, idx->text_len + len + 1); /* never NULL */
+	if (r < 0)
+		return r;
+	nb.off = idx->text_len;
+	memcpy(idx->text + idx->text_len, prefix, len);
+	idx->text_len += len;
+	if (ARRAY_PUSH(idx->buckets, idx->n_buckets, idx->alloc_buckets, nb) < 0)
+		return -ENOMEM;
+	table_insert(idx->table, idx->table_size, h, idx->n_buckets - 1);
+	idx->len_present[len] = 1;
+	*ret = idx->n_buckets - 1;
+	return 0;
 }
 
 int policy_build_index(struct tier_policy *p)
 {
+	_cleanup_free_ size_t *bucket_of = NULL;
+	_cleanup_free_ char *buf = NULL;
+	size_t n_matchers = 0, m = 0, buf_alloc = 0;
+
 	for (int k = 0; k < _TIER_MATCH_MAX; k++)
 		prefix_index_free(&p->index[k]);
+	for (size_t i = 0; i < p->n_rules; i++)
+		n_matchers += p->rules[i]->pub.n_matchers;
+	if (n_matchers == 0)
+		return 0;
+	bucket_of = malloc(n_matchers * sizeof(*bucket_of));
+	if (!bucket_of)
+		return -ENOMEM;
+
+	/* pass 1: the buckets, and how many candidates each gets */
 	for (size_t i = 0; i < p->n_rules; i++) {
 		const struct policy_rule *r = p->rules[i];
 
 		for (size_t j = 0; j < r->pub.n_matchers; j++) {
-			const struct tier_matcher *m = &r->matchers[j];
+			const struct tier_matcher *mt = &r->matchers[j];
 			const struct glob *g = &r->globs[j];
+			struct prefix_index *idx = &p->index[mt->kind];
+			const char *s = g->prefix;
+			size_t len = g->prefix_len;
 			int ret;
 
-			if (m->kind == TIER_MATCH_ANNOTATION) {
-				size_t kl = strlen(m->key), len = kl + 1 + g->prefix_len;
-				_cleanup_free_ char *s = malloc(len + 1);
+			if (mt->kind == TIER_MATCH_ANNOTATION) {
+				size_t kl = strlen(mt->key);
 
-				if (!s)
+				len = kl + 1 + g->prefix_len;
+				if (reserve(&buf, &buf_alloc, len) < 0)
 					return -ENOMEM;
-				memcpy(s, m->key, kl);
-				s[kl] = '=';
-				memcpy(s + kl + 1, g->prefix, g->prefix_len);
-				ret = index_add(&p->index[m->kind], s, len, (uint32_t)i, (uint32_t)j);
-			} else {
-				ret = index_add(&p->index[m->kind], g->prefix, g->prefix_len,
-						(uint32_t)i, (uint32_t)j);
+				memcpy(buf, mt->key, kl);
+				buf[kl] = '=';
+				memcpy(buf + kl + 1, g->prefix, g->prefix_len);
+				s = buf;
 			}
+			ret = bucket_get(idx, s, len, &bucket_of[m]);
 			if (ret < 0)
 				return ret;
+			idx->buckets[bucket_of[m++]].n++;
+		}
+	}
+	/* each bucket's slice of its kind's candidate array */
+	for (int k = 0; k < _TIER_MATCH_MAX; k++) {
+		struct prefix_index *idx = &p->index[k];
+		size_t start = 0;
+
+		for (size_t b = 0; b < idx->n_buckets; b++) {
+			idx->buckets[b].start = start;
+			start += idx->buckets[b].n;
+			idx->buckets[b].n = 0;
+		}
+		if (!start)
+			continue;
+		idx->cands = malloc(start * sizeof(*idx->cands));
+		if (!idx->cands)
+			return -ENOMEM;
+		idx->n_cands = start;
+	}
+	/* pass 2: the candidates, in policy order within each bucket */
+	m = 0;
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct policy_rule *r = p->rules[i];
+
+		for (size_t j = 0; j < r->pub.n_matchers; j++) {
+			struct prefix_index *idx = &p->index[r->matchers[j].kind];
+			struct index_bucket *bk = &idx->buckets[bucket_of[m++]];
+
+			idx->cands[bk->start + bk->n++] = (struct index_cand){ (uint32_t)i,
+									       (uint32_t)j };
 		}
 	}
 	return 0;
@@ -170,7 +227,7 @@ int prefix_index_lookup(const struct prefix_index *idx, const char *s, size_t le
 			if (!bk)
 				continue;
 			for (size_t i = 0; i < bk->n; i++)
-				if (ARRAY_PUSH(*cands, *n, *alloc, bk->cands[i]) < 0)
+				if (ARRAY_PUSH(*cands, *n, *alloc, idx->cands[bk->start + i]) < 0)
 					return -ENOMEM;
 		}
 	}

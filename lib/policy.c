@@ -11,10 +11,19 @@
  * just the first one as ini_parse_stream()'s return value would.  inih then
  * splits "key = value" lines, strips whitespace and inline " ;" comments, and
  * calls the handler.
+ *
+ * Policy files are untrusted input of bounded cost: each is opened without
+ * blocking (a FIFO cannot stall tierd), must be a regular file (a symlink to
+ * one is fine) and is read whole only up to POLICY_FILE_MAX; so every line,
+ * however long, is bounded too. Drop-ins are opened relative to their
+ * directory's fd. Loading is linear in the size of the policy: names are
+ * found through hash tables, the prefix index grows geometrically, strings
+ * are packed into blocks.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <ini.h>
 #include <stdarg.h>
@@ -38,9 +47,18 @@ struct error_entry {
 	char *formatted;
 };
 
+/*
+ * At most ERRORS_MAX problems are kept per load, then one "too many errors":
+ * a hostile 16 MiB file of 8 million bad lines must not cost gigabytes (and
+ * as many log lines in tierd).
+ */
+#define ERRORS_MAX 1000
+
 struct tier_errors {
 	struct error_entry *e;
 	size_t n, alloc;
+	size_t load_start;		/* n when the current load began */
+	bool truncated;			/* the current load reached ERRORS_MAX */
 	bool oom;
 };
 
@@ -87,6 +105,14 @@ _public_ const char *tier_errors_message(const struct tier_errors *errors, size_
 	return errors && i < errors->n ? errors->e[i].message : NULL;
 }
 
+/* Start a load: errors from here on count against ERRORS_MAX. */
+static size_t errors_begin_load(struct tier_errors *errors)
+{
+	errors->load_start = errors->n;
+	errors->truncated = false;
+	return errors->n;
+}
+
 static _printf_(4, 0) void errors_addv(struct tier_errors *errors, const char *file, unsigned line,
 				       const char *fmt, va_list ap)
 {
@@ -94,6 +120,10 @@ static _printf_(4, 0) void errors_addv(struct tier_errors *errors, const char *f
 	char *msg = NULL, *formatted = NULL, *f = NULL;
 	int r;
 
+	if (errors->truncated)
+		return;
+	if (errors->n - errors->load_start >= ERRORS_MAX)
+		errors->truncated = true;
 	if (errors->n == errors->alloc) {
 		size_t nalloc = errors->alloc ? errors->alloc * 2 : 16;
 		struct error_entry *ne = realloc(errors->e, nalloc * sizeof(*ne));
@@ -105,7 +135,13 @@ static _printf_(4, 0) void errors_addv(struct tier_errors *errors, const char *f
 		errors->e = ne;
 		errors->alloc = nalloc;
 	}
-	if (vasprintf(&msg, fmt, ap) < 0)
+	if (errors->truncated) {
+		line = 0;
+		r = asprintf(&msg, "too many errors, only the first %d are reported", ERRORS_MAX);
+	} else {
+		r = vasprintf(&msg, fmt, ap);
+	}
+	if (r < 0)
 		goto oom;
 	f = strdup(file);
 	if (!f)
@@ -140,16 +176,41 @@ static _printf_(4, 5) void errors_add(struct tier_errors *errors, const char *fi
 
 /* --- policy object --- */
 
+#define STR_BLOCK_SIZE (64u << 10)
+
+/*
+ * A copy of s that lives as long as the policy. Strings are packed into
+ * blocks of STR_BLOCK_SIZE (a longer string gets a block of its own), so a
+ * policy of 100,000 rules costs a few hundred allocations for its strings
+ * instead of half a million, to make and to free.
+ */
 static const char *pstrdup(struct tier_policy *p, const char *s)
 {
-	char *c = strdup(s);
+	size_t len = strlen(s) + 1;
+	struct str_block *b = p->strings;
+	char *c;
 
-	if (!c)
-		return NULL;
-	if (strv_push(&p->strings, &p->n_strings, &p->alloc_strings, c) < 0) {
-		free(c);
-		return NULL;
+	if (!b || b->size - b->used < len) {
+		size_t size = len > STR_BLOCK_SIZE / 4 ? len : STR_BLOCK_SIZE;
+		struct str_block *nb = malloc(sizeof(*nb) + size);
+
+		if (!nb)
+			return NULL;
+		nb->used = 0;
+		nb->size = size;
+		if (b && size != STR_BLOCK_SIZE) {
+			/* keep filling the current block */
+			nb->next = b->next;
+			b->next = nb;
+		} else {
+			nb->next = b;
+			p->strings = nb;
+		}
+		b = nb;
 	}
+	c = b->data + b->used;
+	memcpy(c, s, len);
+	b->used += len;
 	return c;
 }
 
@@ -174,8 +235,13 @@ _public_ void tier_policy_free(struct tier_policy *policy)
 	for (size_t i = 0; i < policy->n_rules; i++)
 		rule_free(policy->rules[i]);
 	free(policy->rules);
+	free(policy->class_names.slots);
+	free(policy->rule_names.slots);
 	tier_strv_free(policy->files);
-	tier_strv_free(policy->strings);
+	for (struct str_block *b = policy->strings, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
 	for (int k = 0; k < _TIER_MATCH_MAX; k++)
 		prefix_index_free(&policy->index[k]);
 	free(policy);
@@ -198,20 +264,97 @@ static struct tier_policy *policy_new(void)
 	return p;
 }
 
+/*
+ * Class and rule names: a hash table of indexes into p->classes or p->rules,
+ * so a duplicate check or a class lookup is O(1) and loading n rules is
+ * O(n), not O(n^2). name_of(p, i) is the name of element i.
+ */
+typedef const char *(*name_of_fn)(const struct tier_policy *p, size_t i);
+
+static const char *class_name_of(const struct tier_policy *p, size_t i)
+{
+	return p->classes[i]->pub.name;
+}
+
+static const char *rule_name_of(const struct tier_policy *p, size_t i)
+{
+	return p->rules[i]->pub.name;
+}
+
+static uint64_t name_hash(const char *name)
+{
+	return fnv(name, strlen(name));
+}
+
+/* The index of name, or SIZE_MAX. */
+static size_t name_table_find(const struct tier_policy *p, const struct name_table *t,
+			      name_of_fn name_of, const char *name)
+{
+	size_t mask = t->size - 1;
+	uint64_t h;
+
+	if (!t->size)
+		return SIZE_MAX;
+	h = name_hash(name);
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		const struct hash_slot *slot = &t->slots[i];
+
+		if (slot->idx == 0)
+			return SIZE_MAX;
+		if (slot->hash == (uint32_t)h && strcmp(name_of(p, slot->idx - 1), name) == 0)
+			return slot->idx - 1;
+	}
+}
+
+static void name_table_put(struct hash_slot *slots, size_t size, uint32_t hash, size_t idx)
+{
+	size_t i = hash & (size - 1);
+
+	while (slots[i].idx)
+		i = (i + 1) & (size - 1);
+	slots[i] = (struct hash_slot){ hash, (uint32_t)(idx + 1) };
+}
+
+/*
+ * Add element idx (not yet in the table); the table doubles when half full,
+ * so n additions cost O(n). The slots keep the low 32 bits of each hash:
+ * with sizes up to 2^32 that is all a slot position ever needs.
+ */
+static int name_table_add(const struct tier_policy *p, struct name_table *t, name_of_fn name_of,
+			  size_t idx)
+{
+	if (idx >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((t->n + 1) * 2 > t->size) {
+		size_t size = t->size ? t->size * 2 : 64;
+		struct hash_slot *slots = calloc(size, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->size; i++)
+			if (t->slots[i].idx)
+				name_table_put(slots, size, t->slots[i].hash, t->slots[i].idx - 1);
+		free(t->slots);
+		t->slots = slots;
+		t->size = size;
+	}
+	name_table_put(t->slots, t->size, (uint32_t)name_hash(name_of(p, idx)), idx);
+	t->n++;
+	return 0;
+}
+
 static struct policy_class *find_class(const struct tier_policy *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_classes; i++)
-		if (strcmp(p->classes[i]->pub.name, name) == 0)
-			return p->classes[i];
-	return NULL;
+	size_t i = name_table_find(p, &p->class_names, class_name_of, name);
+
+	return i == SIZE_MAX ? NULL : p->classes[i];
 }
 
 static struct policy_rule *find_rule(const struct tier_policy *p, const char *name)
 {
-	for (size_t i = 0; i < p->n_rules; i++)
-		if (strcmp(p->rules[i]->pub.name, name) == 0)
-			return p->rules[i];
-	return NULL;
+	size_t i = name_table_find(p, &p->rule_names, rule_name_of, name);
+
+	return i == SIZE_MAX ? NULL : p->rules[i];
 }
 
 /* --- parser state --- */
@@ -245,9 +388,12 @@ struct parser {
 	const char *data;
 	size_t size, pos;
 	unsigned lineno;
+	char *line;			/* the current line, NUL-terminated */
+	size_t line_alloc;
 	/* section */
 	enum section_kind kind;
 	char *section;			/* full header text, for messages */
+	size_t section_alloc;
 	struct policy_class *class;
 	struct policy_rule *rule;
 	unsigned daemon_key_line[_DK_MAX];	/* per file */
@@ -283,19 +429,35 @@ static bool check_name(struct parser *ps, const char *what, const char *name)
 	return true;
 }
 
+/* Copy len bytes of s into *buf (of *alloc bytes, grown geometrically), NUL-terminated. */
+static int copy_into(char **buf, size_t *alloc, const char *s, size_t len)
+{
+	if (len + 1 > *alloc) {
+		size_t na = *alloc * 2 > len + 1 ? *alloc * 2 : len + 1;
+		char *nb;
+
+		if (na < 256)
+			na = 256;
+		nb = realloc(*buf, na);
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*alloc = na;
+	}
+	memcpy(*buf, s, len);
+	(*buf)[len] = '\0';
+	return 0;
+}
+
 static void begin_section(struct parser *ps, char *name)
 {
 	struct tier_policy *p = ps->policy;
-	char *copy;
 
-	copy = strdup(name);
-	if (!copy) {
+	if (copy_into(&ps->section, &ps->section_alloc, name, strlen(name)) < 0) {
 		ps->oom = true;
 		ps->kind = SEC_IGNORE;
 		return;
 	}
-	free(ps->section);
-	ps->section = copy;
 	ps->class = NULL;
 	ps->rule = NULL;
 	ps->rule_key_line = 0;
@@ -328,7 +490,8 @@ static void begin_section(struct parser *ps, char *name)
 		c->pub.line = ps->lineno;
 		c->pub.mode = TIER_MODE_INHERIT;
 		c->pub.weight = 100;
-		if (!c->pub.name)
+		if (!c->pub.name ||
+		    name_table_add(p, &p->class_names, class_name_of, p->n_classes - 1) < 0)
 			ps->oom = true;
 		ps->class = c;
 		ps->kind = SEC_CLASS;
@@ -356,7 +519,8 @@ static void begin_section(struct parser *ps, char *name)
 		r->pub.name = pstrdup(p, rname);
 		r->pub.file = ps->file;
 		r->pub.line = ps->lineno;
-		if (!r->pub.name)
+		if (!r->pub.name ||
+		    name_table_add(p, &p->rule_names, rule_name_of, p->n_rules - 1) < 0)
 			ps->oom = true;
 		ps->rule = r;
 		ps->kind = SEC_RULE;
@@ -374,9 +538,12 @@ static char *find_chars_or_comment(char *s, const char *chars)
 {
 	bool was_space = false;
 
-	while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
+	for (; *s && !(was_space && *s == ';'); s++) {
+		if (chars)
+			for (const char *c = chars; *c; c++)
+				if (*s == *c)
+					return s;
 		was_space = isspace((unsigned char)*s);
-		s++;
 	}
 	return s;
 }
@@ -390,7 +557,6 @@ static char *reader(char *str, int num, void *stream)
 	struct parser *ps = stream;
 	const char *line, *eol;
 	size_t len;
-	_cleanup_free_ char *buf = NULL;
 	char *s;
 
 	if (ps->pos >= ps->size)
@@ -406,12 +572,12 @@ static char *reader(char *str, int num, void *stream)
 		perr(ps, "NUL byte in line");
 		return str;
 	}
-	buf = strndup(line, len);
-	if (!buf) {
+	/* one buffer for every line: the file is capped at POLICY_FILE_MAX, so is it */
+	if (copy_into(&ps->line, &ps->line_alloc, line, len) < 0) {
 		ps->oom = true;
 		return str;
 	}
-	s = buf;
+	s = ps->line;
 	if (ps->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
 		s += 3;
 	s = strip(s);
@@ -437,11 +603,13 @@ static char *reader(char *str, int num, void *stream)
 		perr(ps, "syntax error: expected 'key = value'");
 		return str;
 	}
-	if (strlen(s) + 2 > (size_t)num) {
+	len = strlen(s);
+	if (len + 2 > (size_t)num) {
 		perr(ps, "line too long (max %d characters)", num - 2);
 		return str;
 	}
-	sprintf(str, "%s\n", s);
+	memcpy(str, s, len);
+	memcpy(str + len, "\n", 2);
 	return str;
 }
 
@@ -911,6 +1079,7 @@ static int parse_buffer(struct tier_policy *p, struct tier_errors *errors, const
 	ps.file = f;
 	r = ini_parse_stream(reader, &ps, handler, &ps);
 	free(ps.section);
+	free(ps.line);
 	if (ps.oom)
 		return -ENOMEM;
 	if (r > 0) {
@@ -922,19 +1091,91 @@ static int parse_buffer(struct tier_policy *p, struct tier_errors *errors, const
 	return 0;
 }
 
-static int parse_file(struct tier_policy *p, struct tier_errors *errors, const char *path,
-		      bool main_file)
+/*
+ * Open a policy file as untrusted input (never blocking on a FIFO, only a
+ * regular file, a symlink to one included) and read it whole, up to
+ * POLICY_FILE_MAX bytes: a larger file is refused from fstat() of the open
+ * fd, before any of it is read, and one that grows while it is read stops at
+ * the cap. Errors: -EISDIR, -EBADFD (not a regular file), -EFBIG, or
+ * openat()'s and read()'s own.
+ */
+static int read_policy_file(int dfd, const char *name, char **ret_buf, size_t *ret_size)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	fd = open_regular_at(dfd, name, O_RDONLY, 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if ((uint64_t)st.st_size > POLICY_FILE_MAX)
+		return -EFBIG;
+	return read_fd_max(fd, POLICY_FILE_MAX, ret_buf, ret_size);
+}
+
+static void too_large(struct tier_errors *errors, const char *path)
+{
+	errors_add(errors, path, 0, "file too large (a policy file may have at most %u MiB)",
+		   POLICY_FILE_MAX >> 20);
+}
+
+/*
+ * Whether a drop-in that readdir() listed and openat() did not find is a
+ * symlink to nothing. Only where the file system gives no d_type does this
+ * look again (lstat); it only picks the message, the open is over.
+ */
+static bool dangling_symlink(int dfd, const char *name, unsigned char d_type)
+{
+	struct stat st;
+
+	if (d_type == DT_LNK)
+		return true;
+	return d_type == DT_UNKNOWN && dfd != AT_FDCWD &&
+	       fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+/*
+ * Parse name below dfd, called path in messages. d_type is the directory
+ * entry's type (DT_UNKNOWN if not known), to name a dangling symlink.
+ * A file that is not a regular file or too large is a policy error
+ * (-EINVAL); other errors are returned as they are. Either is reported.
+ */
+static int parse_file(struct tier_policy *p, struct tier_errors *errors, int dfd, const char *name,
+		      const char *path, bool main_file, unsigned char d_type)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t size;
 	int r;
 
-	r = read_file_full(path, &buf, &size);
-	if (r < 0) {
+	r = read_policy_file(dfd, name, &buf, &size);
+	switch (r) {
+	case 0:
+		return parse_buffer(p, errors, path, main_file, buf, size);
+	case -ENOMEM:
+		return r;
+	case -EISDIR:
+		errors_add(errors, path, 0, "not a regular file (a directory)");
+		return -EINVAL;
+	case -EBADFD:
+		errors_add(errors, path, 0, "not a regular file");
+		return -EINVAL;
+	case -EFBIG:
+		too_large(errors, path);
+		return -EINVAL;
+	case -ELOOP:
+		errors_add(errors, path, 0, "cannot read: symlink loop (%s)", strerror(-r));
+		return r;
+	case -ENOENT:
+		if (dangling_symlink(dfd, name, d_type)) {
+			errors_add(errors, path, 0, "cannot read: dangling symlink");
+			return r;
+		}
+		/* fallthrough */
+	default:
 		errors_add(errors, path, 0, "cannot read: %s", strerror(-r));
 		return r;
 	}
-	return parse_buffer(p, errors, path, main_file, buf, size);
 }
 
 /* Cross-file checks, after every file was read. */
@@ -977,16 +1218,27 @@ static void finish(struct tier_policy *p, struct tier_errors *errors)
 	}
 }
 
-static int cmp_str(const void *a, const void *b)
+struct dropin {
+	char *name;
+	unsigned char d_type;
+};
+
+static int cmp_dropin(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct dropin *)a)->name, ((const struct dropin *)b)->name);
 }
 
+/*
+ * The *.conf files of dir in lexical order, each opened relative to the
+ * directory's fd. Every one must be a regular file or a symlink to one: a
+ * dangling symlink, a symlink loop, a directory or a FIFO named *.conf is an
+ * error like an unreadable file, never skipped.
+ */
 static int load_dropins(struct tier_policy *p, struct tier_errors *errors, const char *dir,
 			bool explicit)
 {
 	_cleanup_closedir_ DIR *d = NULL;
-	char **names = NULL;
+	struct dropin *entries = NULL;
 	size_t n = 0, alloc = 0;
 	struct dirent *de;
 	int r = 0;
@@ -1002,33 +1254,51 @@ static int load_dropins(struct tier_policy *p, struct tier_errors *errors, const
 	p->daemon.include = pstrdup(p, dir);
 	if (!p->daemon.include)
 		return -ENOMEM;
-	while ((de = readdir(d))) {
-		_cleanup_free_ char *path = NULL;
-		struct stat st;
+	for (;;) {
+		struct dropin e;
 
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno) {
+				r = -errno;
+				errors_add(errors, dir, 0, "cannot read drop-in directory: %s",
+					   strerror(-r));
+				if (r == -ENOMEM)
+					goto out;
+			}
+			break;
+		}
 		if (de->d_name[0] == '.' || !str_has_suffix(de->d_name, ".conf"))
 			continue;
-		if (path_join(&path, dir, de->d_name, NULL) < 0) {
+		e.name = strdup(de->d_name);
+		e.d_type = de->d_type;
+		if (!e.name || ARRAY_PUSH(entries, n, alloc, e) < 0) {
+			free(e.name);
 			r = -ENOMEM;
 			goto out;
 		}
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		r = strv_push(&names, &n, &alloc, path);
-		if (r < 0)
-			goto out;
-		path = NULL;
 	}
 	if (n)
-		qsort(names, n, sizeof(char *), cmp_str);
+		qsort(entries, n, sizeof(*entries), cmp_dropin);
 	for (size_t i = 0; i < n; i++) {
-		r = parse_file(p, errors, names[i], false);
+		_cleanup_free_ char *path = NULL;
+
+		/* the joined path is only the name in messages and files[] */
+		if (path_join(&path, dir, entries[i].name, NULL) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r = parse_file(p, errors, dirfd(d), entries[i].name, path, false,
+			       entries[i].d_type);
 		if (r == -ENOMEM)
 			goto out;
 	}
 	r = 0;
 out:
-	tier_strv_free(names);
+	for (size_t i = 0; i < n; i++)
+		free(entries[i].name);
+	free(entries);
 	return r;
 }
 
@@ -1065,13 +1335,13 @@ _public_ int tier_policy_load(const char *main_file, const char *dropin_dir,
 		if (!errors)
 			return -ENOMEM;
 	}
-	before = errors->n;
+	before = errors_begin_load(errors);
 	p = policy_new();
 	if (!p) {
 		r = -ENOMEM;
 		goto out;
 	}
-	r = parse_file(p, errors, main_file, true);
+	r = parse_file(p, errors, AT_FDCWD, main_file, main_file, true, DT_UNKNOWN);
 	if (r < 0) {
 		tier_policy_free(p);
 		goto out;
@@ -1119,7 +1389,13 @@ _public_ int tier_policy_load_buffer(const char *name, const char *data, size_t 
 		if (!errors)
 			return -ENOMEM;
 	}
-	before = errors->n;
+	before = errors_begin_load(errors);
+	if (size > POLICY_FILE_MAX) {
+		/* the same cap as for files */
+		too_large(errors, name);
+		r = errors->oom ? -ENOMEM : -EINVAL;
+		goto out;
+	}
 	p = policy_new();
 	if (!p) {
 		r = -ENOMEM;

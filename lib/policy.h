@@ -6,6 +6,31 @@
 #include "glob.h"
 #include "libtier-private.h"
 
+/*
+ * Every policy file (the main file and each drop-in) is read whole, up to
+ * this size; a larger one is refused before it is read. 16 MiB holds about
+ * 100,000 rules of four matchers each. Documented in tierd.conf(5).
+ */
+#define POLICY_FILE_MAX (16u << 20)
+
+/* FNV-1a, for the name tables and the prefix index. */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static inline uint64_t fnv_step(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * FNV_PRIME;
+}
+
+static inline uint64_t fnv(const char *s, size_t len)
+{
+	uint64_t h = FNV_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+		h = fnv_step(h, (unsigned char)s[i]);
+	return h;
+}
+
 enum {
 	CK_MODE,
 	CK_WEIGHT,
@@ -36,20 +61,44 @@ struct index_cand {
 };
 
 struct index_bucket {
-	char *prefix;
+	size_t off;			/* of the prefix in prefix_index.text */
 	size_t len;
 	uint64_t hash;
-	struct index_cand *cands;
-	size_t n, alloc;
+	size_t start, n;		/* its candidates: cands[start .. start + n) */
+};
+
+/* A slot of an open-addressing table: the hash keeps probes off the entries. */
+struct hash_slot {
+	uint32_t hash;			/* low bits of the entry's hash */
+	uint32_t idx;			/* index of the entry + 1, 0 = free */
 };
 
 struct prefix_index {
 	struct index_bucket *buckets;
 	size_t n_buckets, alloc_buckets;
-	size_t *table;			/* open addressing, bucket index + 1 */
+	struct hash_slot *table;	/* bucket index + 1 */
 	size_t table_size;		/* power of two */
 	unsigned char *len_present;	/* [len] = a prefix of that length exists */
-	size_t max_len;			/* size of len_present */
+	size_t max_len;			/* used length of len_present */
+	size_t alloc_len;		/* its allocation */
+	char *text;			/* every bucket's prefix, not NUL-terminated */
+	size_t text_len, text_alloc;
+	struct index_cand *cands;	/* by bucket, in policy order within one */
+	size_t n_cands;
+};
+
+/* Strings of a policy, packed into blocks that never move (see pstrdup()). */
+struct str_block {
+	struct str_block *next;
+	size_t used, size;
+	char data[];
+};
+
+/* Names of classes or rules: open addressing, index into the array + 1. */
+struct name_table {
+	struct hash_slot *slots;
+	size_t size;			/* power of two, or 0 */
+	size_t n;
 };
 
 struct tier_policy {
@@ -58,10 +107,10 @@ struct tier_policy {
 	size_t n_classes, alloc_classes;
 	struct policy_rule **rules;
 	size_t n_rules, alloc_rules;
+	struct name_table class_names, rule_names;
 	char **files;
 	size_t n_files, alloc_files;
-	char **strings;			/* every string the public structs point to */
-	size_t n_strings, alloc_strings;
+	struct str_block *strings;	/* every string the public structs point to */
 	struct prefix_index index[_TIER_MATCH_MAX];
 };
 

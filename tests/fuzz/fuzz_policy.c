@@ -5,15 +5,59 @@
  * Parses with tier_policy_load_buffer() (the same inih path as files),
  * walks every diagnostic and, if the policy loaded, every class and rule
  * and a rule match, so use-after-free or bad pointers in the results show
- * up under ASan too.
+ * up under ASan too. Two properties abort: every class and rule is found by
+ * its name (the name hash tables), and the rule evaluation picks for each
+ * cgroup is the one trying every rule in order picks (the prefix index).
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tier.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool matcher_matches(const struct tier_matcher *m, const struct tier_observed_cgroup *c)
+{
+	switch (m->kind) {
+	case TIER_MATCH_CGROUP:
+		return tier_glob_match(m->value, c->path, TIER_GLOB_PATHNAME);
+	case TIER_MATCH_UNIT:
+		return c->unit && tier_glob_match(m->value, c->unit, 0);
+	case TIER_MATCH_EXE:
+		for (const char *const *e = c->exes; e && *e; e++)
+			if (tier_glob_match(m->value, *e, TIER_GLOB_PATHNAME))
+				return true;
+		return false;
+	case TIER_MATCH_ANNOTATION:
+		for (const char *const *a = c->annotations; a && *a; a++) {
+			size_t kl = strlen(m->key);
+
+			if (strncmp(*a, m->key, kl) == 0 && (*a)[kl] == '=' &&
+			    tier_glob_match(m->value, *a + kl + 1, 0))
+				return true;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* The first (rule, matcher) in policy order that matches c, without the index. */
+static const struct tier_matcher *brute_force(const struct tier_policy *policy,
+					      const struct tier_observed_cgroup *c)
+{
+	for (size_t i = 0; i < tier_policy_rule_count(policy); i++) {
+		const struct tier_rule *rule = tier_policy_rule(policy, i);
+
+		for (size_t k = 0; k < rule->n_matchers; k++)
+			if (matcher_matches(&rule->matchers[k], c))
+				return &rule->matchers[k];
+	}
+	return NULL;
+}
 
 /* Bytes of every string so ASan sees a read of all of it. */
 static size_t touch(const char *s)
@@ -60,19 +104,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct tier_class *c = tier_policy_class(policy, i);
 
 			sink += touch(c->name) + c->weight;
-			sink += tier_policy_find_class(policy, c->name) == c;
+			if (tier_policy_find_class(policy, c->name) != c)
+				abort();
 		}
 		for (size_t i = 0; i < tier_policy_rule_count(policy); i++) {
 			const struct tier_rule *rule = tier_policy_rule(policy, i);
 
 			sink += touch(rule->name) + touch(rule->class_name) + touch(rule->class->name);
+			if (tier_policy_find_rule(policy, rule->name) != rule)
+				abort();
 			for (size_t k = 0; k < rule->n_matchers; k++)
 				sink += touch(rule->matchers[k].pattern) +
 					touch(rule->matchers[k].value);
 		}
 		if (tier_evaluate(policy, &obs, &plan) == 0) {
-			for (size_t i = 0; i < tier_plan_count(plan); i++)
-				sink += touch(tier_plan_entry(plan, i)->matched_value);
+			for (size_t i = 0; i < tier_plan_count(plan); i++) {
+				const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+
+				sink += touch(e->matched_value);
+				/* the root is never managed */
+				if (i > 0 && e->matcher != brute_force(policy, &cgs[i]))
+					abort();
+			}
 			tier_plan_free(plan);
 		}
 		tier_policy_free(policy);

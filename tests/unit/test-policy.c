@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Policy parsing: a table of bad inputs with their FILE:LINE messages, good
- * policies, drop-ins. */
+ * policies, drop-ins, files that are not regular or too large, scale. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
 #define CLASS_C "[class:c]\n"
+
+/* The size limit of one policy file, as tierd.conf(5) documents it. */
+#define POLICY_FILE_LIMIT (16u << 20)
 
 static const struct bad_policy {
 	const char *text;
@@ -227,6 +233,33 @@ START_TEST(test_all_errors)
 }
 END_TEST
 
+/* A flood of bad lines is cut at 1000 errors per load, then one summary. */
+START_TEST(test_error_limit)
+{
+	size_t n = 1500 * 2;
+	char *text = malloc(n);
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+
+	ck_assert_ptr_nonnull(text);
+	for (size_t i = 0; i < n; i += 2)
+		memcpy(text + i, "x\n", 2);
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, n, e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), 1001);
+	ck_assert_str_eq(tier_errors_get(e, 999),
+			 "t.conf:1000: syntax error: expected 'key = value'");
+	ck_assert_str_eq(tier_errors_get(e, 1000),
+			 "t.conf: too many errors, only the first 1000 are reported");
+	ck_assert_uint_eq(tier_errors_line(e, 1000), 0);
+	/* the next load has a budget of its own */
+	ck_assert_int_eq(tier_policy_load_buffer("u.conf", text, 4, e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), 1003);
+	ck_assert_str_eq(tier_errors_get(e, 1002), "u.conf:2: syntax error: expected 'key = value'");
+	tier_errors_free(e);
+	free(text);
+}
+END_TEST
+
 static const char good_text[] =
 	"# tierd policy\n"
 	"[daemon]\n"
@@ -394,7 +427,8 @@ START_TEST(test_dropins)
 		       "[daemon]\ndry_run = no\n"));
 	free(write_tmp(fx, "etc/tierd.conf.d/README", "not a policy\n"));
 	free(write_tmp(fx, "etc/tierd.conf.d/30-c.conf.disabled", "garbage\n"));
-	fx_mkdir(fx->root, "etc/tierd.conf.d/40-dir.conf");
+	fx_mkdir(fx->root, "etc/tierd.conf.d/40-dir.conf.disabled");
+	fx_mkdir(fx->root, "etc/tierd.conf.d/.hidden.conf");
 
 	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), 0);
 	ck_assert_uint_eq(tier_errors_count(e), 0);
@@ -487,10 +521,266 @@ START_TEST(test_missing_file)
 	ck_assert_str_eq(tier_errors_get(e, 0),
 			 "/nonexistent/tierd.conf: cannot read: No such file or directory");
 	ck_assert_uint_eq(tier_errors_line(e, 0), 0);
-	ck_assert_int_eq(tier_policy_load("/", NULL, e, &p), -EISDIR);
-	ck_assert_str_eq(tier_errors_get(e, 1), "/: cannot read: Is a directory");
+	/* not a regular file: a policy error, not a system error */
+	ck_assert_int_eq(tier_policy_load("/", NULL, e, &p), -EINVAL);
+	ck_assert_str_eq(tier_errors_get(e, 1), "/: not a regular file (a directory)");
 	ck_assert_int_eq(tier_policy_load(NULL, NULL, e, &p), -EINVAL);
 	tier_errors_free(e);
+}
+END_TEST
+
+static char *fx_path(struct fx *fx, const char *rel)
+{
+	char *path;
+
+	ck_assert(asprintf(&path, "%s/%s", fx->root, rel) >= 0);
+	return path;
+}
+
+/* A sparse file of size bytes: nothing is written but the length. */
+static char *sparse(struct fx *fx, const char *rel, off_t size)
+{
+	char *path = fx_path(fx, rel);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	close(fd);
+	return path;
+}
+
+/* The main file is a FIFO, a character device, a directory: refused at once
+ * (a FIFO without a writer must not block), each as "FILE: message". */
+START_TEST(test_main_not_regular)
+{
+	struct fx *fx = fx_new();
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	char *fifo = fx_path(fx, "fifo.conf"), *want;
+
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(tier_policy_load(fifo, NULL, e, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(tier_errors_count(e), 1);
+	ck_assert(asprintf(&want, "%s: not a regular file", fifo) >= 0);
+	ck_assert_str_eq(tier_errors_get(e, 0), want);
+	ck_assert_uint_eq(tier_errors_line(e, 0), 0);
+	ck_assert_str_eq(tier_errors_message(e, 0), "not a regular file");
+	free(want);
+	ck_assert_int_eq(tier_policy_load("/dev/zero", NULL, e, &p), -EINVAL);
+	ck_assert_str_eq(tier_errors_get(e, 1), "/dev/zero: not a regular file");
+	ck_assert_int_eq(tier_policy_load(fx->root, NULL, e, &p), -EINVAL);
+	ck_assert_str_eq(tier_errors_message(e, 2), "not a regular file (a directory)");
+	ck_assert_uint_eq(tier_errors_count(e), 3);
+	tier_errors_free(e);
+	free(fifo);
+	fx_free(fx);
+}
+END_TEST
+
+/* Every policy file is read up to the documented limit, and a larger one is
+ * refused before it is read (a 1 GiB sparse file costs nothing). */
+START_TEST(test_size_limit)
+{
+	struct fx *fx = fx_new();
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	char *huge = sparse(fx, "huge.conf", 1ll << 30), *want;
+	char *at = sparse(fx, "at.conf", POLICY_FILE_LIMIT);
+	char *over = sparse(fx, "over.conf", POLICY_FILE_LIMIT + 1);
+	char *buf;
+
+	ck_assert_int_eq(tier_policy_load(huge, "", e, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(tier_errors_count(e), 1);
+	ck_assert(asprintf(&want, "%s: file too large (a policy file may have at most 16 MiB)",
+			   huge) >= 0);
+	ck_assert_str_eq(tier_errors_get(e, 0), want);
+	free(want);
+	/* one more byte than the limit is too large */
+	ck_assert_int_eq(tier_policy_load(over, "", e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), 2);
+	ck_assert_strstr(tier_errors_get(e, 1), "over.conf: file too large");
+	/* exactly the limit is read whole: one line of NUL bytes */
+	ck_assert_int_eq(tier_policy_load(at, "", e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), 3);
+	ck_assert_str_eq(tier_errors_message(e, 2), "NUL byte in line");
+	ck_assert_uint_eq(tier_errors_line(e, 2), 1);
+	tier_errors_free(e);
+
+	/* a huge drop-in: refused, the other files still checked */
+	e = tier_errors_new();
+	free(write_tmp(fx, "etc/tierd.conf", "[rule:r]\nclass = gold\ncgroup = /x\n"));
+	free(write_tmp(fx, "etc/tierd.conf.d/10-gold.conf", "[class:gold]\n"));
+	free(write_tmp(fx, "etc/tierd.conf.d/30-bad.conf", "[class:gold]\n"));
+	free(sparse(fx, "etc/tierd.conf.d/20-huge.conf", 1ll << 30));
+	free(huge);
+	huge = fx_path(fx, "etc/tierd.conf");
+	ck_assert_int_eq(tier_policy_load(huge, NULL, e, &p), -EINVAL);
+	ck_assert_uint_eq(tier_errors_count(e), 2);
+	ck_assert_strstr(tier_errors_get(e, 0), "/etc/tierd.conf.d/20-huge.conf: file too large");
+	ck_assert_strstr(tier_errors_get(e, 1), "/etc/tierd.conf.d/30-bad.conf:1: duplicate class");
+	tier_errors_free(e);
+
+	/* the same limit for a buffer */
+	e = tier_errors_new();
+	buf = calloc(1, POLICY_FILE_LIMIT + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(tier_policy_load_buffer("b.conf", buf, POLICY_FILE_LIMIT + 1, e, &p),
+			 -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_str_eq(tier_errors_get(e, 0),
+			 "b.conf: file too large (a policy file may have at most 16 MiB)");
+	free(buf);
+	tier_errors_free(e);
+	free(huge);
+	free(at);
+	free(over);
+	fx_free(fx);
+}
+END_TEST
+
+/* A drop-in must be a regular file or a symlink to one: anything else is an
+ * error with its file name, never skipped, and the others are still read. */
+START_TEST(test_dropin_not_regular)
+{
+	static const char *const want[] = {
+		"30-dangling.conf: cannot read: dangling symlink",
+		"40-loop.conf: cannot read: symlink loop (Too many levels of symbolic links)",
+		"50-dir.conf: not a regular file (a directory)",
+		"60-fifo.conf: not a regular file",
+		"70-dev.conf: not a regular file",
+	};
+	struct fx *fx = fx_new();
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	char *main_file, *d = fx_path(fx, "etc/tierd.conf.d"), *x;
+	int dfd;
+
+	main_file = write_tmp(fx, "etc/tierd.conf", "[rule:r]\nclass = gold\ncgroup = /x\n");
+	free(write_tmp(fx, "etc/tierd.conf.d/10-ok.conf", "[class:silver]\n"));
+	free(write_tmp(fx, "shared/gold.conf", "[class:gold]\nmode = promote\n"));
+	dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+	/* a symlink to a regular file is what admins do: fine */
+	ck_assert_int_eq(symlinkat("../../shared/gold.conf", dfd, "20-link.conf"), 0);
+	ck_assert_int_eq(symlinkat("nonexistent.conf", dfd, "30-dangling.conf"), 0);
+	ck_assert_int_eq(symlinkat("40-loop.conf", dfd, "40-loop.conf"), 0);
+	ck_assert_int_eq(mkdirat(dfd, "50-dir.conf", 0755), 0);
+	ck_assert_int_eq(mkfifoat(dfd, "60-fifo.conf", 0600), 0);
+	ck_assert_int_eq(symlinkat("/dev/zero", dfd, "70-dev.conf"), 0);
+
+	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+	if (tier_errors_count(e) != sizeof(want) / sizeof(want[0]))
+		for (size_t i = 0; i < tier_errors_count(e); i++)
+			fprintf(stderr, "dropin_not_regular: %s\n", tier_errors_get(e, i));
+	ck_assert_uint_eq(tier_errors_count(e), sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert(asprintf(&x, "%s/%s", d, want[i]) >= 0);
+		ck_assert_str_eq(tier_errors_get(e, i), x);
+		ck_assert_uint_eq(tier_errors_line(e, i), 0);
+		free(x);
+	}
+	tier_errors_free(e);
+
+	/* without the bad ones it loads, with the symlinked file */
+	ck_assert_int_eq(unlinkat(dfd, "30-dangling.conf", 0), 0);
+	ck_assert_int_eq(unlinkat(dfd, "40-loop.conf", 0), 0);
+	ck_assert_int_eq(unlinkat(dfd, "50-dir.conf", AT_REMOVEDIR), 0);
+	ck_assert_int_eq(unlinkat(dfd, "60-fifo.conf", 0), 0);
+	ck_assert_int_eq(unlinkat(dfd, "70-dev.conf", 0), 0);
+	close(dfd);
+	e = tier_errors_new();
+	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), 0);
+	ck_assert_uint_eq(tier_errors_count(e), 0);
+	ck_assert_uint_eq(tier_policy_file_count(p), 3);
+	ck_assert_str_eq(strrchr(tier_policy_file(p, 2), '/'), "/20-link.conf");
+	ck_assert_int_eq(tier_policy_rule(p, 0)->class->mode, TIER_MODE_PROMOTE);
+	tier_policy_free(p);
+	tier_errors_free(e);
+	free(main_file);
+	free(d);
+	fx_free(fx);
+}
+END_TEST
+
+/* 100,000 rules load, in order, with their names, lines and classes found,
+ * duplicates still detected, and the prefix index finds a rule deep down. */
+#define MANY_RULES 100000
+
+static void write_many(const char *path, const char *tail)
+{
+	FILE *f = fopen(path, "we");
+
+	ck_assert_ptr_nonnull(f);
+	for (unsigned c = 0; c < 20; c++)
+		fprintf(f, "[class:c%u]\nmode = %s\n", c, c % 2 ? "promote" : "full");
+	for (unsigned i = 0; i < MANY_RULES; i++)
+		fprintf(f, "[rule:r%u]\nclass = c%u\ncgroup = /tenant-%u.slice/**\n"
+			   "unit = app-%u-*.service\n\n",
+			i, i % 20, i, i);
+	fputs(tail, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_many_rules)
+{
+	struct fx *fx = fx_new();
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	char *file = fx_path(fx, "many.conf"), *want;
+	const struct tier_rule *r;
+	struct tier_observed_cgroup cg[3] = {
+		{ .path = "/tenant-77777.slice/db/x" },
+		{ .path = "/tenant-100000.slice" },
+		{ .path = "/other.slice/a.service", .unit = "app-99999-web.service" },
+	};
+	struct tier_observed obs = { .fast_capacity = 1ull << 34, .n_cgroups = 3, .cgroups = cg };
+	struct tier_plan *plan = NULL;
+
+	write_many(file, "");
+	ck_assert_int_eq(tier_policy_load(file, "", e, &p), 0);
+	ck_assert_uint_eq(tier_errors_count(e), 0);
+	ck_assert_uint_eq(tier_policy_class_count(p), 20);
+	ck_assert_uint_eq(tier_policy_rule_count(p), MANY_RULES);
+	ck_assert_str_eq(tier_policy_rule(p, MANY_RULES - 1)->name, "r99999");
+	r = tier_policy_find_rule(p, "r77777");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_eq(r, tier_policy_rule(p, 77777));
+	ck_assert_uint_eq(r->line, 41 + 5 * 77777);
+	ck_assert_ptr_eq(r->class, tier_policy_find_class(p, "c17"));
+	ck_assert_uint_eq(r->n_matchers, 2);
+	ck_assert_ptr_null(tier_policy_find_rule(p, "r100000"));
+	ck_assert_ptr_null(tier_policy_find_class(p, "c20"));
+	for (unsigned i = 0; i < MANY_RULES; i += 997) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "r%u", i);
+		ck_assert_ptr_eq(tier_policy_find_rule(p, name), tier_policy_rule(p, i));
+	}
+	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	ck_assert_str_eq(tier_plan_entry(plan, 0)->rule->name, "r77777");
+	ck_assert_str_eq(tier_plan_entry(plan, 0)->class->name, "c17");
+	ck_assert_ptr_null(tier_plan_entry(plan, 1)->rule);
+	ck_assert_str_eq(tier_plan_entry(plan, 2)->rule->name, "r99999");
+	ck_assert_int_eq(tier_plan_entry(plan, 2)->matcher->kind, TIER_MATCH_UNIT);
+	tier_plan_free(plan);
+	tier_policy_free(p);
+
+	/* a duplicate at the very end names the first definition */
+	write_many(file, "[rule:r5]\nclass = c0\ncgroup = /y\n");
+	p = NULL;
+	ck_assert_int_eq(tier_policy_load(file, "", e, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(tier_errors_count(e), 1);
+	ck_assert(asprintf(&want, "%s:%u: duplicate rule 'r5' (first defined at %s:%u)", file,
+			   41 + 5 * MANY_RULES, file, 41 + 5 * 5) >= 0);
+	ck_assert_str_eq(tier_errors_get(e, 0), want);
+	free(want);
+	tier_errors_free(e);
+	free(file);
+	fx_free(fx);
 }
 END_TEST
 
@@ -552,11 +842,14 @@ Suite *suite_policy(void)
 	Suite *s = suite_create("policy");
 	TCase *tb = tcase_create("bad");
 	TCase *tg = tcase_create("good");
+	TCase *tf = tcase_create("files");
+	TCase *ts = tcase_create("scale");
 
 	tcase_add_loop_test(tb, test_bad_policy, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tb, test_nul_byte);
 	tcase_add_test(tb, test_all_errors);
 	tcase_add_test(tb, test_missing_file);
+	tcase_add_test(tb, test_error_limit);
 	suite_add_tcase(s, tb);
 	tcase_add_test(tg, test_good_policy);
 	tcase_add_test(tg, test_defaults_and_edge_syntax);
@@ -564,5 +857,13 @@ Suite *suite_policy(void)
 	tcase_add_test(tg, test_include);
 	tcase_add_test(tg, test_amount_format);
 	suite_add_tcase(s, tg);
+	tcase_add_test(tf, test_main_not_regular);
+	tcase_add_test(tf, test_size_limit);
+	tcase_add_test(tf, test_dropin_not_regular);
+	suite_add_tcase(s, tf);
+	/* a hang guard only: this loads in about a second under ASan */
+	tcase_set_timeout(ts, 120);
+	tcase_add_test(ts, test_many_rules);
+	suite_add_tcase(s, ts);
 	return s;
 }
