@@ -88,7 +88,7 @@ deps:
 	$(Q)scripts/deps.sh
 
 check-unit:
-	$(Q)rm -rf $(BUILD)/results
+	$(Q)rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results && date +%s >$(BUILD)/results/.start
 	$(Q)rc=0; $(MAKE) --no-print-directory -k check-unit-all || rc=1; \
 	scripts/summary.sh $(BUILD)/results || rc=1; exit $$rc
 
@@ -98,7 +98,7 @@ check-unit-all: $(CHECK_UNIT_TARGETS)
 # The full run: unit tests, then integration, then the VM tests, then the
 # Check summary of the unit suite again so the log ends with it.
 check: deps
-	$(Q)rm -rf $(BUILD)/results
+	$(Q)rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results && date +%s >$(BUILD)/results/.start
 	$(Q)rc=0; $(MAKE) --no-print-directory -k check-all || rc=1; \
 	scripts/summary.sh $(BUILD)/results || rc=1; exit $$rc
 

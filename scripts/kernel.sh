@@ -231,6 +231,7 @@ build() {
 	kmake "$flavour" -s kernelrelease >"$out/release"
 	echo "$stamp" >"$out/.stamp"
 	n=$(( $(date +%s) - start ))
+	echo "$n" >"$out/.build-seconds"
 	say "[$flavour] ${out#"$TOP"/}/bzImage ($(cat "$out/release")) built in ${n}s"
 }
 

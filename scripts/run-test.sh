@@ -3,7 +3,8 @@
 #
 # Runs one test program, keeps its output in RESULTS_DIR/NAME.log and its
 # verdict in RESULTS_DIR/NAME.result: PASS, FAIL (exit N) or SKIP (reason,
-# from the last line the test printed before exiting 77).
+# from the last line the test printed before exiting 77), and how many
+# seconds it took in RESULTS_DIR/NAME.time.
 # Exits 0 for PASS and SKIP, 1 for FAIL, so make stops only on failures.
 set -u
 dir=$1 name=$2
@@ -11,8 +12,10 @@ shift 2
 mkdir -p "$dir"
 log="$dir/$name.log"
 echo "  TEST    $name"
+start=$(date +%s)
 "$@" >"$log" 2>&1
 rc=$?
+echo $(($(date +%s) - start)) >"$dir/$name.time"
 case $rc in
 0)	echo PASS >"$dir/$name.result" ;;
 77)	reason=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# summary.sh RESULTS_DIR: print every test's verdict, a total, and the
+# summary.sh RESULTS_DIR: print every test's verdict and duration, the time
+# per group (the name up to its first '-') and in all, a total, and the
 # combined Check summary of the unit suites (the last line).
 set -u
 dir=$1
@@ -10,7 +11,9 @@ for f in "$dir"/*.result; do
 	[ -e "$f" ] || continue
 	name=$(basename "$f" .result)
 	verdict=$(cat "$f")
-	printf '  %-40s %s\n' "$name" "$verdict"
+	secs=$(cat "$dir/$name.time" 2>/dev/null || echo 0)
+	printf '  %-40s %5ss  %s\n' "$name" "$secs" "$verdict"
+	echo "${name%%-*} $secs" >>"$dir/.groups"
 	case $verdict in
 	PASS*) pass=$((pass + 1)) ;;
 	SKIP*) skip=$((skip + 1)) ;;
@@ -18,6 +21,23 @@ for f in "$dir"/*.result; do
 	esac
 done
 echo "============================================================"
+if [ -e "$dir/.groups" ]; then
+	# time spent in tests per group; the rest of the wall time is building
+	awk '{ t[$1] += $2; all += $2 } END {
+		printf "time in tests:"
+		for (g in t) printf " %s %ds,", g, t[g]
+		printf " all %ds\n", all }' "$dir/.groups"
+	rm -f "$dir/.groups"
+fi
+if [ -e "$dir/.start" ]; then
+	# kernels this run built (scripts/kernel.sh leaves .build-seconds)
+	for f in $(find "$dir/../kernel" -maxdepth 2 -name .build-seconds -newer "$dir/.start" \
+		2>/dev/null | sort); do
+		k=$(basename "$(dirname "$f")")
+		echo "kernel $k built in $(cat "$f")s"
+	done
+	echo "wall time since the run started: $(($(date +%s) - $(cat "$dir/.start")))s"
+fi
 echo "tests: $pass passed, $fail failed, $skip skipped"
 # Check prints "NN%: Checks: N, Failures: F, Errors: E" per suite runner.
 cat "$dir"/*.log 2>/dev/null | awk '
