@@ -24,6 +24,18 @@
  *
  *   busctl --address=unix:path=/run/tierd/bus call org.tierd.Manager1 \
  *       /org/tierd/Manager1 org.tierd.Manager1 Status
+ *
+ * Who gets what (design.md, "Trust"): a caller whose effective UID is root
+ * (or tierd's own) gets answers computed now, from the tree: Explain,
+ * ExplainCgroup, DryRun and ListCgroups observe it (and read every
+ * /proc/PID/exe where the policy has exe= rules).  Anyone else (the system
+ * bus lets every user call the read-only methods) gets cheap answers from
+ * what tierd's last full pass saw, without the values an exe= or annotation
+ * matcher matched (exe paths, trusted.* xattrs), and at most
+ * BUS_RL_BURST calls at once, BUS_RL_PER_SEC per second afterwards, per UID
+ * (and BUS_RL_ALL_* for all of them together): over that, the call fails
+ * with org.freedesktop.DBus.Error.LimitsExceeded.  Cgroup arguments are
+ * normalised (tier_cgroup_path_normalize()) once, here: "//a/" is "/a".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,20 +43,26 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-id128.h>
 
+#include "escape.h"
 #include "tierd-fair.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
 
 #define BUS_PATH "/org/tierd/Manager1"
 #define BUS_IFACE "org.tierd.Manager1"
-#define DEFAULT_BUS_SOCKET "/run/tierd/bus"
 #define MAX_CONNECTIONS 64
+
+/* Unprivileged callers: per UID, and all of them together. */
+#define BUS_RL_BURST 20
+#define BUS_RL_PER_SEC 10
+#define BUS_RL_ALL_BURST 100
+#define BUS_RL_ALL_PER_SEC 50
 
 struct bus_conn {
 	sd_bus *bus;
@@ -52,27 +70,201 @@ struct bus_conn {
 
 static struct bus_conn conns[MAX_CONNECTIONS];
 
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Refill b (rate per second, burst at most) to now and take one token. */
+static bool bucket_take(struct bus_bucket *b, unsigned burst, unsigned rate, uint64_t now)
+{
+	uint64_t max = (uint64_t)burst * 1000;
+
+	if (!b->used) {
+		b->used = true;
+		b->milli_tokens = max;
+	} else if (now > b->last_usec) {
+		uint64_t add = (now - b->last_usec) * rate / 1000;
+
+		b->milli_tokens = add >= max - b->milli_tokens ? max : b->milli_tokens + add;
+	}
+	b->last_usec = now;
+	if (b->milli_tokens < 1000)
+		return false;
+	b->milli_tokens -= 1000;
+	return true;
+}
+
+bool bus_ratelimit_take(struct bus_ratelimit *rl, uid_t uid, uint64_t now)
+{
+	struct bus_bucket *b = NULL, *oldest = NULL;
+
+	for (size_t i = 0; i < BUS_RATELIMIT_SLOTS && !b; i++) {
+		struct bus_bucket *x = &rl->slot[i];
+
+		if (x->used && x->uid == uid)
+			b = x;
+		else if (!oldest || !x->used || (oldest->used && x->last_usec < oldest->last_usec))
+			oldest = x;
+	}
+	if (!b) {
+		/* A new UID takes a free slot or the one idle the longest. */
+		b = oldest;
+		*b = (struct bus_bucket){ .uid = uid };
+	}
+	if (!bucket_take(b, BUS_RL_BURST, BUS_RL_PER_SEC, now))
+		return false;
+	if (!bucket_take(&rl->all, BUS_RL_ALL_BURST, BUS_RL_ALL_PER_SEC, now)) {
+		b->milli_tokens += 1000; /* not this caller's fault */
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Who calls: *ret_privileged if the effective UID is root or ours (on the
+ * private socket it is root: the socket is 0600).  An unprivileged caller
+ * over its rate is refused here (an error reply, > 0 is never returned).
+ */
+static int bus_caller(struct manager *m, sd_bus_message *msg, sd_bus_error *error,
+		      bool *ret_privileged)
+{
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
+	uid_t uid = (uid_t)-1;
+	int r;
+
+	r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &c);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && sd_bus_creds_get_euid(c, &uid) >= 0 && (uid == 0 || uid == geteuid())) {
+		*ret_privileged = true;
+		return 0;
+	}
+	*ret_privileged = false;
+	if (!bus_ratelimit_take(&m->bus_rl, uid, now_usec())) {
+		log_ratelimit(LOG_NOTICE, "Bus caller UID %d over its rate (%s), refusing calls for now",
+			      (int)uid, sd_bus_message_get_member(msg));
+		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					 "Too many calls; try again in a second");
+	}
+	return 0;
+}
+
+static bool utf8_valid(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_seq_len(p);
+
+		if (n == 0)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+/*
+ * D-Bus strings must be valid UTF-8; cgroup names and file contents need
+ * not be.  Such a string goes out with each invalid byte as U+FFFD
+ * (utf8_sanitize()), so that one cgroup's name cannot make every listing of
+ * the tree fail.  The copies live in the pool until the reply is sent.
+ */
+struct str_pool {
+	char **v;
+	size_t n, alloc;
+};
+
+static const char *bus_str(struct str_pool *p, const char *s)
+{
+	char *c;
+
+	if (!s || utf8_valid(s))
+		return s;
+	c = utf8_sanitize(s);
+	if (!c || ARRAY_PUSH(p->v, p->n, p->alloc, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void str_pool_free(struct str_pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	*p = (struct str_pool){};
+}
+
+/* Append "(ssssss)" of a change, each string made valid for the bus. */
+static int append_change(sd_bus_message *reply, struct str_pool *pool, const char *cgroup,
+			 const char *class, const char *rule, const char *knob, const char *old,
+			 const char *new)
+{
+	const char *c = bus_str(pool, cgroup), *o = bus_str(pool, old), *n = bus_str(pool, new);
+
+	if (!c || !o || !n)
+		return -ENOMEM;
+	return sd_bus_message_append(reply, "(ssssss)", c, class, rule, knob, o, n);
+}
+
+/* The cached evaluation an unprivileged caller is answered from. */
+static int cached_tree(struct manager *m, sd_bus_error *error)
+{
+	if (!m->cache_plan || !m->cache_obs)
+		return sd_bus_error_setf(error, "org.tierd.NotReady",
+					 "No full pass of the tree yet; try again later");
+	return 0;
+}
+
+/* May the value the matcher matched be shown?  Exe paths (/proc/PID/exe of
+ * processes the caller may not see) and trusted.* xattrs are root's. */
+static bool matched_visible(const struct tier_plan_entry *e, bool privileged)
+{
+	return privileged || !e->matcher ||
+	       (e->matcher->kind != TIER_MATCH_EXE && e->matcher->kind != TIER_MATCH_ANNOTATION);
+}
+
 static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	_cleanup_free_ char *s = manager_status_text(m);
+	_cleanup_free_ char *s = NULL;
+	bool privileged;
+	int r;
 
+	r = bus_caller(m, msg, error, &privileged);
+	if (r < 0)
+		return r;
+	s = manager_status_text(m);
 	if (!s)
 		return -ENOMEM;
+	if (!utf8_valid(s)) {
+		char *c = utf8_sanitize(s);
+
+		if (!c)
+			return -ENOMEM;
+		free(s);
+		s = c;
+	}
 	return sd_bus_reply_method_return(msg, "s", s);
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
+	_cleanup_free_ char *e = NULL;
 	int r = manager_reload(m, "bus request");
 
 	if (r < 0)
 		return r;
-	return sd_bus_reply_method_return(msg, "bs", !m->last_reload_failed,
-					  m->last_reload_failed && m->last_reload_error ?
-						  m->last_reload_error :
-						  "");
+	if (m->last_reload_failed && m->last_reload_error) {
+		e = utf8_sanitize(m->last_reload_error);
+		if (!e)
+			return -ENOMEM;
+	}
+	return sd_bus_reply_method_return(msg, "bs", !m->last_reload_failed, e ?: "");
 }
 
 static const char *mode_str(const struct tier_plan_entry *e, enum tier_mode mode)
@@ -108,83 +300,169 @@ static int evaluate_tree(struct manager *m, const char *subtree, sd_bus_error *e
 }
 
 /*
+ * The tree a method answers from: for a privileged caller evaluated now
+ * (below subtree, NULL: all), which *ret_obs / *ret_plan own; for anyone
+ * else the cache of the last full pass, not owned (*ret_owned false).
+ */
+static int answer_tree(struct manager *m, bool privileged, const char *subtree,
+		       sd_bus_error *error, const struct tier_observed **ret_obs,
+		       const struct tier_plan **ret_plan, bool *ret_owned)
+{
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	int r;
+
+	if (!privileged) {
+		r = cached_tree(m, error);
+		if (r < 0)
+			return r;
+		*ret_obs = m->cache_obs;
+		*ret_plan = m->cache_plan;
+		*ret_owned = false;
+		return 0;
+	}
+	r = evaluate_tree(m, subtree, error, &obs, &plan);
+	if (r < 0)
+		return r;
+	*ret_obs = obs;
+	*ret_plan = plan;
+	*ret_owned = true;
+	return 0;
+}
+
+static void answer_done(const struct tier_observed *obs, const struct tier_plan *plan, bool owned)
+{
+	if (!owned)
+		return;
+	tier_plan_free((struct tier_plan *)plan);
+	tier_observed_free((struct tier_observed *)obs);
+}
+
+/*
  * The end of a method that replies with an array: unless r says it failed,
  * close the array and send the reply; then free the reply and what
- * evaluate_tree() gave.
+ * answer_tree() gave.
  */
-static int reply_array_done(sd_bus_message *reply, int r, struct tier_plan *plan,
-			    struct tier_observed *obs)
+static int reply_array_done(sd_bus_message *reply, int r, const struct tier_plan *plan,
+			    const struct tier_observed *obs, bool owned)
 {
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
-	tier_plan_free(plan);
-	tier_observed_free(obs);
+	answer_done(obs, plan, owned);
 	return r;
 }
 
-/* The cgroup argument of Explain and ExplainCgroup: an absolute path. */
-static int read_cgroup_arg(sd_bus_message *msg, sd_bus_error *error, const char **ret)
+/*
+ * The cgroup argument of Explain and ExplainCgroup, normalised once here
+ * (the one normaliser, tier_cgroup_path_normalize()): "//a/b/" is "/a/b";
+ * a relative path or a "." or ".." component is InvalidArgs.
+ */
+static int read_cgroup_arg(sd_bus_message *msg, sd_bus_error *error, char **ret)
 {
-	int r = sd_bus_message_read(msg, "s", ret);
+	const char *arg;
+	char esc[256];
+	int r = sd_bus_message_read(msg, "s", &arg);
 
 	if (r < 0)
 		return r;
-	if ((*ret)[0] != '/')
+	r = tier_cgroup_path_normalize(arg, ret);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "cgroup path must start with '/': %s", *ret);
+					 "Not an absolute cgroup path without . or .. components: %s",
+					 text_escape_buf(arg, esc, sizeof(esc)));
 	return 0;
+}
+
+/* "No cgroup X", from the tree now or from the last full pass. */
+static int no_such_cgroup(sd_bus_error *error, const char *cgroup, bool privileged)
+{
+	char esc[256];
+
+	return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s%s",
+				 text_escape_buf(cgroup, esc, sizeof(esc)),
+				 privileged ? "" : " (as of tierd's last full pass)");
 }
 
 static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	struct tier_observed *obs = NULL;
-	struct tier_plan *plan = NULL;
+	const struct tier_observed *obs = NULL;
+	const struct tier_plan *plan = NULL;
 	const struct tier_plan_entry *e;
-	_cleanup_free_ char *text = NULL;
-	const char *cgroup;
+	_cleanup_free_ char *text = NULL, *cgroup = NULL;
+	bool privileged, owned = false;
 	int r;
 
-	r = read_cgroup_arg(msg, error, &cgroup);
+	r = bus_caller(m, msg, error, &privileged);
 	if (r >= 0)
-		r = evaluate_tree(m, cgroup, error, &obs, &plan);
+		r = read_cgroup_arg(msg, error, &cgroup);
+	if (r >= 0)
+		r = answer_tree(m, privileged, cgroup, error, &obs, &plan, &owned);
 	if (r < 0)
 		return r;
 	e = tier_plan_find(plan, cgroup);
-	if (!e)
+	if (!e && !privileged)
+		r = no_such_cgroup(error, cgroup, privileged);
+	else if (!e)
 		r = asprintf(&text, "%s: not found", cgroup);
 	else if (!e->rule)
 		r = asprintf(&text, "%s: unmanaged (no rule matches); memory.numa_balancing %s",
 			     cgroup, mode_str(e, e->current_mode));
 	else
 		r = asprintf(&text,
-			     "%s: class %s, rule %s (%s:%u): %s matcher '%s' matched '%s'; "
+			     "%s: class %s, rule %s (%s:%u): %s matcher '%s' matched %s%s%s; "
 			     "memory.numa_balancing %s -> %s",
 			     cgroup, e->class->name, e->rule->name,
 			     e->rule->file, e->rule->line,
 			     e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
 			     e->matcher ? e->matcher->pattern : "?",
+			     matched_visible(e, privileged) ? "'" : "",
+			     !matched_visible(e, privileged) ? "(shown to root only)" :
 			     e->matched_value ? e->matched_value : "?",
+			     matched_visible(e, privileged) ? "'" : "",
 			     mode_str(e, e->current_mode),
 			     e->set_mode ? tier_mode_to_string(e->mode) : "(unchanged)");
-	if (r < 0) {
-		text = NULL;
-		r = -ENOMEM;
+	if (r < 0 || !text) {
+		if (r >= 0 || !sd_bus_error_is_set(error)) {
+			text = NULL;
+			r = -ENOMEM;
+		}
 		goto out;
+	}
+	if (!utf8_valid(text)) {
+		char *c = utf8_sanitize(text);
+
+		if (!c) {
+			r = -ENOMEM;
+			goto out;
+		}
+		free(text);
+		text = c;
 	}
 	r = sd_bus_reply_method_return(msg, "s", text);
 out:
-	tier_plan_free(plan);
-	tier_observed_free(obs);
+	answer_done(obs, plan, owned);
 	return r;
 }
 
 static int append_pair(sd_bus_message *reply, const char *key, const char *value)
 {
-	return value ? sd_bus_message_append(reply, "(ss)", key, value) : 0;
+	_cleanup_free_ char *c = NULL;
+
+	if (!value)
+		return 0;
+	if (!utf8_valid(value)) {
+		c = utf8_sanitize(value);
+		if (!c)
+			return -ENOMEM;
+		value = c;
+	}
+	return sd_bus_message_append(reply, "(ss)", key, value);
 }
 
 static int append_pair_u64(sd_bus_message *reply, const char *key, uint64_t v)
@@ -218,17 +496,20 @@ static int append_amount(sd_bus_message *reply, const char *key, const struct ti
 static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	struct tier_observed *obs = NULL;
-	struct tier_plan *plan = NULL;
+	const struct tier_observed *obs = NULL;
+	const struct tier_plan *plan = NULL;
 	sd_bus_message *reply = NULL;
 	const struct tier_observed_cgroup *oc = NULL;
 	const struct tier_plan_entry *e;
-	const char *cgroup;
+	_cleanup_free_ char *cgroup = NULL;
+	bool privileged, owned = false;
 	int r;
 
-	r = read_cgroup_arg(msg, error, &cgroup);
+	r = bus_caller(m, msg, error, &privileged);
 	if (r >= 0)
-		r = evaluate_tree(m, cgroup, error, &obs, &plan);
+		r = read_cgroup_arg(msg, error, &cgroup);
+	if (r >= 0)
+		r = answer_tree(m, privileged, cgroup, error, &obs, &plan, &owned);
 	if (r < 0)
 		return r;
 	e = tier_plan_find(plan, cgroup);
@@ -236,7 +517,7 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 		if (strcmp(obs->cgroups[i].path, cgroup) == 0)
 			oc = &obs->cgroups[i];
 	if (!e || !oc) {
-		r = sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", cgroup);
+		r = no_such_cgroup(error, cgroup, privileged);
 		goto out;
 	}
 	r = sd_bus_message_new_method_return(msg, &reply);
@@ -265,7 +546,7 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 				r = append_pair(reply, "matcher_file", e->matcher->file);
 			if (r >= 0)
 				r = append_pair_u64(reply, "matcher_line", e->matcher->line);
-			if (r >= 0)
+			if (r >= 0 && matched_visible(e, privileged))
 				r = append_pair(reply, "matched", e->matched_value);
 		}
 		if (r >= 0) {
@@ -287,23 +568,55 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 			r = append_pair(reply, "desired_mode", tier_mode_to_string(e->mode));
 	}
 out:
-	return reply_array_done(reply, r, plan, obs);
+	return reply_array_done(reply, r, plan, obs, owned);
 }
 
 /*
  * DryRun: what a reconcile would write now, computed the way it writes
  * (tier_apply_entry in dry-run mode, on the entry as fairness filters it,
- * limits rounded to pages), so the two cannot disagree.
+ * limits rounded to pages), so the two cannot disagree.  That re-reads the
+ * knobs of every managed cgroup: root's.  Anyone else is told what the last
+ * full pass left undone (in dry-run mode: everything it would have done).
  */
+static int dry_run_cached(struct manager *m, sd_bus_message *msg, sd_bus_error *error)
+{
+	sd_bus_message *reply = NULL;
+	struct str_pool pool = {};
+	int r;
+
+	if (!m->pending_valid)
+		return sd_bus_error_setf(error, "org.tierd.NotReady",
+					 "No full pass of the tree yet; try again later");
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
+	for (size_t i = 0; r >= 0 && i < m->n_pending; i++) {
+		const struct pending_change *p = &m->pending[i];
+
+		r = append_change(reply, &pool, p->cgroup, p->class, p->rule, p->knob, p->old_value,
+				  p->new_value);
+	}
+	r = reply_array_done(reply, r, NULL, NULL, false);
+	str_pool_free(&pool);
+	return r;
+}
+
 static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	struct tier_observed *obs = NULL;
-	struct tier_plan *plan = NULL;
+	const struct tier_observed *obs = NULL;
+	const struct tier_plan *plan = NULL;
 	sd_bus_message *reply = NULL;
+	struct str_pool pool = {};
+	bool privileged, owned = false;
 	int r;
 
-	r = evaluate_tree(m, NULL, error, &obs, &plan);
+	r = bus_caller(m, msg, error, &privileged);
+	if (r < 0)
+		return r;
+	if (!privileged)
+		return dry_run_cached(m, msg, error);
+	r = answer_tree(m, privileged, NULL, error, &obs, &plan, &owned);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_new_method_return(msg, &reply);
@@ -325,25 +638,31 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 			const struct tier_apply_change *ch = &res.changes[k];
 
 			if (ch->status == TIER_APPLY_CHANGED)
-				r = sd_bus_message_append(reply, "(ssssss)", e->path, e->class->name,
-							  e->rule->name, tier_attr_to_string(ch->attr),
-							  ch->old_value, ch->new_value);
+				r = append_change(reply, &pool, e->path, e->class->name,
+						  e->rule->name, tier_attr_to_string(ch->attr),
+						  ch->old_value, ch->new_value);
 		}
 	}
-	return reply_array_done(reply, r, plan, obs);
+	r = reply_array_done(reply, r, plan, obs, owned);
+	str_pool_free(&pool);
+	return r;
 }
 
 static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	struct tier_observed *obs = NULL;
-	struct tier_plan *plan = NULL;
+	const struct tier_observed *obs = NULL;
+	const struct tier_plan *plan = NULL;
 	sd_bus_message *reply = NULL;
+	struct str_pool pool = {};
+	bool privileged, owned = false;
 	int all, r;
 
-	r = sd_bus_message_read(msg, "b", &all);
+	r = bus_caller(m, msg, error, &privileged);
 	if (r >= 0)
-		r = evaluate_tree(m, NULL, error, &obs, &plan);
+		r = sd_bus_message_read(msg, "b", &all);
+	if (r >= 0)
+		r = answer_tree(m, privileged, NULL, error, &obs, &plan, &owned);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_new_method_return(msg, &reply);
@@ -353,13 +672,19 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 		const struct fair_decision *d = m->fair ? fair_state_find(m->fair, e->path) : NULL;
 
+		const char *path = bus_str(&pool, e->path);
+
 		if (!e->rule && !all)
 			continue;
-		r = sd_bus_message_append(reply, "(ssst)", e->path,
-					  e->rule ? e->class->name : "",
-					  e->rule ? e->rule->name : "", d ? d->target : UINT64_MAX);
+		r = path ? sd_bus_message_append(reply, "(ssst)", path,
+						 e->rule ? e->class->name : "",
+						 e->rule ? e->rule->name : "",
+						 d ? d->target : UINT64_MAX) :
+			   -ENOMEM;
 	}
-	return reply_array_done(reply, r, plan, obs);
+	r = reply_array_done(reply, r, plan, obs, owned);
+	str_pool_free(&pool);
+	return r;
 }
 
 static const sd_bus_vtable manager_vtable[] = {
@@ -454,42 +779,19 @@ static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *use
 
 static int socket_start(struct manager *m)
 {
-	const char *path = m->args.bus_socket ?: DEFAULT_BUS_SOCKET;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	_cleanup_free_ char *dir = strdup(path);
-	char *slash;
-	int fd, r;
+	const char *path = rundir_socket_path(m);
+	int fd = -1, r;
 
-	if (!dir)
-		return log_oom();
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		log_warning("Bus socket path %s too long, no bus API, ignoring", path);
-		return 0;
-	}
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-			log_notice_errno(errno, "Cannot create %s: %m; no bus API for tierctl, ignoring",
-					 dir);
-			return 0;
-		}
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return log_warning_errno(errno, "Cannot create the bus socket: %m, ignoring"), 0;
-	(void)unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0600) < 0 ||
-	    listen(fd, SOMAXCONN) < 0) {
-		log_notice_errno(errno, "Cannot listen on %s: %m; no bus API for tierctl, ignoring",
-				 path);
-		close(fd);
-		return 0;
-	}
+	/* In the run directory, checked and locked (tierd-rundir.c). */
+	r = rundir_bind_socket(m, &fd);
+	if (r == -ENOENT)
+		return 0; /* no run directory: said so */
+	if (r < 0)
+		return r;
 	r = sd_event_add_io(m->event, &m->api_listen, fd, EPOLLIN, on_connection, m);
 	if (r < 0) {
 		close(fd);
+		rundir_unlink_socket(m);
 		return log_warning_errno(r, "Cannot watch the bus socket: %m, ignoring"), 0;
 	}
 	(void)sd_event_source_set_description(m->api_listen, "bus-api-listen");
@@ -597,6 +899,8 @@ static int system_bus_connect(struct manager *m, bool retrying)
 		log_warning_errno(r, "Cannot serve the bus API on the system bus: %m, ignoring");
 		return 0;
 	}
+	/* Asking the bus daemon for a caller's credentials is a call too. */
+	(void)sd_bus_set_method_call_timeout(b, 5 * 1000000ull);
 	m->api_bus = b;
 	if (retrying)
 		log_notice("Bus API %s on the system bus again", BUS_IFACE);
@@ -614,16 +918,13 @@ int bus_api_start(struct manager *m)
 
 void bus_api_stop(struct manager *m)
 {
-	const char *path = m->args.bus_socket ?: DEFAULT_BUS_SOCKET;
-
 	for (size_t i = 0; i < MAX_CONNECTIONS; i++)
 		conns[i].bus = sd_bus_flush_close_unref(conns[i].bus);
 	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
 	m->api_retry = sd_event_source_disable_unref(m->api_retry);
 	m->api_listen = sd_event_source_disable_unref(m->api_listen);
-	if (m->api_fd >= 0) {
+	if (m->api_fd >= 0)
 		close(m->api_fd);
-		(void)unlink(path);
-	}
+	rundir_unlink_socket(m);
 	m->api_fd = -1;
 }

@@ -17,6 +17,16 @@
  * released) instead of at the next periodic rebalance.  Those watches live
  * in the same tables under "<cgroup>/cgroup.events" (no cgroup can have that
  * name: the file is there) and are pruned with their cgroup.
+ *
+ * Cgroup names and depth in delegated subtrees are anyone's, so nothing here
+ * resolves a path string twice: a subtree is opened once below the cgroup
+ * root without following symlinks (tier_cgroup_open()), walked down by
+ * directory fds (openat(O_NOFOLLOW)), and each watch is added on the fd,
+ * through /proc/self/fd/N (systemd's inotify_add_watch_fd()), so neither a
+ * symlink swapped in nor a path longer than PATH_MAX matters.  A subtree
+ * deeper than CG_WATCH_MAX_DEPTH levels (as deep as tier_cgroup_enumerate()
+ * goes) is not watched; that is said in one rate-limited line and the rest
+ * of the tree is watched as usual.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,9 +43,14 @@
 #include "tierd-log.h"
 #include "tierd-manager.h"
 
+/* No IN_DONT_FOLLOW: the watch is added through the /proc/self/fd/N magic
+ * link, which must be followed to the directory the fd is; the fd itself was
+ * opened without following anything. */
 #define CG_WATCH_MASK                                                                      \
 	(IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | \
-	 IN_ONLYDIR | IN_DONT_FOLLOW)
+	 IN_ONLYDIR)
+
+#define CG_WATCH_MAX_DEPTH 256
 
 struct watch {
 	int wd;
@@ -192,14 +207,31 @@ static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
 	return 0;
 }
 
-static char *abs_path(struct manager *m, const char *cgroup)
+/* inotify_add_watch() on the file fd refers to: the watch descriptor or -errno. */
+static int add_watch_fd(int inotify_fd, int fd, uint32_t mask)
 {
-	const char *root = tier_ctx_get_cgroup_root(m->ctx);
-	char *p;
+	char p[64];
+	int wd;
 
-	if (asprintf(&p, "%s%s", root, strcmp(cgroup, "/") == 0 ? "" : cgroup) < 0)
-		return NULL;
-	return p;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	wd = inotify_add_watch(inotify_fd, p, mask);
+	return wd < 0 ? -errno : wd;
+}
+
+/* Components of a cgroup path: "/" is 0, "/a/b" is 2. */
+static unsigned path_depth(const char *cgroup)
+{
+	unsigned n = 0;
+
+	for (const char *p = cgroup; *p;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n++;
+		p = strchrnul(p, '/');
+	}
+	return n;
 }
 
 static char *child_path(const char *parent, const char *name)
@@ -248,82 +280,84 @@ static char *events_key(const char *cgroup)
 	return p;
 }
 
-/* Watch <cgroup>/cgroup.events (not on the root, which has none). */
-static int watch_events(struct manager *m, const char *cgroup)
+/* Watch <cgroup>/cgroup.events (not on the root, which has none); dfd is
+ * the cgroup's directory. */
+static int watch_events(struct manager *m, const char *cgroup, int dfd)
 {
-	_cleanup_free_ char *key = NULL, *p = NULL;
+	_cleanup_free_ char *key = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
 	int wd;
 
 	if (strcmp(cgroup, "/") == 0)
 		return 0;
 	key = events_key(cgroup);
-	p = key ? abs_path(m, key) : NULL;
-	if (!p)
+	if (!key)
 		return log_oom();
 	if (find_path(&m->cg, key))
 		return 0;
-	wd = inotify_add_watch(m->cg.fd, p, IN_MODIFY | IN_DONT_FOLLOW);
+	/* O_PATH: nothing is read, and a FIFO in a fake tree does not block. */
+	fd = openat(dfd, "cgroup.events", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0; /* vanished, or no such file (a test tree): not needed */
+	wd = add_watch_fd(m->cg.fd, fd, IN_MODIFY);
 	if (wd < 0) {
-		if (errno == ENOSPC) {
+		if (wd == -ENOSPC) {
 			log_limit_once(m, key);
 			return -ENOSPC;
 		}
-		return 0; /* vanished, or no such file (a test tree): not needed */
+		return wd == -ENOMEM ? log_oom() : 0;
 	}
 	if (watch_insert(&m->cg, wd, key) < 0)
 		return log_oom();
 	return 0;
 }
 
-/* Watch one directory.  0 on success or if it vanished, -ENOSPC at the limit. */
-static int watch_one(struct manager *m, const char *cgroup)
+/* Watch one directory, dfd.  0 on success or if it vanished, -ENOSPC at the limit. */
+static int watch_one(struct manager *m, const char *cgroup, int dfd)
 {
-	_cleanup_free_ char *p = abs_path(m, cgroup);
 	int wd;
 
-	if (!p)
-		return log_oom();
-	wd = inotify_add_watch(m->cg.fd, p, CG_WATCH_MASK);
+	wd = add_watch_fd(m->cg.fd, dfd, CG_WATCH_MASK);
 	if (wd < 0) {
-		int e = errno;
-
-		if (e == ENOSPC) {
+		if (wd == -ENOSPC) {
 			log_limit_once(m, cgroup);
 			return -ENOSPC;
 		}
-		if (e == ENOENT || e == ENOTDIR)
-			return log_debug_errno(e, "%s: vanished before it could be watched, ignoring",
-					       cgroup), 0;
-		if (e == ENOMEM)
+		if (wd == -ENOMEM)
 			return log_oom();
-		log_warning_errno(e, "%s: cannot watch %s: %m, ignoring", cgroup, p);
+		log_ratelimit_errno(LOG_WARNING, wd, "%s: cannot watch it: %m, ignoring", cgroup);
 		return 0;
 	}
 	if (watch_insert(&m->cg, wd, cgroup) < 0)
 		return log_oom();
-	return watch_events(m, cgroup);
+	return watch_events(m, cgroup, dfd);
 }
 
-static int add_tree_rec(struct manager *m, const char *cgroup, unsigned depth)
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of the directories in dfd (*ret_n of them, malloc'ed). */
+static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
-	_cleanup_free_ char *p = NULL;
+	char **v = NULL;
+	size_t n = 0, alloc = 0;
 	struct dirent *de;
-	int r;
+	int fd, r = 0;
 
-	r = watch_one(m, cgroup);
-	if (r == -ENOMEM)
-		return r;
-	if (depth > 256)
-		return 0;
-	p = abs_path(m, cgroup);
-	if (!p)
-		return log_oom();
-	d = opendir(p);
-	if (!d)
-		return 0; /* vanished or unreadable: the watch (if any) reports the rest */
+	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
 	while ((de = readdir(d))) {
-		_cleanup_free_ char *c = NULL;
+		char *c;
 
 		if (de->d_name[0] == '.' &&
 		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
@@ -337,21 +371,101 @@ static int add_tree_rec(struct manager *m, const char *cgroup, unsigned depth)
 		} else if (de->d_type != DT_DIR) {
 			continue;
 		}
-		c = child_path(cgroup, de->d_name);
-		if (!c)
-			return log_oom();
-		r = add_tree_rec(m, c, depth + 1);
-		if (r == -ENOMEM)
-			return r;
+		c = strdup(de->d_name);
+		if (!c || ARRAY_PUSH(v, n, alloc, c) < 0) {
+			free(c);
+			r = -ENOMEM;
+			break;
+		}
 	}
+	if (r >= 0 && n)
+		qsort(v, n, sizeof(*v), cmp_name);
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
 	return 0;
+}
+
+/*
+ * Watch cgroup (its directory is dfd, depth components below the root) and
+ * everything below it, going down by fds; the names are read first, so one
+ * fd per level is open.
+ */
+static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned depth)
+{
+	char **names = NULL;
+	size_t n = 0, n_names;
+	int r;
+
+	r = watch_one(m, cgroup, dfd);
+	if (r == -ENOMEM)
+		return r;
+	r = list_subdirs(dfd, &names, &n);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return 0; /* vanished or unreadable: the watch (if any) reports the rest */
+	n_names = n;
+	if (n > 0 && depth >= CG_WATCH_MAX_DEPTH) {
+		log_ratelimit(LOG_WARNING, "%s: subtree deeper than %u levels, not watched (and "
+			      "left out of every pass), ignoring", cgroup, CG_WATCH_MAX_DEPTH);
+		n = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *c = NULL;
+		_cleanup_close_ int cfd = -1;
+
+		c = child_path(cgroup, names[i]);
+		if (!c) {
+			r = log_oom();
+			break;
+		}
+		cfd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+				log_ratelimit_errno(LOG_WARNING, errno, "%s: cannot open it: %m, "
+						    "ignoring", c);
+			continue;
+		}
+		r = add_tree_rec(m, c, cfd, depth + 1);
+		if (r == -ENOMEM)
+			break;
+		r = 0;
+	}
+	for (size_t i = 0; i < n_names; i++)
+		free(names[i]);
+	free(names);
+	return r == -ENOMEM ? r : 0;
 }
 
 int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
 {
+	_cleanup_close_ int fd = -1;
+	unsigned depth;
+	int r;
+
 	if (m->cg.fd < 0)
 		return 0;
-	return add_tree_rec(m, cgroup, 0);
+	depth = path_depth(cgroup);
+	if (depth > CG_WATCH_MAX_DEPTH) {
+		log_ratelimit(LOG_WARNING, "%s: deeper than %u levels, not watched, ignoring", cgroup,
+			      CG_WATCH_MAX_DEPTH);
+		return 0;
+	}
+	r = tier_cgroup_open(m->ctx, cgroup, &fd);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r == -ENOENT || r == -ENOTDIR)
+		return log_debug("%s: vanished before it could be watched, ignoring", cgroup), 0;
+	if (r < 0)
+		return log_ratelimit_errno(LOG_WARNING, r, "%s: cannot open it: %m, not watched, "
+					   "ignoring", cgroup), 0;
+	return add_tree_rec(m, cgroup, fd, depth);
 }
 
 /*

@@ -6,6 +6,7 @@
  * tierd-fair.h.  This file depends on libtier only (no sd-event, no sd-bus),
  * so the unit test links it as it is.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -13,13 +14,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "macro.h"
 #include "tierd-fair.h"
 
 typedef unsigned __int128 u128;
 
-#define PAGE_BYTES 4096ull
+/* The kernel's page size: memory.high is stored in pages. */
+static uint64_t page_bytes;
+
+void fair_set_page_size(uint64_t bytes)
+{
+	if (bytes == 0) {
+		long v = sysconf(_SC_PAGESIZE);
+
+		bytes = v > 0 ? (uint64_t)v : 4096;
+	}
+	/* A power of two, or the masks below are wrong. */
+	if (bytes & (bytes - 1))
+		bytes = 4096;
+	page_bytes = bytes;
+}
+
+uint64_t fair_page_size(void)
+{
+	if (!page_bytes)
+		fair_set_page_size(0);
+	return page_bytes;
+}
+
+#define PAGE_BYTES fair_page_size()
 
 /* What the state remembers of one cgroup between rounds. */
 struct fair_entry {
@@ -30,6 +55,8 @@ struct fair_entry {
 	enum tier_mode saved_mode;
 	bool saved_high_valid;
 	uint64_t saved_high;
+	bool restored;			/* read back from a state file, not decided yet */
+	bool restored_high_known;	/* and d.memory_high is what fairness wrote */
 };
 
 struct fair_state {
@@ -187,7 +214,8 @@ static uint64_t restore_high(const struct fair_input *in, const struct fair_entr
 
 static bool may_flip(const struct fair_config *cfg, const struct fair_entry *o)
 {
-	return !o || cfg->min_dwell_usec == 0 || cfg->now_usec < o->last_flip_usec ||
+	/* A hold read back after a restart has no flip time: it may go now. */
+	return !o || o->restored || cfg->min_dwell_usec == 0 || cfg->now_usec < o->last_flip_usec ||
 	       cfg->now_usec - o->last_flip_usec >= cfg->min_dwell_usec;
 }
 
@@ -219,6 +247,25 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 		ne->saved_mode = o->saved_mode;
 		ne->saved_high_valid = o->saved_high_valid;
 		ne->saved_high = o->saved_high;
+	}
+	/*
+	 * Held before a restart (fair_state_load()): if the knob no longer holds
+	 * what fairness wrote, someone else wrote it while tierd was not
+	 * running, and that is what to give back, not the value saved before.
+	 */
+	if (o && o->restored) {
+		uint64_t ours = o->d.memory_high;
+
+		if (ours != UINT64_MAX)
+			ours &= ~(PAGE_BYTES - 1);
+		if (o->d.limited && o->restored_high_known && in->cur_high != ours) {
+			ne->saved_high_valid = true;
+			ne->saved_high = in->cur_high;
+		}
+		if (o->d.throttled && in->cur_mode != TIER_MODE_OFF) {
+			ne->saved_mode_valid = true;
+			ne->saved_mode = in->cur_mode;
+		}
 	}
 
 	/* PROMOTION: off above target x (1 + h), back below target x (1 - h). */
@@ -892,6 +939,12 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	r = fair_decide(s, &cfg, n, in, dec);
 	if (r < 0)
 		goto out;
+	/* What is held is on disk before it is written to the tree. */
+	if (!dry_run && ops && ops->save) {
+		r = ops->save(ops->userdata, s);
+		if (r == -ENOMEM)
+			goto out;
+	}
 
 	s->summary.method = cfg.method;
 	s->summary.capacity = cfg.capacity;
@@ -944,11 +997,22 @@ const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 						const struct tier_plan_entry *e,
 						struct tier_plan_entry *buf)
 {
-	const struct fair_decision *d = fair_state_find(s, e->path);
+	const struct fair_entry *fe = state_lookup(s, e->path);
+	const struct fair_decision *d = fe ? &fe->d : NULL;
 
 	if (!d || (!d->throttled && !d->limited))
 		return e;
 	*buf = *e;
+	if (fe->restored) {
+		/* Held before a restart, not decided on since: the first round
+		 * finds out whether the knob still holds fairness's value, so
+		 * neither it nor the class's value is written before. */
+		if (d->throttled)
+			buf->set_mode = false;
+		if (d->limited)
+			buf->set_high = false;
+		return buf;
+	}
 	if (d->throttled) {
 		buf->set_mode = true;
 		buf->mode = TIER_MODE_OFF;
@@ -958,4 +1022,269 @@ const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 		buf->memory_high = d->memory_high;
 	}
 	return buf;
+}
+
+int fair_release_all(struct fair_state *s, struct tier_ctx *ctx, bool dry_run,
+		     const struct fair_ops *ops)
+{
+	const struct fair_config cfg = { .method = FAIR_METHOD_NONE };
+	uint64_t errors;
+	int r;
+
+	if (!s || !ctx)
+		return -EINVAL;
+	/* No cgroup shares the fast tier any more: every hold is released. */
+	r = fair_decide(s, &cfg, 0, NULL, NULL);
+	if (r < 0)
+		return r;
+	errors = s->summary.n_errors;
+	for (size_t i = 0; i < fair_released_count(s); i++) {
+		r = enforce(s, ctx, ops, fair_released(s, i), dry_run, "tierd is stopping");
+		if (r < 0)
+			return r;
+		s->summary.n_writes += r;
+	}
+	entries_free(s->released, s->n_released);
+	s->released = NULL;
+	s->n_released = 0;
+	return (int)(s->summary.n_errors - errors);
+}
+
+/* ------------------------------------------------------------------------
+ * The state file: what fairness holds, across a restart
+ * ------------------------------------------------------------------------ */
+
+#define STATE_MAGIC "tierd-fair-state 1"
+
+/* Cgroup names are anyone's: every byte outside '!'..'~', and '%', as %XX. */
+static int put_path(FILE *f, const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p <= ' ' || *p > '~' || *p == '%')
+			fprintf(f, "%%%02X", *p);
+		else
+			fputc(*p, f);
+	return 0;
+}
+
+static int get_path(const char *s, char **ret)
+{
+	_cleanup_free_ char *out = malloc(strlen(s) + 1);
+	char *w = out;
+
+	if (!out)
+		return -ENOMEM;
+	for (; *s; s++) {
+		unsigned v;
+
+		if (*s != '%') {
+			if ((unsigned char)*s <= ' ' || (unsigned char)*s > '~')
+				return -EINVAL;
+			*w++ = *s;
+			continue;
+		}
+		if (!isxdigit((unsigned char)s[1]) || !isxdigit((unsigned char)s[2]) ||
+		    sscanf(s + 1, "%2X", &v) != 1 || v == 0)
+			return -EINVAL;
+		*w++ = (char)v;
+		s += 2;
+	}
+	*w = '\0';
+	if (out[0] != '/')
+		return -EINVAL;
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+static void put_u64(FILE *f, bool valid, uint64_t v)
+{
+	if (!valid)
+		fputs(" -", f);
+	else if (v == UINT64_MAX)
+		fputs(" max", f);
+	else
+		fprintf(f, " %" PRIu64, v);
+}
+
+static void put_entry(FILE *f, const struct fair_entry *e, bool high_known)
+{
+	uint64_t high = e->d.memory_high;
+
+	if (high != UINT64_MAX)
+		high &= ~(PAGE_BYTES - 1);
+	put_path(f, e->path);
+	fprintf(f, " %d %d", e->d.limited, e->d.throttled);
+	put_u64(f, true, e->d.target);
+	put_u64(f, e->d.limited && high_known, high);
+	put_u64(f, e->saved_high_valid, e->saved_high);
+	fprintf(f, " %s\n", e->saved_mode_valid ? tier_mode_to_string(e->saved_mode) : "-");
+}
+
+int fair_state_serialize(const struct fair_state *s, char **ret, size_t *ret_size)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	if (!s || !ret)
+		return -EINVAL;
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -ENOMEM;
+	fputs(STATE_MAGIC "\n", f);
+	fputs("# cgroup limited throttled target memory_high saved_high saved_mode\n", f);
+	for (size_t i = 0; i < s->n_entries; i++)
+		if (s->entries[i].d.limited || s->entries[i].d.throttled)
+			put_entry(f, &s->entries[i], true);
+	/* Released this round: held until the restore is written. */
+	for (size_t i = 0; i < s->n_released; i++) {
+		struct fair_entry e = s->released[i];
+
+		/* (what fairness wrote is gone from d: memory_high is unknown, "-") */
+		e.d.limited = e.d.set_high;
+		e.d.throttled = e.d.set_mode;
+		put_entry(f, &e, false);
+	}
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(buf);
+	if (ret_size)
+		*ret_size = size;
+	return 0;
+}
+
+static int get_u64(const char *s, bool *ret_valid, uint64_t *ret)
+{
+	char *end;
+
+	*ret_valid = strcmp(s, "-") != 0;
+	if (!*ret_valid) {
+		*ret = 0;
+		return 0;
+	}
+	if (strcmp(s, "max") == 0) {
+		*ret = UINT64_MAX;
+		return 0;
+	}
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*ret = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static int parse_line(char *line, struct fair_entry *e)
+{
+	char *tok[7], *save = NULL;
+	bool valid, v2;
+	int n = 0, r;
+
+	for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (n == 7)
+			return -EINVAL;
+		tok[n++] = t;
+	}
+	if (n != 7)
+		return -EINVAL;
+	if ((strcmp(tok[1], "0") && strcmp(tok[1], "1")) || (strcmp(tok[2], "0") && strcmp(tok[2], "1")))
+		return -EINVAL;
+	e->d.limited = tok[1][0] == '1';
+	e->d.throttled = tok[2][0] == '1';
+	if (!e->d.limited && !e->d.throttled)
+		return -EINVAL;
+	r = get_u64(tok[3], &valid, &e->d.target);
+	if (r < 0 || !valid)
+		return -EINVAL;
+	r = get_u64(tok[4], &valid, &e->d.memory_high);
+	if (r < 0 || (valid && !e->d.limited))
+		return -EINVAL;
+	e->restored_high_known = valid;
+	if (!valid)
+		e->d.memory_high = UINT64_MAX;
+	r = get_u64(tok[5], &v2, &e->saved_high);
+	if (r < 0)
+		return -EINVAL;
+	e->saved_high_valid = v2;
+	e->saved_mode_valid = strcmp(tok[6], "-") != 0;
+	if (e->saved_mode_valid && tier_mode_from_string(tok[6], &e->saved_mode) < 0)
+		return -EINVAL;
+	e->d.set_mode = e->d.throttled;
+	e->d.mode = TIER_MODE_OFF;
+	e->d.set_high = e->d.limited;
+	e->restored = true;
+	return get_path(tok[0], &e->path);
+}
+
+static int fentry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fair_entry *)a)->path, ((const struct fair_entry *)b)->path);
+}
+
+int fair_state_load(struct fair_state *s, const char *buf, size_t size, size_t *ret_n_bad)
+{
+	_cleanup_free_ char *copy = NULL;
+	struct fair_entry *v = NULL;
+	size_t n = 0, alloc = 0, bad = 0;
+	char *line, *save = NULL;
+	int r;
+
+	if (!s || !buf)
+		return -EINVAL;
+	if (memchr(buf, '\0', size))
+		return -EINVAL;
+	copy = strndup(buf, size);
+	if (!copy)
+		return -ENOMEM;
+	line = strtok_r(copy, "\n", &save);
+	if (!line || strcmp(line, STATE_MAGIC) != 0)
+		return -EINVAL;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		struct fair_entry e = {};
+
+		if (line[0] == '#')
+			continue;
+		r = parse_line(line, &e);
+		if (r == -ENOMEM) {
+			entries_free(v, n);
+			return r;
+		}
+		if (r < 0 || (n > 0 && bsearch(&e, v, n, sizeof(*v), fentry_cmp))) {
+			free(e.path);
+			bad++;
+			continue;
+		}
+		if (n == alloc) {
+			size_t na = alloc ? alloc * 2 : 16;
+			struct fair_entry *nv = realloc(v, na * sizeof(*nv));
+
+			if (!nv) {
+				free(e.path);
+				entries_free(v, n);
+				return -ENOMEM;
+			}
+			v = nv;
+			alloc = na;
+		}
+		e.d.path = e.path;
+		v[n++] = e;
+		qsort(v, n, sizeof(*v), fentry_cmp);
+	}
+	/* d.path points at each entry's own path: fix it after the moves. */
+	for (size_t i = 0; i < n; i++)
+		v[i].d.path = v[i].path;
+	entries_free(s->entries, s->n_entries);
+	s->entries = v;
+	s->n_entries = n;
+	if (ret_n_bad)
+		*ret_n_bad = bad;
+	return (int)(n > INT32_MAX ? INT32_MAX : n);
+}
+
+size_t fair_state_held(const struct fair_state *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; s && i < s->n_entries; i++)
+		n += s->entries[i].d.limited || s->entries[i].d.throttled;
+	return n + (s ? s->n_released : 0);
 }

@@ -158,6 +158,10 @@ struct fair_ops {
 	/* One record (priority as syslog(3)). */
 	void (*log)(void *userdata, int priority, const struct log_fields *fields,
 		    const char *message);
+	/* After the decisions of a round, before anything is written (not in a
+	 * dry run): keep what fairness holds (fair_state_serialize()) where a
+	 * restarted tierd finds it.  Only -ENOMEM stops the round. */
+	int (*save)(void *userdata, const struct fair_state *s);
 };
 
 /* What the last fair_rebalance() saw and did, for status and tests. */
@@ -201,5 +205,40 @@ int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root)
 
 /* high = target x total / fast, page-aligned down; target if fast >= total. */
 uint64_t fair_high_for_target(uint64_t target, uint64_t fast_capacity, uint64_t total_capacity);
+
+/*
+ * The page size memory.high is aligned to: set once at start (0 asks
+ * sysconf(_SC_PAGESIZE); not a power of two is 4096).  Unset, the first use
+ * asks sysconf.
+ */
+void fair_set_page_size(uint64_t bytes);
+uint64_t fair_page_size(void);
+
+/*
+ * Let go of everything fairness holds (tierd stops): the saved
+ * memory.numa_balancing / memory.high of each held cgroup is written back
+ * (with ops, as a round writes), and the state forgets them.  Returns the
+ * number of writes that failed (logged), or -ENOMEM / -EINVAL.
+ */
+int fair_release_all(struct fair_state *s, struct tier_ctx *ctx, bool dry_run,
+		     const struct fair_ops *ops);
+
+/* How many cgroups fairness holds a knob of (including those being released). */
+size_t fair_state_held(const struct fair_state *s);
+
+/*
+ * The state file (tierd keeps it in its run directory): one line per held
+ * cgroup, "PATH LIMITED THROTTLED TARGET MEMORY_HIGH SAVED_HIGH SAVED_MODE"
+ * after a "tierd-fair-state 1" line; PATH with every byte outside '!'..'~'
+ * and '%' as %XX, "-" for a value not held or not saved, "max".
+ * fair_state_serialize() writes it (malloc'ed); fair_state_load() replaces
+ * the state's entries with the file's (bad lines are counted in *ret_n_bad
+ * and skipped) and returns how many it read; -EINVAL if it is not such a
+ * file.  The first round after a load gives back the saved values of held
+ * cgroups that left, and if a held knob no longer has fairness's value
+ * (someone wrote it while tierd was down), gives back that value instead.
+ */
+int fair_state_serialize(const struct fair_state *s, char **ret, size_t *ret_size);
+int fair_state_load(struct fair_state *s, const char *buf, size_t size, size_t *ret_n_bad);
 
 #endif

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <syslog.h>
 
 #include "macro.h"
@@ -60,6 +62,49 @@ _printf_(7, 8) int log_fields_internal(int level, int error, const struct log_fi
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, (e), __VA_ARGS__)
 
 #define log_oom() log_full_errno(LOG_ERR, ENOMEM, "Out of memory.")
+
+/*
+ * Rate limiting, for messages that something outside tierd can make repeat
+ * (a hostile subtree, a flood of events): at most burst records per
+ * interval; the first record after a suppressed stretch says how many were
+ * dropped.
+ */
+struct ratelimit {
+	uint64_t interval_usec;
+	unsigned burst;
+	uint64_t begin_usec;
+	unsigned n;
+	unsigned suppressed;
+};
+
+#define LOG_RATELIMIT_INTERVAL_USEC (10 * 60 * 1000000ull)
+#define LOG_RATELIMIT_BURST 5
+#define RATELIMIT_INIT(interval, b) { .interval_usec = (interval), .burst = (b) }
+
+/* May one more record go out now?  *ret_suppressed (may be NULL): how many
+ * were refused since the last one that went out, when this one may. */
+bool ratelimit_below(struct ratelimit *rl, uint64_t now_usec, unsigned *ret_suppressed);
+
+_printf_(7, 8) int log_ratelimit_internal(struct ratelimit *rl, int level, int error,
+					  const char *file, int line, const char *func,
+					  const char *format, ...);
+/*
+ * For libtier's log hook: records rate-limited by their call site (file and
+ * line of the library), LOG_RATELIMIT_BURST per LOG_RATELIMIT_INTERVAL_USEC
+ * each; debug records are not limited.
+ */
+_printf_(6, 0) int log_site_ratelimitedv(int level, int error, const char *file, int line,
+					 const char *func, const char *format, va_list ap);
+
+/* log_full_errno(), but at most LOG_RATELIMIT_BURST records per interval from this call site. */
+#define log_ratelimit_errno(level, error, ...)                                                 \
+	({                                                                                     \
+		static struct ratelimit _rl_ =                                                 \
+			RATELIMIT_INIT(LOG_RATELIMIT_INTERVAL_USEC, LOG_RATELIMIT_BURST);      \
+		log_ratelimit_internal(&_rl_, (level), (error), __FILE__, __LINE__, __func__, \
+				       __VA_ARGS__);                                           \
+	})
+#define log_ratelimit(level, ...) log_ratelimit_errno((level), 0, __VA_ARGS__)
 
 #define log_cgroup(level, fields, ...) \
 	log_fields_internal((level), 0, (fields), __FILE__, __LINE__, __func__, __VA_ARGS__)

@@ -32,16 +32,18 @@ bool manager_dry_run(const struct manager *m)
 /*
  * The writer of tier_apply_entry(): memory.low/memory.high of a unit's own
  * cgroup through systemd (MemoryLow=/MemoryHigh=, SetUnitProperties), the
- * raw file otherwise or if systemd refuses.  What it did is kept here for
- * the log lines written after the entry is applied.
+ * raw file otherwise.  The systemd part is asynchronous (tierd-systemd.c):
+ * the write is queued, and its outcome (set through systemd, or written
+ * directly because systemd does not own the cgroup or refused) is logged
+ * when systemd has answered.
  */
 struct apply_writer {
 	struct manager *m;
 	const char *cgroup;
+	const char *class, *rule, *reason;	/* for the record of a queued write */
 	bool unit_known;			/* unit looked up */
-	char *unit;				/* systemd owns cgroup, or NULL */
-	bool via_systemd[_TIER_ATTR_MAX];	/* set with SetUnitProperties */
-	int refused[_TIER_ATTR_MAX];		/* systemd's error before a raw write */
+	char *unit;				/* the name says a unit owns it, or NULL */
+	bool queued[_TIER_ATTR_MAX];		/* handed to systemd */
 };
 
 static const char *const unit_property[_TIER_ATTR_MAX] = {
@@ -49,11 +51,11 @@ static const char *const unit_property[_TIER_ATTR_MAX] = {
 	[TIER_ATTR_MEMORY_HIGH] = "MemoryHigh",
 };
 
-/* The unit that owns w->cgroup (NULL if none), asked of systemd once. */
+/* The unit that may own w->cgroup (NULL if none), by its name. */
 static int writer_unit(struct apply_writer *w, const char **ret_unit)
 {
 	if (!w->unit_known) {
-		int r = systemd_cgroup_unit(w->m, w->cgroup, &w->unit);
+		int r = systemd_cgroup_unit_candidate(w->m, w->cgroup, &w->unit);
 
 		if (r < 0)
 			return r;
@@ -68,7 +70,6 @@ static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
 {
 	struct apply_writer *w = userdata;
 	const char *property = unit_property[ch->attr], *unit = NULL;
-	uint64_t value;
 	int r;
 
 	if (property) {
@@ -77,28 +78,62 @@ static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
 			return r;
 	}
 	if (unit) {
-		if (strcmp(ch->new_value, "max") == 0)
-			value = UINT64_MAX;
-		else {
-			r = tier_parse_size(ch->new_value, &value);
-			if (r < 0)
-				return r;
-		}
-		r = systemd_set_unit_memory(w->m, unit, property, value);
-		if (r >= 0) {
-			w->via_systemd[ch->attr] = true;
-			return 0;
-		}
-		if (r == -ENOMEM)
+		struct log_fields f = {
+			.cgroup = cgroup,
+			.class = w->class,
+			.rule = w->rule,
+			.knob = tier_attr_to_string(ch->attr),
+			.old = ch->old_value,
+			.new = ch->new_value,
+		};
+
+		r = systemd_queue_write(w->m, cgroup, unit, ch->attr, ch->new_value, &f, w->reason);
+		if (r < 0)
 			return r;
-		w->refused[ch->attr] = r;
+		w->queued[ch->attr] = true;
+		return 0;
 	}
 	return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(ch->attr), ch->new_value);
 }
 
+void manager_pending_clear(struct manager *m)
+{
+	for (size_t i = 0; i < m->n_pending; i++) {
+		free(m->pending[i].cgroup);
+		free(m->pending[i].class);
+		free(m->pending[i].rule);
+	}
+	free(m->pending);
+	m->pending = NULL;
+	m->n_pending = m->alloc_pending = 0;
+	m->pending_valid = false;
+}
+
+/* A change the full pass under way leaves undone (DryRun for everyone). */
+static int pending_add(struct manager *m, const struct tier_plan_entry *e,
+		       const struct tier_apply_change *ch)
+{
+	struct pending_change p = { .knob = tier_attr_to_string(ch->attr) };
+	int r;
+
+	snprintf(p.old_value, sizeof(p.old_value), "%s", ch->old_value);
+	snprintf(p.new_value, sizeof(p.new_value), "%s", ch->new_value);
+	p.cgroup = strdup(e->path);
+	p.class = strdup(e->class->name);
+	p.rule = strdup(e->rule->name);
+	r = p.cgroup && p.class && p.rule ? ARRAY_PUSH(m->pending, m->n_pending, m->alloc_pending, p)
+					  : -ENOMEM;
+	if (r < 0) {
+		free(p.cgroup);
+		free(p.class);
+		free(p.rule);
+	}
+	return r;
+}
+
 /* Log one attribute of an applied entry; -ENOMEM is the only failure. */
 static int log_change(struct manager *m, const struct tier_plan_entry *e, struct apply_writer *w,
-		      const struct tier_apply_change *ch, const char *reason)
+		      const struct tier_apply_change *ch, const char *reason, bool full_pass)
 {
 	const char *file = tier_attr_to_string(ch->attr), *property = unit_property[ch->attr];
 	struct log_fields f = {
@@ -114,7 +149,10 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 	if (ch->error == -ENOMEM)
 		return log_oom();
 	if (read_failed) {
-		if (ch->status == TIER_APPLY_VANISHED)
+		/* A file missing in a cgroup that is gone now: it vanished (a
+		 * directory removed after it was opened has no files). */
+		if (ch->status == TIER_APPLY_VANISHED ||
+		    (ch->error == -EOPNOTSUPP && !tier_cgroup_exists(m->ctx, e->path)))
 			return log_debug("%s: vanished, skipping", e->path), 0;
 		return log_cgroup_errno(ch->attr == TIER_ATTR_NUMA_BALANCING ? LOG_WARNING : LOG_DEBUG,
 					ch->error, &f, "%s: cannot read %s: %m, ignoring", e->path,
@@ -125,6 +163,12 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 		return 0;
 	f.old = ch->old_value;
 	f.new = ch->new_value;
+	/* What DryRun tells unprivileged callers: what this pass would write
+	 * (dry run) or failed to. */
+	if (full_pass &&
+	    ch->status == (manager_dry_run(m) ? TIER_APPLY_CHANGED : TIER_APPLY_ERROR) &&
+	    pending_add(m, e, ch) < 0)
+		return log_oom();
 	if (manager_dry_run(m)) {
 		if (property) {
 			r = writer_unit(w, &unit);
@@ -136,11 +180,9 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 			   f.class, f.rule, reason);
 		return 0;
 	}
-	if (w->refused[ch->attr])
-		log_cgroup_errno(LOG_WARNING, w->refused[ch->attr], &f,
-				 "%s: systemd refused %s=%s for %s: %m; writing %s directly", e->path,
-				 property, f.new, w->unit, file);
-	if (ch->status == TIER_APPLY_VANISHED)
+	if (ch->status == TIER_APPLY_VANISHED ||
+	    (ch->status != TIER_APPLY_CHANGED && ch->error == -EOPNOTSUPP &&
+	     !tier_cgroup_exists(m->ctx, e->path)))
 		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
 	if (ch->status != TIER_APPLY_CHANGED) {
 		m->n_errors++;
@@ -149,18 +191,26 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 		       0;
 	}
 	m->n_writes++;
-	if (w->via_systemd[ch->attr])
-		log_cgroup(LOG_INFO, &f, "%s: %s=%s on %s (was %s; class %s, rule %s, %s)", e->path,
-			   property, f.new, w->unit, f.old, f.class, f.rule, reason);
+	if (w->queued[ch->attr])
+		/* The outcome is logged when systemd answers. */
+		log_debug("%s: %s=%s for %s handed to systemd (%s)", e->path, property, f.new,
+			  w->unit, reason);
 	else
 		log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", e->path, file,
 			   f.old, f.new, f.class, f.rule, reason);
 	return 0;
 }
 
-static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason)
+static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason,
+		       bool full_pass)
 {
-	struct apply_writer w = { .m = m, .cgroup = e->path };
+	struct apply_writer w = {
+		.m = m,
+		.cgroup = e->path,
+		.class = e->class->name,
+		.rule = e->rule->name,
+		.reason = reason,
+	};
 	unsigned flags = manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0;
 	struct tier_apply_result res;
 	int r;
@@ -195,7 +245,7 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 	}
 	r = 0;
 	for (unsigned i = 0; r >= 0 && i < res.n_changes; i++)
-		r = log_change(m, e, &w, &res.changes[i], reason);
+		r = log_change(m, e, &w, &res.changes[i], reason, full_pass);
 	free(w.unit);
 	return r;
 }
@@ -267,6 +317,8 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 			return log_oom();
 		return log_warning_errno(r, "Failed to evaluate the policy: %m, ignoring"), 0;
 	}
+	if (!subtree)
+		manager_pending_clear(m);
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 
@@ -284,11 +336,12 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 		/* Just observed and already right: nothing to re-read or write. */
 		if (entry_in_sync(e))
 			continue;
-		r = apply_entry(m, e, reason);
+		r = apply_entry(m, e, reason, !subtree);
 		if (r < 0)
 			goto out;
 	}
 	if (!subtree) {
+		m->pending_valid = true;
 		m->n_cgroups = tier_plan_count(plan);
 		m->n_managed = n_managed;
 		/* The rebalance uses this evaluation until the tree changes. */
@@ -396,22 +449,22 @@ static int arm_reconcile_timer(struct manager *m)
 }
 
 /* tierd-fair hooks: memory.high the way apply writes it (through systemd for
- * a unit's cgroup), records to our log. */
+ * a unit's cgroup), records to our log, the state file. */
 static int fair_set_high(void *userdata, const char *cgroup, uint64_t bytes)
 {
 	struct manager *m = userdata;
-	struct apply_writer w = { .m = m, .cgroup = cgroup };
+	struct apply_writer w = { .m = m, .cgroup = cgroup, .reason = "fair share" };
 	struct tier_apply_change ch = { .attr = TIER_ATTR_MEMORY_HIGH };
+	_cleanup_free_ char *old = NULL;
 	int r;
 
 	if (bytes == UINT64_MAX)
 		snprintf(ch.new_value, sizeof(ch.new_value), "max");
 	else
 		snprintf(ch.new_value, sizeof(ch.new_value), "%llu", (unsigned long long)bytes);
+	if (tier_cgroup_read(m->ctx, cgroup, "memory.high", &old) >= 0)
+		snprintf(ch.old_value, sizeof(ch.old_value), "%s", old);
 	r = write_attr(&w, m->ctx, cgroup, &ch);
-	if (w.refused[ch.attr])
-		log_warning_errno(w.refused[ch.attr], "%s: systemd refused MemoryHigh= for %s: %m; "
-				  "wrote memory.high directly", cgroup, w.unit);
 	free(w.unit);
 	return r;
 }
@@ -422,9 +475,96 @@ static void fair_log(void *userdata, int priority, const struct log_fields *f,
 	log_cgroup(priority, f, "%s", message);
 }
 
+/* Keep what fairness holds in the run directory, if it changed. */
+static int fair_save(void *userdata, const struct fair_state *s)
+{
+	struct manager *m = userdata;
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	int r;
+
+	if (m->run.fd < 0)
+		return 0;
+	if (fair_state_held(s) == 0) {
+		/* Nothing held: no file (and none left from before). */
+		if (m->fair_state_saved) {
+			r = rundir_unlink_file(m, FAIR_STATE_NAME);
+			if (r < 0 && r != -ENOENT)
+				log_ratelimit_errno(LOG_WARNING, r, "Cannot remove %s/%s: %m, ignoring",
+						    m->run.path, FAIR_STATE_NAME);
+			free(m->fair_state_saved);
+			m->fair_state_saved = NULL;
+		}
+		return 0;
+	}
+	r = fair_state_serialize(s, &buf, &size);
+	if (r < 0)
+		return r == -ENOMEM ? log_oom() : 0;
+	if (m->fair_state_saved && strcmp(m->fair_state_saved, buf) == 0)
+		return 0;
+	r = rundir_write_file(m, FAIR_STATE_NAME, buf, size);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		log_ratelimit_errno(LOG_WARNING, r, "Cannot write %s/%s: %m; after a restart tierd "
+				    "may not know what to give back, ignoring", m->run.path,
+				    FAIR_STATE_NAME);
+		return 0;
+	}
+	free(m->fair_state_saved);
+	m->fair_state_saved = TAKE_PTR(buf);
+	log_debug("Fairness holds %zu cgroups, kept in %s/%s", fair_state_held(s), m->run.path,
+		  FAIR_STATE_NAME);
+	return 0;
+}
+
+static const struct fair_ops *manager_fair_ops(struct manager *m)
+{
+	static struct fair_ops ops;
+
+	ops = (struct fair_ops){
+		.userdata = m,
+		.set_high = fair_set_high,
+		.log = fair_log,
+		.save = fair_save,
+	};
+	return &ops;
+}
+
+/* At startup: what a tierd before us held, from the state file. */
+static int fair_state_restore(struct manager *m)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0, bad = 0;
+	int r;
+
+	r = rundir_read_file(m, FAIR_STATE_NAME, FAIR_STATE_MAX, &buf, &size);
+	if (r == -ENOENT)
+		return 0;
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "Cannot read %s/%s: %m; what fairness held before "
+					    "is not given back, ignoring", m->run.path,
+					 FAIR_STATE_NAME), 0;
+	r = fair_state_load(m->fair, buf, size, &bad);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "%s/%s is not a fairness state file, ignoring it",
+					 m->run.path, FAIR_STATE_NAME), 0;
+	if (bad > 0)
+		log_warning("%s/%s: %zu bad lines skipped", m->run.path, FAIR_STATE_NAME, bad);
+	if (r > 0)
+		log_info("Fairness held %d cgroups before this start (%s/%s): held on, and given "
+			 "back the values saved then when let go", r, m->run.path, FAIR_STATE_NAME);
+	m->fair_state_saved = TAKE_PTR(buf);
+	return 0;
+}
+
 int manager_rebalance(struct manager *m, const char *reason)
 {
-	const struct fair_ops ops = { .userdata = m, .set_high = fair_set_high, .log = fair_log };
+	const struct fair_ops *ops = manager_fair_ops(m);
 	const struct fair_summary *sum;
 	uint64_t w0, t0 = now_usec(CLOCK_MONOTONIC);
 	int r;
@@ -454,7 +594,7 @@ int manager_rebalance(struct manager *m, const char *reason)
 		cache_set(m, obs, plan);
 	}
 	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, m->cache_plan,
-			   now_usec(CLOCK_MONOTONIC), manager_dry_run(m), &ops);
+			   now_usec(CLOCK_MONOTONIC), manager_dry_run(m), ops);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
@@ -637,13 +777,88 @@ int manager_reload(struct manager *m, const char *reason)
 	return 0;
 }
 
-static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+#define EXIT_WAIT_USEC (5 * 1000000ull)
+
+static int on_exit_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
+	log_warning("systemd did not answer %zu calls within %llu s, exiting anyway",
+		    m->n_systemd_jobs, EXIT_WAIT_USEC / 1000000);
+	return sd_event_exit(m->event, 0);
+}
+
+/*
+ * What tierd leaves behind when it stops (tierd(8), SIGNALS): the values of
+ * the classes stay; what fairness held (promotion switched off, a lowered
+ * memory.high) is given back, and once all of it is written (systemd's
+ * answers included), the state file goes (manager_run()).  If a value could
+ * not be given back, the file stays and the next tierd does it.
+ */
+static int manager_release_fairness(struct manager *m)
+{
+	size_t held = m->fair ? fair_state_held(m->fair) : 0;
+	int r;
+
+	if (!m->fair || manager_dry_run(m))
+		return 0;
+	if (held > 0)
+		log_info("Giving back what fairness holds of %zu cgroups", held);
+	m->release_errors = m->n_errors;
+	r = fair_release_all(m->fair, m->ctx, false, manager_fair_ops(m));
+	if (r < 0)
+		return r == -ENOMEM ? log_oom() : r;
+	m->n_errors += (uint64_t)r;
+	m->released = true;
+	return 0;
+}
+
+/* After the loop: the state file goes if everything was given back. */
+static void manager_release_done(struct manager *m)
+{
+	if (!m->released || m->run.fd < 0)
+		return;
+	if (m->n_errors != m->release_errors || m->n_systemd_jobs > 0) {
+		log_warning("Not every value fairness held could be given back; %s/%s keeps them "
+			    "for the next start", m->run.path, FAIR_STATE_NAME);
+		return;
+	}
+	if (rundir_unlink_file(m, FAIR_STATE_NAME) >= 0)
+		log_debug("Removed %s/%s", m->run.path, FAIR_STATE_NAME);
+	free(m->fair_state_saved);
+	m->fair_state_saved = NULL;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+	int r;
+
+	if (m->exiting)
+		return 0;
 	log_info("Received %s, exiting", strsignal((int)si->ssi_signo));
 	(void)sd_notify(false, "STOPPING=1\nSTATUS=Shutting down");
-	return sd_event_exit(m->event, 0);
+	/* Nothing new from now on. */
+	(void)sd_event_source_set_enabled(m->cg.source, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->proc.source, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->rebalance_timer, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->rebalance_defer, SD_EVENT_OFF);
+	r = manager_release_fairness(m);
+	if (r == -ENOMEM)
+		return sd_event_exit(m->event, r);
+	if (m->n_systemd_jobs == 0)
+		return sd_event_exit(m->event, 0);
+	/* Wait for systemd's answers (bounded), then exit. */
+	m->exiting = true;
+	log_debug("Waiting for %zu calls to systemd", m->n_systemd_jobs);
+	r = sd_event_add_time_relative(m->event, &m->exit_timer, CLOCK_MONOTONIC, EXIT_WAIT_USEC, 0,
+				       on_exit_timer, m);
+	if (r < 0)
+		return sd_event_exit(m->event, 0);
+	(void)sd_event_source_set_description(m->exit_timer, "exit-wait");
+	return 0;
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -656,10 +871,12 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
-_printf_(6, 0) static void lib_log(void *data, int priority, const char *file, int line, const char *fn,
-		    const char *format, va_list args)
+/* The library's records, rate-limited per call site: a hostile subtree makes
+ * its warnings repeat on every pass. */
+_printf_(6, 0) static void lib_log(void *data, int priority, const char *file, int line,
+				   const char *fn, const char *format, va_list args)
 {
-	log_internalv(priority, 0, file, line, fn, format, args);
+	log_site_ratelimitedv(priority, 0, file, line, fn, format, args);
 }
 
 int manager_new(const struct manager_args *args, struct manager **ret)
@@ -676,6 +893,7 @@ int manager_new(const struct manager_args *args, struct manager **ret)
 	m->cfg.fd = -1;
 	m->cfg.wd_dir = m->cfg.wd_dropin = -1;
 	m->api_fd = -1;
+	m->run.fd = m->run.lock_fd = -1;
 	*ret = m;
 
 	r = sd_event_default(&m->event);
@@ -714,6 +932,14 @@ int manager_startup(struct manager *m)
 	r = config_load(m, &m->policy);
 	if (r < 0)
 		return log_error_errno(r, "Cannot start without a valid policy (%s)", m->args.config);
+	/* One tierd per run directory, before anything is touched.  A dry run
+	 * without the bus API needs none (it sits beside a running tierd). */
+	if (!m->args.no_bus_api || !manager_dry_run(m)) {
+		r = rundir_open(m);
+		if (r < 0)
+			return r;
+	}
+	fair_set_page_size(0);
 	d = tier_policy_daemon(m->policy);
 	root = m->args.cgroup_root ?: d->cgroup_root;
 	r = tier_ctx_new(root, m->args.sysfs_root, m->args.procfs_root, &m->ctx);
@@ -751,12 +977,17 @@ int manager_startup(struct manager *m)
 	}
 	if (!m->args.no_bus_api) {
 		r = bus_api_start(m);
-		if (r == -ENOMEM)
+		if (r < 0)
 			return r;
 	}
 	r = fair_state_new(&m->fair);
 	if (r < 0)
 		return log_oom();
+	if (!manager_dry_run(m)) {
+		r = fair_state_restore(m);
+		if (r < 0)
+			return r;
+	}
 	r = manager_reconcile(m, "startup");
 	if (r < 0)
 		return r;
@@ -785,6 +1016,7 @@ int manager_run(struct manager *m)
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		return log_error_errno(r, "Event loop failed: %m");
+	manager_release_done(m);
 	return r;
 }
 
@@ -802,8 +1034,11 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->reconcile_defer);
 	sd_event_source_disable_unref(m->rebalance_timer);
 	sd_event_source_disable_unref(m->rebalance_defer);
+	sd_event_source_disable_unref(m->exit_timer);
 	fair_state_free(m->fair);
 	cache_drop(m);
+	manager_pending_clear(m);
+	free(m->fair_state_saved);
 	sd_event_source_disable_unref(m->sigterm);
 	sd_event_source_disable_unref(m->sigint);
 	sd_event_source_disable_unref(m->sighup);
@@ -811,6 +1046,7 @@ struct manager *manager_free(struct manager *m)
 	tier_policy_free(m->policy);
 	tier_topology_free(m->topo);
 	tier_ctx_unref(m->ctx);
+	rundir_close(m);
 	free(m->last_reload_error);
 	free(m);
 	return NULL;

@@ -35,6 +35,8 @@ static void help(void)
 	       "      --procfs-root=DIR   procfs (default /proc)\n"
 	       "      --no-proc-connector do not listen to process events\n"
 	       "      --no-systemd        never talk to systemd\n"
+	       "      --systemd-address=ADDRESS  talk to systemd at this D-Bus address (peer to\n"
+	       "                          peer, for any cgroup tree; for tests)\n"
 	       "      --bus-socket=PATH   socket of the bus API (default /run/tierd/bus)\n"
 	       "      --no-bus-api        do not serve the bus API (socket nor system bus)\n"
 	       "      --system-bus        also serve it on the system bus, even for a cgroup\n"
@@ -70,6 +72,7 @@ enum {
 	ARG_NO_BUS_API,
 	ARG_SYSTEM_BUS,
 	ARG_NO_SYSTEM_BUS,
+	ARG_SYSTEMD_ADDRESS,
 };
 
 int main(int argc, char **argv)
@@ -83,6 +86,7 @@ int main(int argc, char **argv)
 		{ "procfs-root", required_argument, NULL, ARG_PROCFS_ROOT },
 		{ "no-proc-connector", no_argument, NULL, ARG_NO_PROC },
 		{ "no-systemd", no_argument, NULL, ARG_NO_SYSTEMD },
+		{ "systemd-address", required_argument, NULL, ARG_SYSTEMD_ADDRESS },
 		{ "bus-socket", required_argument, NULL, ARG_BUS_SOCKET },
 		{ "no-bus-api", no_argument, NULL, ARG_NO_BUS_API },
 		{ "system-bus", no_argument, NULL, ARG_SYSTEM_BUS },
@@ -128,6 +132,9 @@ int main(int argc, char **argv)
 			break;
 		case ARG_NO_SYSTEMD:
 			args.no_systemd = true;
+			break;
+		case ARG_SYSTEMD_ADDRESS:
+			args.systemd_address = optarg;
 			break;
 		case ARG_BUS_SOCKET:
 			args.bus_socket = optarg;

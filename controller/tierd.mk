@@ -11,7 +11,8 @@
 # Targets:
 #   tierd               build $(BUILD)/bin/tierd (part of `make`)
 #   check-daemon-host   tests/daemon/host-*.sh: the ASan daemon against a fake
-#                       tree in a temp dir (no VM; also in check-unit)
+#                       tree in a temp dir (no VM; also in check-unit), with
+#                       $(BUILD)/test/tierd-waitfor and tierd-fake-systemd
 #   check-daemon        tests/daemon/vm-*.sh in the two-tier VM with the
 #                       patched kernel (skips without qemu or a bzImage)
 #   demo                build everything, boot the VM, show tiering per class
@@ -24,7 +25,8 @@ TIERD        := $(BUILD)/bin/tierd
 TIERD_ASAN   := $(BUILD)/test/tierd-asan
 TIERD_SRCS   := controller/tierd.c controller/tierd-manager.c controller/tierd-cgwatch.c \
 	controller/tierd-config.c controller/tierd-proc.c controller/tierd-systemd.c \
-	controller/tierd-bus.c controller/tierd-log.c controller/tierd-fair.c controller/escape.c
+	controller/tierd-bus.c controller/tierd-log.c controller/tierd-fair.c controller/tierd-rundir.c \
+	controller/escape.c
 TIERD_HDRS   := controller/tierd-manager.h controller/tierd-log.h controller/tierd-fair.h \
 	controller/escape.h \
 	lib/tier.h lib/macro.h
@@ -75,17 +77,26 @@ $(TIERD_CHURN): tests/daemon/churn.c
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
 
+# Test helper: a stand-in for systemd's private socket (host-systemd.sh).
+TIERD_FAKE_SYSTEMD := $(BUILD)/test/tierd-fake-systemd
+$(TIERD_FAKE_SYSTEMD): tests/daemon/fake-systemd.c lib/macro.h
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -I$(TOP)/lib \
+		$(call pc_cflags,libsystemd) -o $@ $< $(call pc_libs,libsystemd)
+
 .PHONY: tierd-test-tools
 tierd-test-tools: $(TIERD_WAITFOR) $(TIERD_CHURN)
-CLEAN_FILES += $(TIERD_WAITFOR) $(TIERD_CHURN)
+CLEAN_FILES += $(TIERD_WAITFOR) $(TIERD_CHURN) $(TIERD_FAKE_SYSTEMD)
 
 # Host test: the ASan daemon against a fake cgroup tree in a temp dir.
 DAEMON_HOST_TESTS := $(sort $(wildcard tests/daemon/host-*.sh))
 DAEMON_HOST_ENV   := TIERD=$(TIERD_ASAN) TIERCTL=$(TIERCTL_ASAN) SRCDIR=$(TOP) \
+	WAITFOR=$(TIERD_WAITFOR) FAKE_SYSTEMD=$(TIERD_FAKE_SYSTEMD) BUILD=$(BUILD) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 
-check-daemon-host: $(TIERD_ASAN) $(TIERCTL_ASAN) $(TIERD_WAITFOR)
+check-daemon-host: $(TIERD_ASAN) $(TIERCTL_ASAN) $(TIERD_WAITFOR) $(TIERD_FAKE_SYSTEMD)
 	$(Q)rc=0; for t in $(DAEMON_HOST_TESTS); do \
 		n=$$(basename $$t .sh); n=$${n#host-}; \
 		$(call run_test,daemon-host-$$n,env $(DAEMON_HOST_ENV) sh $(TOP)/$$t) || rc=1; \

@@ -141,7 +141,8 @@ echo "ok 8 dry run"
 printf '[class:x]\nmode = nope\n' >"$T/etc/bad.conf"
 rc=0
 "$TIERD" --foreground --config "$T/etc/bad.conf" --cgroup-root "$CG" --sysfs-root "$SYS" \
-	--procfs-root "$PROC" --no-proc-connector --no-systemd >"$T/bad.log" 2>&1 || rc=$?
+	--procfs-root "$PROC" --no-proc-connector --no-systemd --bus-socket "$T/bus" \
+	>"$T/bad.log" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "tierd with a bad policy exited $rc, expected 1"
 grep -q 'bad.conf:2: ' "$T/bad.log" || { cat "$T/bad.log"; fail "no FILE:LINE at startup"; }
 echo "ok 9 bad policy at startup"
@@ -153,7 +154,7 @@ if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
 	: >"$LOG"
 	unshare --net \
 		"$TIERD" --foreground --config "$CONF" --cgroup-root "$CG" --sysfs-root "$SYS" \
-		--procfs-root "$PROC" --no-systemd --no-bus-api >>"$LOG" 2>&1 &
+		--procfs-root "$PROC" --no-systemd --no-bus-api --bus-socket "$T/bus" >>"$LOG" 2>&1 &
 	TIERD_PID=$!
 	wait_log 'tierd started'
 	[ "$(grep -c 'proc connector) unavailable' "$LOG")" = 1 ] ||

@@ -269,10 +269,12 @@ expect_rc 0
 expect out "^tierd \\(the system bus\\): "
 echo "ok 6b the system bus restarts: tierd takes its name again"
 
-# A second tierd cannot take the name: it says so and keeps the socket.
+# A second tierd (its own run directory) cannot take the name: it says so
+# and keeps the socket.
 : >"$T/log2"
+mkdir -m 0700 "$T/second"
 "$TIERD" --foreground --config "$CONF" --cgroup-root "$CG" --sysfs-root "$SYS" \
-	--procfs-root "$PROC" --no-proc-connector --no-systemd --bus-socket "$T/bus2" \
+	--procfs-root "$PROC" --no-proc-connector --no-systemd --bus-socket "$T/second/bus2" \
 	--system-bus --dry-run >>"$T/log2" 2>&1 &
 pid2=$!
 "$WAITFOR" -t 20 "$T/log2" 'tierd started' || fail "second tierd did not start"

@@ -115,10 +115,19 @@ mode_of() {
 }
 
 # start_tierd [ARGS...]: run the daemon in the background, wait until it is up.
+# It does not talk to systemd, unless $SYSTEMD_ADDRESS names one to talk to
+# ("auto": the one it finds by itself).
 start_tierd() {
 	: >"$LOG"
+	if [ "${SYSTEMD_ADDRESS:-}" = auto ]; then
+		:
+	elif [ -n "${SYSTEMD_ADDRESS:-}" ]; then
+		set -- --systemd-address "$SYSTEMD_ADDRESS" "$@"
+	else
+		set -- --no-systemd "$@"
+	fi
 	"$TIERD" --foreground -v --config "$CONF" --cgroup-root "$CG" --sysfs-root "$SYS" \
-		--procfs-root "$PROC" --no-proc-connector --no-systemd --bus-socket "$T/bus" "$@" \
+		--procfs-root "$PROC" --no-proc-connector --bus-socket "$T/bus" "$@" \
 		>>"$LOG" 2>&1 &
 	TIERD_PID=$!
 	"$WAITFOR" -t 20 "$LOG" 'tierd started|Cannot start' || fail "tierd did not start"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "tierd-fair.h"
@@ -454,6 +455,99 @@ START_TEST(test_high_for_target)
 }
 END_TEST
 
+/* The page size comes from sysconf (or the caller), not a constant 4096. */
+START_TEST(test_page_size)
+{
+	fair_set_page_size(0);
+	ck_assert_uint_eq(fair_page_size(), (uint64_t)sysconf(_SC_PAGESIZE));
+	fair_set_page_size(65536);
+	ck_assert_uint_eq(fair_high_for_target(70000, 256 * MiB, 256 * MiB), 65536);
+	ck_assert_uint_eq(fair_high_for_target(60 * MiB + 4096, 256 * MiB, 512 * MiB), 120 * MiB);
+	fair_set_page_size(12345);	/* not a power of two */
+	ck_assert_uint_eq(fair_page_size(), 4096);
+	fair_set_page_size(0);
+}
+END_TEST
+
+static const char bad_file[] = "tierd-fair-state 1\n"
+				"relative 1 0 1 2 3 -\n"
+				"/a 0 0 1 2 3 -\n"
+				"/b 1 0 1 2 3 sideways\n"
+				"/c 1 0 -1 2 3 -\n"
+				"/d 1 0 1 2 3\n"
+				"/e%0 1 0 1 2 3 -\n"
+				"/f 1 0 1 2 max off\n"
+				"/f 0 1 1 - - full\n";
+
+/* What fairness holds, written out and read back, and the first round after. */
+START_TEST(test_state_file)
+{
+	struct fair_state *s = state(), *t = state();
+	struct fair_config c = config(FAIR_METHOD_LIMITS, 180 * MiB);
+	struct fair_input in[3] = { cg("/hog1", 90 * MiB, 92 * MiB), cg("/hog 2\n\x1b%", 90 * MiB, 92 * MiB),
+				    cg("/late", 0, 62 * MiB) };
+	struct fair_decision d[3];
+	struct tier_plan_entry e = { .path = "/hog1", .set_high = true, .memory_high = 5 * MiB };
+	struct tier_plan_entry buf;
+	const struct tier_plan_entry *f;
+	char *text = NULL, *text2 = NULL;
+	size_t size = 0, bad = 99;
+
+	in[0].cur_high = 200 * MiB;
+	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert(d[0].limited && d[1].limited);
+	ck_assert_int_eq(fair_state_held(s), 2);
+	ck_assert_int_eq(fair_state_serialize(s, &text, &size), 0);
+	ck_assert_strstr(text, "tierd-fair-state 1\n");
+	ck_assert_strstr(text, "/hog1 1 0 62914560 125829120 209715200 -\n");
+	/* a name with blanks, newline, ESC and '%' stays on its line */
+	ck_assert_strstr(text, "/hog%202%0A%1B%25 1 0 ");
+	ck_assert_ptr_null(strstr(text, "/late"));
+
+	ck_assert_int_eq(fair_state_load(t, text, size, &bad), 2);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert(fair_state_find(t, "/hog1")->limited);
+	ck_assert_ptr_nonnull(fair_state_find(t, "/hog 2\n\x1b%"));
+	ck_assert_int_eq(fair_state_serialize(t, &text2, NULL), 0);
+	ck_assert_str_eq(text, text2);
+	/* the reconcile before the first round leaves a restored hold alone */
+	f = fair_filter_entry(t, &e, &buf);
+	ck_assert_ptr_eq(f, &buf);
+	ck_assert(!f->set_high);
+
+	/* the first round after the restart: /hog1 alone, its demand covered:
+	 * the value saved before the restart comes back, not tierd's own */
+	in[0].cur_high = 125829120;
+	ck_assert_int_eq(fair_decide(t, &c, 1, in, d), 0);
+	ck_assert(!d[0].limited && d[0].set_high);
+	ck_assert_uint_eq(d[0].memory_high, 200 * MiB);
+	/* the one that left is released to its saved value (max: none saved) */
+	ck_assert_uint_eq(fair_released_count(t), 1);
+	ck_assert_str_eq(fair_released(t, 0)->path, "/hog 2\n\x1b%");
+	ck_assert(fair_released(t, 0)->set_high);
+	ck_assert_uint_eq(fair_released(t, 0)->memory_high, NONE);
+
+	/* someone wrote memory.high while tierd was down: that is given back */
+	fair_state_free(t);
+	t = state();
+	ck_assert_int_eq(fair_state_load(t, text, size, NULL), 2);
+	in[0].cur_high = 300 * MiB;
+	ck_assert_int_eq(fair_decide(t, &c, 1, in, d), 0);
+	ck_assert_uint_eq(d[0].memory_high, 300 * MiB);
+
+	/* bad files and bad lines: only the first /f is good */
+	ck_assert_int_eq(fair_state_load(t, "nope\n", 5, NULL), -EINVAL);
+	ck_assert_int_eq(fair_state_load(t, bad_file, strlen(bad_file), &bad), 1);
+	ck_assert_uint_eq(bad, 7);
+	ck_assert(fair_state_find(t, "/f")->limited);
+
+	free(text);
+	free(text2);
+	fair_state_free(s);
+	fair_state_free(t);
+}
+END_TEST
+
 START_TEST(test_mountinfo)
 {
 	struct fx *fx = fx_new();
@@ -641,6 +735,29 @@ START_TEST(test_rebalance_fake_tree)
 }
 END_TEST
 
+/* tierd stops: every hold is given back. */
+START_TEST(test_release_all)
+{
+	struct fx *fx = fx_new();
+	struct fair_state *s = state();
+	struct fair_config c = config(FAIR_METHOD_PROMOTION, 100 * MiB);
+	struct fair_input in[2] = { cg("/a", 90 * MiB, 150 * MiB), cg("/b", 10 * MiB, 150 * MiB) };
+	struct fair_decision d[2];
+
+	fx_cgroup(fx, "/a", "off");
+	fx_cgroup(fx, "/b", "promote");
+	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert(d[0].throttled);
+	ck_assert_int_eq(fair_state_held(s), 1);
+	ck_assert_int_eq(fair_release_all(s, fx->ctx, false, NULL), 0);
+	ck_assert_int_eq(fair_state_held(s), 0);
+	assert_file(fx, "a/memory.numa_balancing", "promote");
+	assert_file(fx, "b/memory.numa_balancing", "promote");
+	fair_state_free(s);
+	fx_free(fx);
+}
+END_TEST
+
 static Suite *suite_fair_decide(void)
 {
 	Suite *s = suite_create("tierd-fair");
@@ -659,10 +776,13 @@ static Suite *suite_fair_decide(void)
 	tcase_add_test(tc, test_method_change);
 	tcase_add_test(tc, test_filter_entry);
 	tcase_add_test(tc, test_high_for_target);
+	tcase_add_test(tc, test_page_size);
+	tcase_add_test(tc, test_state_file);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("io");
 	tcase_add_test(tc, test_mountinfo);
 	tcase_add_test(tc, test_rebalance_fake_tree);
+	tcase_add_test(tc, test_release_all);
 	suite_add_tcase(s, tc);
 	return s;
 }
