@@ -214,6 +214,19 @@ _public_ bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup)
 	return fd >= 0;
 }
 
+/*
+ * A file missing from an open cgroup directory: a missing feature
+ * (-EOPNOTSUPP) while the cgroup is there, -ENOENT if the cgroup was removed
+ * after it was opened (kernfs empties a removed directory). The second
+ * lookup happens on this error path only.
+ */
+static int classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r)
+{
+	if (r != -ENOENT)
+		return r;
+	return tier_cgroup_exists(ctx, cgroup) ? -EOPNOTSUPP : -ENOENT;
+}
+
 /* Open cgroup's directory for one file access; a directory that is not
  * there (or not a directory) is -ENOENT. */
 static int open_for_file(struct tier_ctx *ctx, const char *cgroup, const char *file)
@@ -244,9 +257,7 @@ _public_ int tier_cgroup_read(struct tier_ctx *ctx, const char *cgroup, const ch
 		return dfd;
 	r = sysfs_read_at(dfd, file, &value);
 	if (r < 0) {
-		/* the cgroup is there: a missing file is a missing feature */
-		if (r == -ENOENT)
-			r = -EOPNOTSUPP;
+		r = classify_enoent(ctx, cgroup, r);
 		dbg(ctx, "read %s/%s: %s", cgroup, file, strerror(-r));
 		return r;
 	}
@@ -267,8 +278,7 @@ _public_ int tier_cgroup_write(struct tier_ctx *ctx, const char *cgroup, const c
 		return dfd;
 	r = sysfs_write_at(dfd, file, value);
 	if (r < 0) {
-		if (r == -ENOENT)
-			r = -EOPNOTSUPP;
+		r = classify_enoent(ctx, cgroup, r);
 		dbg(ctx, "write '%s' to %s/%s: %s", value, cgroup, file, strerror(-r));
 		return r;
 	}
