@@ -7,27 +7,7 @@
 
 command -v busctl >/dev/null 2>&1 || skip "no busctl"
 
-mk_fake_host
-cat >"$CONF" <<EOC
-[daemon]
-reconcile_interval = 1h
-[class:fast]
-mode = full
-[class:db]
-mode = promote
-[rule:fast]
-class = fast
-cgroup = /fast/**
-[rule:db]
-class = db
-exe = /usr/sbin/secret*
-EOC
-bc() {
-	busctl --timeout=10 --address="unix:path=$T/bus" call org.tierd.Manager1 \
-		/org/tierd/Manager1 org.tierd.Manager1 "$@"
-}
-mk_cgroup fast
-mk_cgroup fast/a
+mk_fast_db_host
 start_tierd
 wait_mode fast/a full
 

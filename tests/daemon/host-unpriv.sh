@@ -9,32 +9,8 @@
 
 command -v busctl >/dev/null 2>&1 || skip "no busctl"
 
-mk_fake_host
-cat >"$CONF" <<EOC
-[daemon]
-reconcile_interval = 1h
-[class:fast]
-mode = full
-[class:db]
-mode = promote
-[rule:fast]
-class = fast
-cgroup = /fast/**
-[rule:db]
-class = db
-exe = /usr/sbin/secret*
-EOC
-bc() {
-	busctl --timeout=10 --address="unix:path=$T/bus" call org.tierd.Manager1 \
-		/org/tierd/Manager1 org.tierd.Manager1 "$@"
-}
-mk_cgroup fast
-mk_cgroup fast/a
-mk_cgroup apps
-mk_cgroup apps/db
-printf '4242\n' >"$CG/apps/db/cgroup.procs"
-mkdir -p "$PROC/4242"
-ln -s /usr/sbin/secretd "$PROC/4242/exe"
+mk_fast_db_host
+mk_secret_db
 start_tierd
 wait_mode apps/db promote
 

@@ -153,3 +153,40 @@ wait_mode() {
 wait_log() {
 	"$WAITFOR" -t "${2:-10}" "$LOG" "$1" || fail "log lacks /$1/"
 }
+
+# The bus tests' common ground: a policy with a cgroup rule (fast, full)
+# and an exe rule (db, promote), the cgroups fast and fast/a.
+mk_fast_db_host() {
+	mk_fake_host
+	cat >"$CONF" <<EOC
+[daemon]
+reconcile_interval = 1h
+[class:fast]
+mode = full
+[class:db]
+mode = promote
+[rule:fast]
+class = fast
+cgroup = /fast/**
+[rule:db]
+class = db
+exe = /usr/sbin/secret*
+EOC
+	mk_cgroup fast
+	mk_cgroup fast/a
+}
+
+# apps/db runs pid 4242, whose exe is /usr/sbin/secretd (the db rule).
+mk_secret_db() {
+	mk_cgroup apps
+	mk_cgroup apps/db
+	printf '4242\n' >"$CG/apps/db/cgroup.procs"
+	mkdir -p "$PROC/4242"
+	ln -s /usr/sbin/secretd "$PROC/4242/exe"
+}
+
+# bc METHOD SIG ARGS...: call tierd's bus API on its private socket.
+bc() {
+	busctl --timeout=10 --address="unix:path=$T/bus" call org.tierd.Manager1 \
+		/org/tierd/Manager1 org.tierd.Manager1 "$@"
+}
