@@ -7,9 +7,12 @@
 #   make kernel [KERNEL=stock|patched]
 #   make install DESTDIR=... PREFIX=/usr/local
 #
-# Each area adds its own rules in a fragment (lib/lib.mk, controller/controller.mk,
-# tests/tests.mk, kernel-patches/kernel.mk, tests/vm/vm.mk, bench/bench.mk) and
-# registers them on the aggregate variables below.
+# Each area adds its own rules in a fragment (lib/lib.mk, controller/shared/shared.mk,
+# controller/tierctl/tierctl.mk, tests/tests.mk, kernel-patches/kernel.mk,
+# tests/vm/vm.mk, bench/bench.mk, and one per program: controller/tierd/tierd.mk,
+# controller/tierd/fair.mk, controller/metrics/metrics.mk,
+# controller/oci-hook/oci-hook.mk) and registers them on the aggregate
+# variables below. Which file makes which program: docs/architecture.md.
 
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
@@ -55,6 +58,13 @@ endif
 pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
+# Header dependencies: every compile rule writes a .d file next to its object
+# (-MMD -MP) and the fragments -include them, so touching a header rebuilds
+# exactly its users. A rule that compiles a source straight into a program
+# uses DEPFLAGS_PROG: its .d goes to $(BUILD)/obj/dep/, included below.
+DEPFLAGS      = -MMD -MP
+DEPFLAGS_PROG = -MMD -MP -MF $(BUILD)/obj/dep/$(notdir $@).d -MT $@
+
 # Run one test program and record its verdict: $(call run_test,NAME,CMD)
 run_test = $(TOP)/scripts/run-test.sh $(BUILD)/results $(1) $(2)
 
@@ -71,14 +81,17 @@ CLEAN_FILES        :=
 all: real-all
 
 include lib/lib.mk
-include controller/controller.mk
+include controller/shared/shared.mk
+include controller/tierctl/tierctl.mk
 include tests/tests.mk
 include kernel-patches/kernel.mk
 include tests/vm/vm.mk
 include bench/bench.mk
--include controller/tierd.mk
--include controller/fair.mk
--include controller/hook.mk
+-include controller/tierd/tierd.mk
+-include controller/tierd/fair.mk
+-include controller/metrics/metrics.mk
+-include controller/oci-hook/oci-hook.mk
+-include $(wildcard $(BUILD)/obj/dep/*.d)
 
 real-all: $(ALL_TARGETS)
 
@@ -114,4 +127,4 @@ distclean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'

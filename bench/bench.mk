@@ -14,10 +14,12 @@
 BENCH_BIN  := $(BUILD)/bench/tier-bench
 BENCH_ARGS ?=
 
-$(BUILD)/obj/bench/bench.o: bench/bench.c lib/tier.h
+$(BUILD)/obj/bench/bench.o: bench/bench.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(DEPFLAGS) $(LIBTIER_CFLAGS) -c -o $@ $<
+
+-include $(BUILD)/obj/bench/bench.d
 
 $(BENCH_BIN): $(BUILD)/obj/bench/bench.o $(LIBTIER_PLAIN_A)
 	@mkdir -p $(@D)

@@ -24,7 +24,6 @@ LIBTIER_PKGS    := libcgroup inih
 
 LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c topology.c cgroup.c glob.c policy.c index.c \
 	evaluate.c apply.c fair.c)
-LIBTIER_HDRS := lib/tier.h lib/libtier-private.h lib/macro.h lib/glob.h lib/policy.h
 
 LIBTIER_DIR      := $(BUILD)/lib
 LIBTIER_SO       := $(LIBTIER_DIR)/libtier.so.$(LIBTIER_VERSION)
@@ -53,22 +52,24 @@ LIBTIER_OBJS       := $(patsubst lib/%.c,$(BUILD)/obj/lib/%.o,$(LIBTIER_SRCS))
 LIBTIER_ASAN_OBJS  := $(patsubst lib/%.c,$(BUILD)/obj/lib-asan/%.o,$(LIBTIER_SRCS))
 LIBTIER_PLAIN_OBJS := $(patsubst lib/%.c,$(BUILD)/obj/lib-plain/%.o,$(LIBTIER_SRCS))
 
-$(BUILD)/obj/lib/%.o: lib/%.c $(LIBTIER_HDRS)
+$(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(LIBTIER_DEP_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden $(LIBTIER_DEP_CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/lib-asan/%.o: lib/%.c $(LIBTIER_HDRS)
+$(BUILD)/obj/lib-asan/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -fPIC -fvisibility=hidden \
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) -fPIC \
+		-fvisibility=hidden $(LIBTIER_DEP_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/lib-plain/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden \
 		$(LIBTIER_DEP_CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/lib-plain/%.o: lib/%.c $(LIBTIER_HDRS)
-	@mkdir -p $(@D)
-	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) -fPIC -fvisibility=hidden $(LIBTIER_DEP_CFLAGS) \
-		-c -o $@ $<
+-include $(LIBTIER_OBJS:.o=.d) $(LIBTIER_ASAN_OBJS:.o=.d) $(LIBTIER_PLAIN_OBJS:.o=.d)
 
 $(LIBTIER_SO): $(LIBTIER_OBJS) lib/libtier.sym
 	@mkdir -p $(@D)

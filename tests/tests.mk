@@ -5,10 +5,11 @@
 #
 # Both run through $(call run_test,...) and print Check's summary line.
 
-# controller/escape.c is not libtier, but its escaping is tested here too.
-LIBTIER_TEST_SRCS := $(wildcard tests/unit/*.c) controller/escape.c
-LIBTIER_TEST_HDRS := $(wildcard tests/unit/*.h) $(LIBTIER_HDRS)
-LIBTIER_TEST_CFLAGS = $(LIBTIER_CFLAGS) $(call pc_cflags,check) -Wno-missing-prototypes
+# controller/shared/escape.c is not libtier, but its escaping is tested here
+# too: the suite links libshared (controller/shared/shared.mk).
+LIBTIER_TEST_SRCS := $(wildcard tests/unit/*.c)
+LIBTIER_TEST_CFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,check) \
+	-Wno-missing-prototypes
 LIBTIER_TEST_LIBS = $(call pc_libs,check)
 
 LIBTIER_TEST_ASAN      := $(BUILD)/tests/test-libtier-asan
@@ -16,27 +17,32 @@ LIBTIER_TEST_PLAIN     := $(BUILD)/tests/test-libtier
 LIBTIER_TEST_ASAN_OBJS := $(patsubst %.c,$(BUILD)/obj/tests-asan/%.o,$(LIBTIER_TEST_SRCS))
 LIBTIER_TEST_PLAIN_OBJS := $(patsubst %.c,$(BUILD)/obj/tests-plain/%.o,$(LIBTIER_TEST_SRCS))
 
-$(BUILD)/obj/tests-asan/%.o: %.c $(LIBTIER_TEST_HDRS) controller/escape.h
+$(BUILD)/obj/tests-asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) $(LIBTIER_TEST_CFLAGS) \
+		-c -o $@ $<
 
-$(BUILD)/obj/tests-plain/%.o: %.c $(LIBTIER_TEST_HDRS) controller/escape.h
+$(BUILD)/obj/tests-plain/%.o: %.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(DEPFLAGS) $(LIBTIER_TEST_CFLAGS) -c -o $@ $<
 
-$(LIBTIER_TEST_ASAN): $(LIBTIER_TEST_ASAN_OBJS) $(LIBTIER_ASAN_A)
+-include $(LIBTIER_TEST_ASAN_OBJS:.o=.d) $(LIBTIER_TEST_PLAIN_OBJS:.o=.d)
+
+$(LIBTIER_TEST_ASAN): $(LIBTIER_TEST_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
-		-o $@ $(LIBTIER_TEST_ASAN_OBJS) $(LIBTIER_ASAN_LIBS) $(LIBTIER_TEST_LIBS)
+		-o $@ $(LIBTIER_TEST_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) \
+		$(LIBTIER_TEST_LIBS)
 
-$(LIBTIER_TEST_PLAIN): $(LIBTIER_TEST_PLAIN_OBJS) $(LIBTIER_PLAIN_A)
+$(LIBTIER_TEST_PLAIN): $(LIBTIER_TEST_PLAIN_OBJS) $(SHARED_PLAIN_A) $(LIBTIER_PLAIN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
-		-o $@ $(LIBTIER_TEST_PLAIN_OBJS) $(LIBTIER_PLAIN_LIBS) $(LIBTIER_TEST_LIBS)
+		-o $@ $(LIBTIER_TEST_PLAIN_OBJS) $(SHARED_PLAIN_A) $(LIBTIER_PLAIN_LIBS) \
+		$(LIBTIER_TEST_LIBS)
 
 .PHONY: check-lib-unit check-lib-valgrind libtier-tests
 libtier-tests: $(LIBTIER_TEST_ASAN) $(LIBTIER_TEST_PLAIN)
@@ -49,6 +55,7 @@ check-lib-valgrind: $(LIBTIER_TEST_PLAIN)
 	$(Q)$(call run_test,lib-valgrind,env CK_FORK=no CK_VERBOSITY=silent TIER_TEST_SLOW=1 valgrind -q --error-exitcode=1 \
 		--leak-check=full --errors-for-leak-kinds=definite $(LIBTIER_TEST_PLAIN))
 
-CLEAN_FILES        += $(LIBTIER_TEST_ASAN) $(LIBTIER_TEST_PLAIN)
+CLEAN_FILES        += $(LIBTIER_TEST_ASAN) $(LIBTIER_TEST_PLAIN) $(BUILD)/obj/tests-asan \
+	$(BUILD)/obj/tests-plain
 CHECK_UNIT_TARGETS += check-lib-unit
 CHECK_TARGETS      += check-lib-unit check-lib-valgrind

@@ -174,7 +174,7 @@ if [ $tierd = yes ] &&
    ! "$WAITFOR" -t 15 "$T/tierd.log" 'Fair shares of' >/dev/null 2>&1; then
 	eval "kill \$pid_hog1 \$pid_hog2" 2>/dev/null
 	kill "$tierd_pid" 2>/dev/null
-	skip "$TIERD has no fair-share rebalancer (controller/tierd-fair.c not integrated in the daemon yet)"
+	skip "$TIERD has no fair-share rebalancer (controller/tierd/tierd-fair.c not integrated in the daemon yet)"
 fi
 late_started=0 reached=0 held=0 elapsed=0 late_t0=0 best=0
 while :; do

@@ -63,7 +63,7 @@ for u in fair-hog1 fair-hog2; do
 done
 if ! "$WAITFOR" -t 30 "$R/follow" 'Fair shares of'; then
 	kill "$jpid"
-	skip "$TIERD has no fair-share rebalancer (controller/tierd-fair.c not integrated in the daemon yet)"
+	skip "$TIERD has no fair-share rebalancer (controller/tierd/tierd-fair.c not integrated in the daemon yet)"
 fi
 for u in fair-hog1 fair-hog2; do
 	"$WAITFOR" -t 60 "$R/follow" "$u.service: memory.high max -> " ||

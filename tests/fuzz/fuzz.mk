@@ -1,5 +1,5 @@
 # tests/fuzz/fuzz.mk: libFuzzer harness for the policy parser (included from
-# controller/controller.mk).
+# controller/tierctl/tierctl.mk).
 #
 #   make fuzz [FUZZ_TIME=600] [FUZZ_JOBS=1]   run the fuzzer for FUZZ_TIME s
 #   make fuzz-smoke                           30 s run (not part of `check`)
@@ -23,16 +23,19 @@ FUZZ_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -D_GNU_SOURCE $(FUZZ_SAN) $(LIBTIER_CFLAGS)
 FUZZ_LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/obj/lib-fuzz/%.o,$(LIBTIER_SRCS))
 
-$(BUILD)/obj/lib-fuzz/%.o: lib/%.c $(LIBTIER_HDRS)
+$(BUILD)/obj/lib-fuzz/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(LIBTIER_DEP_CFLAGS) -c -o $@ $<
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) $(LIBTIER_DEP_CFLAGS) \
+		-c -o $@ $<
 
-$(FUZZ_BIN): tests/fuzz/fuzz_policy.c $(FUZZ_LIB_OBJS) lib/tier.h
-	@mkdir -p $(@D)
+-include $(FUZZ_LIB_OBJS:.o=.d)
+
+$(FUZZ_BIN): tests/fuzz/fuzz_policy.c $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/fuzz_policy.c \
-		$(FUZZ_LIB_OBJS) $(LIBTIER_DEP_LIBS)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(DEPFLAGS_PROG) -o $@ \
+		tests/fuzz/fuzz_policy.c $(FUZZ_LIB_OBJS) $(LIBTIER_DEP_LIBS)
 
 FUZZ_RUN = mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/artifacts && \
 	ASAN_OPTIONS=detect_leaks=1 $(FUZZ_BIN) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \

@@ -5,7 +5,7 @@
 #   $CG     a cgroup v2 tree (memory.numa_balancing, memory.low/high, ...)
 #   $SYS    sysfs: nodes with meminfo, memory tiers
 #   $PROC   procfs: PID/cgroup files for the /proc fallback
-# $HOOK / $METRICS name the binaries under test (ASan builds from hook.mk).
+# $HOOK / $METRICS name the binaries under test (ASan builds from oci-hook.mk and metrics.mk).
 # A failed check prints "FAIL: ..." and exits 1; a skip prints the reason
 # and exits 77.
 

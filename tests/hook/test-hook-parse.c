@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests (Check) of tierd-oci-hook's parsers (controller/oci-parse.c,
+ * Unit tests (Check) of tierd-oci-hook's parsers (controller/oci-hook/oci-parse.c,
  * linked): the OCI state, the bundle's config.json, linux.cgroupsPath in
  * all its forms, /proc/PID/cgroup, their matching, and the bounded readers.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Unit tests of controller/tierd-fair.c: the pure rebalancer (fair_decide)
+ * Unit tests of controller/tierd/tierd-fair.c: the pure rebalancer (fair_decide)
  * and, against a fake tree, one fair_rebalance() round.
  */
 #include <check.h>

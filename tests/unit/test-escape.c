@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* controller/escape.c: names for terminals, logs and exporters (issue 12, item 13). */
+/* controller/shared/escape.c: names for terminals, logs and exporters (issue 12, item 13). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../controller/escape.h"
+#include "escape.h"
 #include "fixture.h"
 
 START_TEST(test_text_escape)

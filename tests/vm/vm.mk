@@ -13,7 +13,6 @@
 VM_DIR      := $(BUILD)/vm
 VM_GUEST    := $(VM_DIR)/tierd-vmtest
 VM_SRCS     := tests/vm/guest/tierd-vmtest.c tests/vm/guest/vmlib.c
-VM_HDRS     := tests/vm/guest/vmlib.h
 VM_KERNEL   ?= $(BUILD)/kernel/patched/bzImage
 VM_STOCK_KERNEL ?= $(BUILD)/kernel/stock/bzImage
 VM_TIMEOUT  ?= 240
@@ -34,10 +33,20 @@ RUN_VM := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
 
 vm-guest: $(VM_GUEST)
 
-$(VM_GUEST): $(VM_SRCS) $(VM_HDRS) tests/vm/vm.mk
+# One object per source, so each has its .d (-MMD) for the headers.
+VM_OBJS     := $(patsubst tests/vm/guest/%.c,$(BUILD)/obj/vm/%.o,$(VM_SRCS))
+
+$(BUILD)/obj/vm/%.o: tests/vm/guest/%.c tests/vm/vm.mk
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(VM_CFLAGS) -o $@ $(VM_SRCS) $(VM_LDFLAGS)
+	$(Q)$(CC) $(VM_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+-include $(VM_OBJS:.o=.d)
+
+$(VM_GUEST): $(VM_OBJS)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(VM_CFLAGS) -o $@ $(VM_OBJS) $(VM_LDFLAGS)
 
 # The kernel and the kselftest come from kernel-patches/kernel.mk.
 check-vm: vm-guest

@@ -1,7 +1,7 @@
-# controller/fair.mk: fair shares of the fast tier (issue 5, controller part).
+# controller/tierd/fair.mk: fair shares of the fast tier (issue 5, controller part).
 #
 # Products:
-#   $(BUILD)/tests/test-fair-unit   Check suite of controller/tierd-fair.c
+#   $(BUILD)/tests/test-fair-unit   Check suite of controller/tierd/tierd-fair.c
 #                                   (ASan+UBSan, static libtier-asan.a)
 #   $(BUILD)/fair/fair-load         the VM experiment's workload (static)
 #
@@ -21,20 +21,21 @@
 # Variables: FAIR_VM_KERNEL (default: build/kernel/fair/bzImage, the kernel
 # with tier-aware limits, else build/kernel/patched/bzImage), FAIR_VM_TIMEOUT.
 
-FAIR_SRCS := controller/tierd-fair.c
-FAIR_HDRS := controller/tierd-fair.h lib/tier.h lib/macro.h
+FAIR_SRCS := controller/tierd/tierd-fair.c
 
 FAIR_UNIT      := $(BUILD)/tests/test-fair-unit
 FAIR_UNIT_SRCS := tests/unit-fair/test-fair-decide.c tests/unit/fixture.c $(FAIR_SRCS)
 FAIR_UNIT_OBJS := $(patsubst %.c,$(BUILD)/obj/fair-asan/%.o,$(FAIR_UNIT_SRCS))
-FAIR_UNIT_CFLAGS = $(LIBTIER_CFLAGS) -I$(TOP)/controller -I$(TOP)/tests/unit \
+FAIR_UNIT_CFLAGS = $(LIBTIER_CFLAGS) -I$(TOP)/controller/tierd -I$(TOP)/tests/unit \
 	$(call pc_cflags,check)
 
-$(BUILD)/obj/fair-asan/%.o: %.c $(FAIR_HDRS) tests/unit/fixture.h
+$(BUILD)/obj/fair-asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(FAIR_UNIT_CFLAGS) \
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) $(FAIR_UNIT_CFLAGS) \
 		$(if $(filter tests/%,$<),-Wno-missing-prototypes) -c -o $@ $<
+
+-include $(FAIR_UNIT_OBJS:.o=.d)
 
 $(FAIR_UNIT): $(FAIR_UNIT_OBJS) $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
@@ -50,9 +51,9 @@ check-fair-unit: $(FAIR_UNIT)
 # The workload runs inside the VM from the host's root: static, plain.
 FAIR_LOAD := $(BUILD)/fair/fair-load
 $(FAIR_LOAD): tests/fair/fair-load.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static
 fair-load: $(FAIR_LOAD)
 
 FAIR_VM_KERNEL ?= $(firstword $(wildcard $(BUILD)/kernel/fair/bzImage) \

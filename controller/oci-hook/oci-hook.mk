@@ -1,30 +1,34 @@
-# controller/hook.mk: the OCI runtime hook, the metrics exporter, their
-# tests, fuzzing, and the orchestration files (included optionally by the
-# top Makefile).
+# controller/oci-hook/oci-hook.mk: tierd-oci-hook, the OCI runtime hook, its
+# tests (with those of tierd-metrics, from controller/metrics/metrics.mk),
+# fuzzing, and the orchestration files (included optionally by the top
+# Makefile, after metrics.mk).
+#
+# Sources: controller/oci-hook/ (oci-hook.c, the program; oci-parse.c, the
+# parsers of the OCI state, config.json and cgroupsPath, which the unit test
+# and the fuzz harnesses link alone), linked with $(BUILD)/lib/libshared.a
+# (controller/shared/).
 #
 # Products:
 #   $(BUILD)/bin/tierd-oci-hook        OCI createRuntime hook; libtier linked
 #                                      statically (a hook must not depend on
 #                                      where libtier.so is installed), json-c
 #                                      shared
-#   $(BUILD)/bin/tierd-metrics         Prometheus textfile writer; shared
-#                                      libtier, rpath $ORIGIN/../lib like tierctl
-#   $(BUILD)/test/tierd-oci-hook-asan  both again, ASan+UBSan, for the tests
-#   $(BUILD)/test/tierd-metrics-asan
+#   $(BUILD)/test/tierd-oci-hook-asan  again, ASan+UBSan, for the tests
 #   $(BUILD)/test/test-hook-parse      Check unit test of the hook's parsers
-#                                      (controller/oci-parse.c, linked)
+#                                      (controller/oci-hook/oci-parse.c, linked)
 #   $(BUILD)/etc/50-tierd.json         the hooks.d file with the install paths
 #   $(BUILD)/etc/51-tierd-class-C.json one per class in HOOK_CLASSES (CRI-O)
 #
 # Targets:
-#   check-hook       tests/hook/test-*.sh and test-hook-parse (ASan builds)
+#   check-hook       tests/hook/test-*.sh (the hook and tierd-metrics) and
+#                    test-hook-parse (ASan builds)
 #   check-hook-vm    tests/hook/vm-hook.sh in the two-tier VM (patched kernel)
 #   fuzz-hook        both libFuzzer harnesses of the hook (JSON; cgroupsPath
 #                    and /proc), FUZZ_HOOK_TIME s each, one after the other
 #   fuzz-hook-json, fuzz-hook-cgpath   one of them
 #   check-fuzz-hook-corpus  both once over their seeds (deterministic; in check)
-#   install-hook     binaries, hooks.d JSON, libtier.3, tierd-oci-hook.8,
-#                    tierd-metrics.8
+#   install-hook     binary, hooks.d JSON, libtier.3, tierd-oci-hook.8
+#                    (tierd-metrics: install-metrics)
 
 LIBEXECDIR   ?= $(PREFIX)/libexec
 HOOKSDIR     ?= /usr/share/containers/oci/hooks.d
@@ -35,63 +39,50 @@ HOOK_DEP_CFLAGS = $(call pc_cflags,$(HOOK_PKGS))
 HOOK_DEP_LIBS   = $(call pc_libs,$(HOOK_PKGS))
 
 HOOK_BIN         := $(BUILD)/bin/tierd-oci-hook
-METRICS_BIN      := $(BUILD)/bin/tierd-metrics
 HOOK_ASAN        := $(BUILD)/test/tierd-oci-hook-asan
-METRICS_ASAN     := $(BUILD)/test/tierd-metrics-asan
 HOOK_PARSE_TEST  := $(BUILD)/test/test-hook-parse
 HOOK_JSON        := $(BUILD)/etc/50-tierd.json
 
-HOOK_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller -DTIERD_VERSION='"$(LIBTIER_VERSION)"'
-HOOK_HDRS     := lib/tier.h lib/macro.h controller/metrics.h controller/escape.h \
-	controller/oci-parse.h
+HOOK_SRCS     := controller/oci-hook/oci-hook.c controller/oci-hook/oci-parse.c
+HOOK_CPPFLAGS := $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) -I$(TOP)/controller/oci-hook \
+	-DTIERD_VERSION='"$(LIBTIER_VERSION)"'
 
-$(BUILD)/obj/hook/%.o: controller/%.c $(HOOK_HDRS)
+HOOK_OBJS      := $(patsubst controller/oci-hook/%.c,$(BUILD)/obj/hook/%.o,$(HOOK_SRCS))
+HOOK_ASAN_OBJS := $(patsubst controller/oci-hook/%.c,$(BUILD)/obj/hook-asan/%.o,$(HOOK_SRCS))
+
+$(BUILD)/obj/hook/%.o: controller/oci-hook/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(CFLAGS) $(HOOK_CPPFLAGS) $(HOOK_DEP_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(HOOK_CPPFLAGS) $(HOOK_DEP_CFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/hook-asan/%.o: controller/%.c $(HOOK_HDRS)
+$(BUILD)/obj/hook-asan/%.o: controller/oci-hook/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) $(HOOK_CPPFLAGS) \
 		$(HOOK_DEP_CFLAGS) -c -o $@ $<
 
-$(HOOK_BIN): $(BUILD)/obj/hook/oci-hook.o $(BUILD)/obj/hook/oci-parse.o \
-		$(BUILD)/obj/hook/escape.o $(LIBTIER_A)
-	@mkdir -p $(@D)
-	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBTIER_STATIC_LIBS) $(HOOK_DEP_LIBS)
+-include $(HOOK_OBJS:.o=.d) $(HOOK_ASAN_OBJS:.o=.d)
 
-$(METRICS_BIN): $(BUILD)/obj/hook/metrics-main.o $(BUILD)/obj/hook/metrics.o \
-		$(BUILD)/obj/hook/escape.o $(LIBTIER_SO)
+$(HOOK_BIN): $(HOOK_OBJS) $(SHARED_A) $(LIBTIER_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBTIER_LIBS) \
-		-Wl,-rpath,'$$ORIGIN/../lib'
-
-$(HOOK_ASAN): $(BUILD)/obj/hook-asan/oci-hook.o $(BUILD)/obj/hook-asan/oci-parse.o \
-		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
-	@mkdir -p $(@D)
-	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(filter %.o,$^) \
-		$(LIBTIER_ASAN_LIBS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJS) $(SHARED_A) $(LIBTIER_STATIC_LIBS) \
 		$(HOOK_DEP_LIBS)
 
-$(METRICS_ASAN): $(BUILD)/obj/hook-asan/metrics-main.o $(BUILD)/obj/hook-asan/metrics.o \
-		$(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
+$(HOOK_ASAN): $(HOOK_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(filter %.o,$^) \
-		$(LIBTIER_ASAN_LIBS)
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(HOOK_ASAN_OBJS) \
+		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS)
 
 # The parser unit test links the parsers (oci-parse.o), not the hook.
-$(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c $(HOOK_HDRS) \
-		$(BUILD)/obj/hook-asan/oci-parse.o $(BUILD)/obj/hook-asan/escape.o $(LIBTIER_ASAN_A)
-	@mkdir -p $(@D)
+$(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c $(BUILD)/obj/hook-asan/oci-parse.o \
+		$(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(HOOK_CPPFLAGS) \
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS_PROG) $(HOOK_CPPFLAGS) \
 		$(HOOK_DEP_CFLAGS) $(call pc_cflags,check) -o $@ $< \
-		$(BUILD)/obj/hook-asan/oci-parse.o $(BUILD)/obj/hook-asan/escape.o \
+		$(BUILD)/obj/hook-asan/oci-parse.o $(SHARED_ASAN_A) \
 		$(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
 
 # One hooks.d file per class for CRI-O, which matches "when" against the
@@ -112,10 +103,9 @@ $(HOOK_JSON): etc/oci-hooks.d/50-tierd.json.in
 	$(Q)sed -e 's|@HOOK_PATH@|$(HOOK_LIBEXEC)/tierd-oci-hook|' \
 		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' $< >$@
 
-.PHONY: tierd-oci-hook tierd-metrics hook-asan check-hook check-hook-vm fuzz-hook \
+.PHONY: tierd-oci-hook hook-asan check-hook check-hook-vm fuzz-hook \
 	fuzz-hook-build install-hook
 tierd-oci-hook: $(HOOK_BIN) $(HOOK_JSON)
-tierd-metrics: $(METRICS_BIN)
 hook-asan: $(HOOK_ASAN) $(METRICS_ASAN) $(HOOK_PARSE_TEST)
 
 # Each tests/hook/test-*.sh is one result (hook-NAME); the parser unit test
@@ -165,18 +155,20 @@ FUZZ_HOOK_NAMES   := json cgpath
 FUZZ_HOOK_BINS    := $(foreach n,$(FUZZ_HOOK_NAMES),$(FUZZ_HOOK_DIR)/fuzz-hook-$(n))
 FUZZ_HOOK_OBJS    := $(BUILD)/obj/hook-fuzz/oci-parse.o
 
-$(BUILD)/obj/hook-fuzz/%.o: controller/%.c $(HOOK_HDRS)
+$(BUILD)/obj/hook-fuzz/%.o: controller/oci-hook/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(FUZZ_HOOK_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(HOOK_CPPFLAGS) \
+	$(Q)$(FUZZ_HOOK_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) $(HOOK_CPPFLAGS) \
 		$(HOOK_DEP_CFLAGS) -c -o $@ $<
 
-$(FUZZ_HOOK_DIR)/fuzz-hook-%: tests/fuzz/hook/fuzz_hook_%.c $(FUZZ_HOOK_OBJS) $(FUZZ_LIB_OBJS) \
-		$(HOOK_HDRS)
-	@mkdir -p $(@D)
+-include $(FUZZ_HOOK_OBJS:.o=.d)
+
+$(FUZZ_HOOK_DIR)/fuzz-hook-%: tests/fuzz/hook/fuzz_hook_%.c $(FUZZ_HOOK_OBJS) $(FUZZ_LIB_OBJS)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(FUZZ_HOOK_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(HOOK_CPPFLAGS) $(HOOK_DEP_CFLAGS) \
-		-o $@ $< $(FUZZ_HOOK_OBJS) $(FUZZ_LIB_OBJS) $(LIBTIER_DEP_LIBS) $(HOOK_DEP_LIBS)
+	$(Q)$(FUZZ_HOOK_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(DEPFLAGS_PROG) $(HOOK_CPPFLAGS) \
+		$(HOOK_DEP_CFLAGS) -o $@ $< $(FUZZ_HOOK_OBJS) $(FUZZ_LIB_OBJS) $(LIBTIER_DEP_LIBS) \
+		$(HOOK_DEP_LIBS)
 
 # (named here so make keeps it: it is no intermediate file)
 $(FUZZ_HOOK_BINS): $(FUZZ_HOOK_OBJS)
@@ -210,22 +202,20 @@ check-fuzz-hook-corpus:
 	$(Q)$(call run_test,fuzz-hook-corpus,sh -c 'echo "$(FUZZ_HOOK_CC) not found"; exit 77')
 endif
 
-install-hook: $(HOOK_BIN) $(METRICS_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
-	$(INSTALL) -d $(DESTDIR)$(HOOK_LIBEXEC) $(DESTDIR)$(BINDIR) $(DESTDIR)$(HOOKSDIR) \
+install-hook: $(HOOK_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
+	$(INSTALL) -d $(DESTDIR)$(HOOK_LIBEXEC) $(DESTDIR)$(HOOKSDIR) \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL) -m 0755 $(HOOK_BIN) $(DESTDIR)$(HOOK_LIBEXEC)/tierd-oci-hook
-	$(INSTALL) -m 0755 $(METRICS_BIN) $(DESTDIR)$(BINDIR)/tierd-metrics
 	$(INSTALL) -m 0644 $(HOOK_JSON) $(DESTDIR)$(HOOKSDIR)/50-tierd.json
 	$(Q)for f in $(HOOK_CLASS_JSON); do \
 		$(INSTALL) -m 0644 $$f $(DESTDIR)$(HOOKSDIR)/ || exit 1; done
 	$(INSTALL) -m 0644 man/libtier.3 $(DESTDIR)$(MANDIR)/man3/libtier.3
 	$(INSTALL) -m 0644 man/tierd-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/tierd-oci-hook.8
-	$(INSTALL) -m 0644 man/tierd-metrics.8 $(DESTDIR)$(MANDIR)/man8/tierd-metrics.8
 
-ALL_TARGETS        += tierd-oci-hook tierd-metrics
+ALL_TARGETS        += tierd-oci-hook
 CHECK_UNIT_TARGETS += check-hook
 CHECK_TARGETS      += check-hook check-hook-vm check-fuzz-hook-corpus
 INSTALL_TARGETS    += install-hook
-CLEAN_FILES        += $(HOOK_BIN) $(METRICS_BIN) $(HOOK_ASAN) $(METRICS_ASAN) \
+CLEAN_FILES        += $(HOOK_BIN) $(HOOK_ASAN) \
 	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan \
 	$(BUILD)/obj/hook-fuzz $(FUZZ_HOOK_BINS)

@@ -1,4 +1,8 @@
-# controller/controller.mk: tierctl, its CLI tests, fuzzing of the policy parser.
+# controller/tierctl/tierctl.mk: tierctl, its CLI tests, fuzzing of the policy parser.
+#
+# Sources: controller/tierctl/ (tierctl.c; json.c, its JSON writer;
+# tierd-client.c, its D-Bus client of tierd), linked with
+# $(BUILD)/lib/libshared.a (controller/shared/).
 #
 # Products:
 #   $(BUILD)/bin/tierctl         linked against the shared libtier with
@@ -24,37 +28,38 @@ TIERCTL_VERSION ?= $(LIBTIER_VERSION)
 
 TIERCTL          := $(BUILD)/bin/tierctl
 TIERCTL_ASAN     := $(BUILD)/test/tierctl-asan
-TIERCTL_SRCS     := controller/tierctl.c controller/json.c controller/tierd-client.c \
-	controller/escape.c
-TIERCTL_HDRS     := controller/json.h controller/tierd-client.h controller/escape.h lib/tier.h \
-	lib/macro.h
-TIERCTL_CPPFLAGS := $(LIBTIER_CFLAGS) -I$(TOP)/controller $(call pc_cflags,libsystemd) \
+TIERCTL_SRCS     := controller/tierctl/tierctl.c controller/tierctl/json.c \
+	controller/tierctl/tierd-client.c
+TIERCTL_CPPFLAGS := $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,libsystemd) \
 	-DTIERCTL_VERSION='"$(TIERCTL_VERSION)"'
 
-TIERCTL_OBJS      := $(patsubst controller/%.c,$(BUILD)/obj/controller/%.o,$(TIERCTL_SRCS))
-TIERCTL_ASAN_OBJS := $(patsubst controller/%.c,$(BUILD)/obj/controller-asan/%.o,$(TIERCTL_SRCS))
+TIERCTL_OBJS      := $(patsubst controller/tierctl/%.c,$(BUILD)/obj/tierctl/%.o,$(TIERCTL_SRCS))
+TIERCTL_ASAN_OBJS := $(patsubst controller/tierctl/%.c,$(BUILD)/obj/tierctl-asan/%.o,$(TIERCTL_SRCS))
 
-$(BUILD)/obj/controller/%.o: controller/%.c $(TIERCTL_HDRS)
+$(BUILD)/obj/tierctl/%.o: controller/tierctl/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(CFLAGS) $(TIERCTL_CPPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(TIERCTL_CPPFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/controller-asan/%.o: controller/%.c $(TIERCTL_HDRS)
+$(BUILD)/obj/tierctl-asan/%.o: controller/tierctl/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(TIERCTL_CPPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) $(TIERCTL_CPPFLAGS) \
+		-c -o $@ $<
 
-$(TIERCTL): $(TIERCTL_OBJS) $(LIBTIER_SO)
+-include $(TIERCTL_OBJS:.o=.d) $(TIERCTL_ASAN_OBJS:.o=.d)
+
+$(TIERCTL): $(TIERCTL_OBJS) $(SHARED_A) $(LIBTIER_SO)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERCTL_OBJS) $(LIBTIER_LIBS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERCTL_OBJS) $(SHARED_A) $(LIBTIER_LIBS) \
 		$(call pc_libs,libsystemd) -Wl,-rpath,'$$ORIGIN/../lib'
 
-$(TIERCTL_ASAN): $(TIERCTL_ASAN_OBJS) $(LIBTIER_ASAN_A)
+$(TIERCTL_ASAN): $(TIERCTL_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERCTL_ASAN_OBJS) \
-		$(LIBTIER_ASAN_LIBS) $(call pc_libs,libsystemd)
+		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) $(call pc_libs,libsystemd)
 
 .PHONY: tierctl tierctl-asan check-cli check-man install-tierctl
 tierctl: $(TIERCTL)
@@ -98,7 +103,7 @@ ALL_TARGETS        += tierctl
 CHECK_UNIT_TARGETS += check-cli check-man
 CHECK_TARGETS      += check-cli check-man
 INSTALL_TARGETS    += install-tierctl
-CLEAN_FILES        += $(BUILD)/bin/tierctl $(BUILD)/test/tierctl-asan $(BUILD)/obj/controller \
-	$(BUILD)/obj/controller-asan
+CLEAN_FILES        += $(BUILD)/bin/tierctl $(BUILD)/test/tierctl-asan $(BUILD)/obj/tierctl \
+	$(BUILD)/obj/tierctl-asan
 
 include tests/fuzz/fuzz.mk

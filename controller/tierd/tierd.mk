@@ -1,4 +1,7 @@
-# controller/tierd.mk: the tierd daemon, its tests, the demo, its benchmark.
+# controller/tierd/tierd.mk: the tierd daemon, its tests, the demo, its benchmark.
+#
+# Sources: controller/tierd/ (all of it), linked with $(BUILD)/lib/libshared.a
+# (controller/shared/).
 #
 # Products:
 #   $(BUILD)/bin/tierd          linked against the shared libtier, rpath
@@ -23,42 +26,41 @@ TIERD_VERSION ?= $(LIBTIER_VERSION)
 
 TIERD        := $(BUILD)/bin/tierd
 TIERD_ASAN   := $(BUILD)/test/tierd-asan
-TIERD_SRCS   := controller/tierd.c controller/tierd-manager.c controller/tierd-cgwatch.c \
-	controller/tierd-config.c controller/tierd-proc.c controller/tierd-systemd.c \
-	controller/tierd-bus.c controller/tierd-log.c controller/tierd-fair.c controller/tierd-rundir.c \
-	controller/escape.c
-TIERD_HDRS   := controller/tierd-manager.h controller/tierd-log.h controller/tierd-fair.h \
-	controller/escape.h \
-	lib/tier.h lib/macro.h
+TIERD_SRCS   := $(addprefix controller/tierd/,tierd.c tierd-manager.c tierd-cgwatch.c \
+	tierd-config.c tierd-proc.c tierd-systemd.c tierd-bus.c tierd-log.c tierd-fair.c \
+	tierd-rundir.c)
 TIERD_PKGS   := libsystemd libnl-3.0
-TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) -I$(TOP)/controller $(call pc_cflags,$(TIERD_PKGS)) \
+TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,$(TIERD_PKGS)) \
 	-DTIERD_VERSION='"$(TIERD_VERSION)"'
 TIERD_LIBS    = $(call pc_libs,$(TIERD_PKGS))
 
-TIERD_OBJS      := $(patsubst controller/%.c,$(BUILD)/obj/tierd/%.o,$(TIERD_SRCS))
-TIERD_ASAN_OBJS := $(patsubst controller/%.c,$(BUILD)/obj/tierd-asan/%.o,$(TIERD_SRCS))
+TIERD_OBJS      := $(patsubst controller/tierd/%.c,$(BUILD)/obj/tierd/%.o,$(TIERD_SRCS))
+TIERD_ASAN_OBJS := $(patsubst controller/tierd/%.c,$(BUILD)/obj/tierd-asan/%.o,$(TIERD_SRCS))
 
-$(BUILD)/obj/tierd/%.o: controller/%.c $(TIERD_HDRS)
+$(BUILD)/obj/tierd/%.o: controller/tierd/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(CFLAGS) $(TIERD_CPPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(TIERD_CPPFLAGS) -c -o $@ $<
 
-$(BUILD)/obj/tierd-asan/%.o: controller/%.c $(TIERD_HDRS)
+$(BUILD)/obj/tierd-asan/%.o: controller/tierd/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(TIERD_CPPFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) $(TIERD_CPPFLAGS) \
+		-c -o $@ $<
 
-$(TIERD): $(TIERD_OBJS) $(LIBTIER_SO)
+-include $(TIERD_OBJS:.o=.d) $(TIERD_ASAN_OBJS:.o=.d)
+
+$(TIERD): $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_SO)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERD_OBJS) $(LIBTIER_LIBS) $(TIERD_LIBS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_LIBS) $(TIERD_LIBS) \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
-$(TIERD_ASAN): $(TIERD_ASAN_OBJS) $(LIBTIER_ASAN_A)
+$(TIERD_ASAN): $(TIERD_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERD_ASAN_OBJS) \
-		$(LIBTIER_ASAN_LIBS) $(TIERD_LIBS)
+		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) $(TIERD_LIBS)
 
 .PHONY: tierd tierd-asan check-daemon check-daemon-host install-tierd demo bench-daemon
 tierd: $(TIERD)
@@ -67,22 +69,22 @@ tierd-asan: $(TIERD_ASAN)
 # Test helper: wait for a line in a file with inotify (static: also runs in the VM).
 TIERD_WAITFOR := $(BUILD)/test/tierd-waitfor
 $(TIERD_WAITFOR): tests/daemon/waitfor.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static
 
 TIERD_CHURN := $(BUILD)/test/tierd-churn
 $(TIERD_CHURN): tests/daemon/churn.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static
 
 # Test helper: a stand-in for systemd's private socket (host-systemd.sh).
 TIERD_FAKE_SYSTEMD := $(BUILD)/test/tierd-fake-systemd
-$(TIERD_FAKE_SYSTEMD): tests/daemon/fake-systemd.c lib/macro.h
-	@mkdir -p $(@D)
+$(TIERD_FAKE_SYSTEMD): tests/daemon/fake-systemd.c
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -I$(TOP)/lib \
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -I$(TOP)/lib \
 		$(call pc_cflags,libsystemd) -o $@ $< $(call pc_libs,libsystemd)
 
 .PHONY: tierd-test-tools
@@ -118,9 +120,9 @@ check-daemon: $(TIERD) $(TIERCTL) tierd-test-tools
 # The demo workload runs inside the VM from the host's root: static, plain.
 DEMO_LOAD := $(BUILD)/demo/tierd-demo-load
 $(DEMO_LOAD): tests/demo/demo-load.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $< -static
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static
 
 .PHONY: tierd-demo-load demo-run
 tierd-demo-load: $(DEMO_LOAD)
@@ -159,9 +161,9 @@ CLEAN_FILES        += $(TIERD) $(TIERD_ASAN) $(BUILD)/obj/tierd $(BUILD)/obj/tie
 # bench/daemon: tierd vs a 5 s polling loop on a fake tree (numbers on stdout).
 BENCH_LAT := $(BUILD)/test/mkdir-latency
 $(BENCH_LAT): bench/daemon/mkdir-latency.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $<
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $<
 
 bench-daemon: $(TIERD) $(TIERCTL) $(BENCH_LAT) $(TIERD_WAITFOR)
 	$(Q)BUILD=$(BUILD) $(TOP)/bench/daemon/bench-daemon.sh $(BENCH_IDLE)
