@@ -50,9 +50,11 @@
 #include <systemd/sd-id128.h>
 
 #include "escape.h"
+#include "tierd-bus.h"
 #include "tierd-fair.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
+#include "tierd-rundir.h"
 
 #define BUS_PATH "/org/tierd/Manager1"
 #define BUS_IFACE "org.tierd.Manager1"

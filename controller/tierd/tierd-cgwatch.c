@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tierd-cgwatch.h"
 #include "tierd-fair.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"

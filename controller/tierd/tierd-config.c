@@ -12,6 +12,7 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
+#include "tierd-config.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
 

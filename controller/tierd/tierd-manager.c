@@ -13,8 +13,15 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "tierd-bus.h"
+#include "tierd-cgwatch.h"
+#include "tierd-config.h"
+#include "tierd-fair.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
+#include "tierd-proc.h"
+#include "tierd-rundir.h"
+#include "tierd-systemd.h"
 
 static uint64_t now_usec(clockid_t clock)
 {

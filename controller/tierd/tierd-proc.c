@@ -23,6 +23,7 @@
 
 #include "tierd-log.h"
 #include "tierd-manager.h"
+#include "tierd-proc.h"
 
 /* libnl's NLE_* codes back to errno, at the boundary. */
 static int nle_to_errno(int nle)

@@ -29,6 +29,7 @@
 
 #include "tierd-log.h"
 #include "tierd-manager.h"
+#include "tierd-rundir.h"
 
 #define LOCK_NAME "tierd.lock"
 

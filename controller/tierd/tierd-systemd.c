@@ -30,6 +30,7 @@
 
 #include "tierd-log.h"
 #include "tierd-manager.h"
+#include "tierd-systemd.h"
 
 #define SD_DEST "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"

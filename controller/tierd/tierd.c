@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tierd-config.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tierd bus API (tierd-bus.c): org.tierd.Manager1 for tierctl, on the
+ * private socket in the run directory and on the system bus.  The
+ * connections are in struct manager; the rate limit of unprivileged
+ * callers is here.
+ */
+#ifndef TIERD_BUS_H
+#define TIERD_BUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct manager;
+
+/* A token bucket per caller UID for unprivileged bus calls, and one for all. */
+#define BUS_RATELIMIT_SLOTS 64
+struct bus_bucket {
+	bool used;
+	uid_t uid;
+	uint64_t milli_tokens;
+	uint64_t last_usec;
+};
+struct bus_ratelimit {
+	struct bus_bucket slot[BUS_RATELIMIT_SLOTS];
+	struct bus_bucket all;
+};
+
+int bus_api_start(struct manager *m);
+void bus_api_stop(struct manager *m);
+/* Token bucket: may uid make one more unprivileged call at now_usec? */
+bool bus_ratelimit_take(struct bus_ratelimit *rl, uid_t uid, uint64_t now_usec);
+
+#endif
