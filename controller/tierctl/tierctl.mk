@@ -1,6 +1,8 @@
 # controller/tierctl/tierctl.mk: tierctl, its CLI tests, fuzzing of the policy parser.
 #
-# Sources: controller/tierctl/ (tierctl.c; json.c, its JSON writer;
+# Sources: controller/tierctl/ (tierctl.c: main, global options, what the
+# verbs share (tierctl.h); verbs.c: the verb table and its dispatcher;
+# tierctl-*.c: the verbs, one file per group; json.c, its JSON writer;
 # tierd-client.c, its D-Bus client of tierd), linked with
 # $(BUILD)/lib/libshared.a (controller/shared/).
 #
@@ -28,7 +30,10 @@ TIERCTL_VERSION ?= $(LIBTIER_VERSION)
 
 TIERCTL          := $(BUILD)/bin/tierctl
 TIERCTL_ASAN     := $(BUILD)/test/tierctl-asan
-TIERCTL_SRCS     := controller/tierctl/tierctl.c controller/tierctl/json.c \
+TIERCTL_SRCS     := controller/tierctl/tierctl.c controller/tierctl/verbs.c \
+	controller/tierctl/tierctl-check.c controller/tierctl/tierctl-explain.c \
+	controller/tierctl/tierctl-apply.c controller/tierctl/tierctl-knob.c \
+	controller/tierctl/tierctl-status.c controller/tierctl/json.c \
 	controller/tierctl/tierd-client.c
 TIERCTL_CPPFLAGS := $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,libsystemd) \
 	-DTIERCTL_VERSION='"$(TIERCTL_VERSION)"'

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierctl-apply.c: apply [--dry-run], reload: the policy onto the cgroup tree, or make
+ * the running tierd re-read it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tier.h>
+
+#include "json.h"
+#include "macro.h"
+#include "tierctl.h"
+#include "tierd-client.h"
+#include "verbs.h"
+
+/* ------------------------------------------------------------------------
+ * apply [--dry-run]
+ * ------------------------------------------------------------------------ */
+
+/* One changed (or, dry run, to be changed) file: a line, or a JSON object. */
+static void print_change(struct tierctl *t, const char *cgroup, const char *attr,
+			 const char *old_value, const char *new_value, const char *rule,
+			 const char *cls)
+{
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_string(&t->j, "cgroup", cgroup);
+		json_kv_string(&t->j, "attribute", attr);
+		json_kv_string(&t->j, "old", old_value);
+		json_kv_string(&t->j, "new", new_value);
+		json_kv_string(&t->j, "rule", rule);
+		json_kv_string(&t->j, "class", cls);
+		json_object_end(&t->j);
+	} else {
+		printf("%s: %s %s -> %s (rule %s, class %s)\n", esc(cgroup), esc(attr),
+		       old_value[0] ? esc(old_value) : "?", esc(new_value), esc(rule), esc(cls));
+	}
+}
+
+/*
+ * apply --dry-run with a running tierd: the changes its next reconcile
+ * would make with the policy it has loaded (DryRun), in the same format.
+ */
+static int dry_run_daemon(struct tierctl *t, struct tierd_client *c)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *cg, *cls, *rule, *knob, *o, *n, *last = NULL;
+	size_t n_changes = 0, n_cgroups = 0;
+	int rc = EXIT_OK, r;
+
+	r = tierd_client_call(c, "DryRun", &error, &reply, NULL);
+	if (r < 0) {
+		rc = daemon_fail("DryRun", r, &error);
+		goto out;
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_bool(&t->j, "dry_run", true);
+		json_kv_string(&t->j, "source", c->where);
+		json_key(&t->j, "changes");
+		json_array_begin(&t->j);
+	}
+	r = sd_bus_message_enter_container(reply, 'a', "(ssssss)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(reply, "(ssssss)", &cg, &cls, &rule, &knob, &o, &n)) > 0) {
+		n_changes++;
+		if (!last || strcmp(last, cg) != 0)
+			n_cgroups++;
+		last = cg;
+		print_change(t, cg, knob, o, n, rule, cls);
+	}
+	if (r < 0) {
+		rc = fail(r, "cannot parse tierd's answer");
+		goto out;
+	}
+	if (t->json) {
+		json_array_end(&t->j);
+		json_key(&t->j, "summary");
+		json_object_begin(&t->j);
+		json_kv_uint(&t->j, "changed", n_cgroups);
+		json_kv_uint(&t->j, "changes", n_changes);
+		json_object_end(&t->j);
+		json_object_end(&t->j);
+	} else {
+		printf("dry run (tierd, %s): %zu cgroup%s would change, %zu change%s\n",
+		       esc(c->where), n_cgroups, n_cgroups == 1 ? "" : "s", n_changes,
+		       n_changes == 1 ? "" : "s");
+	}
+out:
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	return rc;
+}
+
+int verb_apply(struct tierctl *t, int argc, char **argv)
+{
+	struct tier_apply_results *res = NULL;
+	size_t n_seen = 0, n_managed = 0, n_changed = 0, n_unchanged = 0, n_vanished = 0;
+	size_t n_unsupported = 0, n_nomemcg = 0, n_failed = 0;
+	bool dry_run = t->verb_option;
+	struct session s;
+	int rc, r;
+
+	if (dry_run) {
+		struct tierd_client c;
+
+		r = daemon_open(t, &c, NULL);
+		if (r < 0)
+			return -r;
+		if (r > 0) {
+			rc = dry_run_daemon(t, &c);
+			tierd_client_close(&c);
+			return rc;
+		}
+	}
+
+	rc = session_start(t, &s, NULL);
+	if (rc)
+		goto out;
+	r = tier_apply(s.ctx, s.plan, dry_run ? TIER_APPLY_DRY_RUN : 0, &res);
+	if (r < 0) {
+		rc = fail(r, "apply");
+		goto out;
+	}
+
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_bool(&t->j, "dry_run", dry_run);
+		json_key(&t->j, "changes");
+		json_array_begin(&t->j);
+	}
+	n_seen = tier_apply_results_count(res);
+	for (size_t i = 0; i < n_seen; i++) {
+		const struct tier_apply_result *a = tier_apply_results_get(res, i);
+		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
+		bool changed = false, unsupported = false;
+
+		if (!e || strcmp(e->path, a->path) != 0)
+			e = tier_plan_find(s.plan, a->path);
+		if (a->status == TIER_APPLY_UNMANAGED || !e || !e->rule)
+			continue;
+		n_managed++;
+		if (a->status == TIER_APPLY_VANISHED) {
+			n_vanished++;
+			continue;
+		}
+		for (unsigned k = 0; k < a->n_changes; k++) {
+			const struct tier_apply_change *ch = &a->changes[k];
+			const char *attr = tier_attr_to_string(ch->attr);
+
+			switch (ch->status) {
+			case TIER_APPLY_CHANGED:
+				changed = true;
+				print_change(t, a->path, attr, ch->old_value, ch->new_value,
+					     e->rule->name, e->class->name);
+				break;
+			case TIER_APPLY_UNSUPPORTED:
+				unsupported = true;
+				break;
+			case TIER_APPLY_ERROR:
+				n_failed++;
+				fail(ch->error, "%s: cannot write %s %s", a->path, attr,
+				     ch->new_value);
+				break;
+			default:
+				break;
+			}
+		}
+		if (unsupported) {
+			_cleanup_free_ char *cur = NULL;
+
+			if (tier_cgroup_read(s.ctx, a->path, "memory.current", &cur) ==
+			    -EOPNOTSUPP) {
+				n_nomemcg++;
+				msg("%s: memory controller not enabled, skipped", a->path);
+			} else {
+				n_unsupported++;
+			}
+		}
+		if (changed)
+			n_changed++;
+		else if (a->status == TIER_APPLY_UNCHANGED)
+			n_unchanged++;
+	}
+	if (t->json) {
+		json_array_end(&t->j);
+		json_key(&t->j, "summary");
+		json_object_begin(&t->j);
+		json_kv_uint(&t->j, "cgroups", n_seen);
+		json_kv_uint(&t->j, "managed", n_managed);
+		json_kv_uint(&t->j, "changed", n_changed);
+		json_kv_uint(&t->j, "unchanged", n_unchanged);
+		json_kv_uint(&t->j, "vanished", n_vanished);
+		json_kv_uint(&t->j, "unsupported", n_unsupported);
+		json_kv_uint(&t->j, "no_memory_controller", n_nomemcg);
+		json_kv_uint(&t->j, "failed", n_failed);
+		json_object_end(&t->j);
+		json_object_end(&t->j);
+	} else {
+		printf("%s%zu cgroups, %zu managed, %zu %s, %zu unchanged", dry_run ? "dry run: " : "",
+		       n_seen, n_managed, n_changed, dry_run ? "would change" : "changed",
+		       n_unchanged);
+		if (n_vanished)
+			printf(", %zu vanished", n_vanished);
+		if (n_unsupported)
+			printf(", %zu unsupported", n_unsupported);
+		if (n_nomemcg)
+			printf(", %zu without memory controller", n_nomemcg);
+		printf(", %zu failed\n", n_failed);
+	}
+	if (n_unsupported) {
+		msg(NOSUPPORT_MSG);
+		rc = EXIT_NOTSUPP;
+	}
+	if (n_failed)
+		rc = EXIT_SYSTEM;
+out:
+	tier_apply_results_free(res);
+	session_done(&s);
+	return rc;
+}
+/* ------------------------------------------------------------------------
+ * reload
+ * ------------------------------------------------------------------------ */
+
+/* Make the running tierd re-read its policy; needs the daemon. */
+int verb_reload(struct tierctl *t, int argc, char **argv)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	struct tierd_client c;
+	const char *err = "";
+	int ok = 0, rc = EXIT_OK, r;
+
+	if (t->daemon == DAEMON_NO) {
+		msg("reload: tells the running tierd to re-read its policy; not with --no-daemon");
+		return EXIT_USAGE;
+	}
+	/* Files named on the command line do not matter here: always ask tierd. */
+	t->daemon = DAEMON_YES;
+	r = daemon_open(t, &c, NULL);
+	if (r < 0)
+		return -r;
+	r = tierd_client_call(&c, "Reload", &error, &reply, NULL);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "bs", &ok, &err);
+	if (r < 0) {
+		rc = daemon_fail("Reload", r, &error);
+		goto out;
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_kv_bool(&t->j, "reloaded", ok);
+		json_kv_string(&t->j, "error", ok ? NULL : err);
+		json_kv_string(&t->j, "source", c.where);
+		json_object_end(&t->j);
+	} else if (ok) {
+		printf("tierd reloaded its policy\n");
+	}
+	if (!ok) {
+		msg("tierd kept its previous policy: %s", err[0] ? err : "reload failed");
+		msg("run 'tierctl check FILE' for every error, or see the journal (journalctl -u tierd)");
+		rc = EXIT_POLICY;
+	}
+out:
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	tierd_client_close(&c);
+	return rc;
+}

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierctl-explain.c: explain CGROUP: which rule matches a cgroup, why, and what it gets
+ * (from the policy files, or from the policy tierd has loaded).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tier.h>
+
+#include "json.h"
+#include "macro.h"
+#include "tierctl.h"
+#include "tierd-client.h"
+#include "verbs.h"
+
+/* ------------------------------------------------------------------------
+ * explain CGROUP
+ * ------------------------------------------------------------------------ */
+
+/* What the policy says about one cgroup, from the files or from tierd. */
+enum { AMT_TOPTIER_MIN, AMT_TOPTIER_MAX, AMT_MEMORY_LOW, AMT_MEMORY_HIGH, _AMT_MAX };
+static const char *const amount_keys[_AMT_MAX] = { "toptier_min", "toptier_max", "memory_low",
+						     "memory_high" };
+
+struct explain_view {
+	const char *policy;		/* the policy file, or "tierd (WHERE)" */
+	bool from_daemon;
+	const char *unit;
+	bool managed;
+	const char *rule, *rule_file;
+	uint64_t rule_line;
+	const char *matcher_kind, *matcher_pattern, *matcher_file, *matched;
+	uint64_t matcher_line;
+	const char *class_name, *class_mode;
+	uint64_t weight;
+	struct {
+		const char *written;	/* as in the policy; NULL: unset */
+		uint64_t bytes;		/* UINT64_MAX: max */
+		char buf[TIER_AMOUNT_FORMAT_MAX];
+	} amount[_AMT_MAX];
+	const char *desired_mode;	/* NULL: left alone */
+};
+
+static void view_from_plan(struct explain_view *x, const struct tier_plan_entry *e,
+			   const struct tier_observed_cgroup *oc)
+{
+	const struct tier_class *c = e->class;
+
+	x->unit = oc->unit;
+	x->managed = e->rule != NULL;
+	if (!e->rule)
+		return;
+	x->rule = e->rule->name;
+	x->rule_file = e->rule->file;
+	x->rule_line = e->rule->line;
+	if (e->matcher) {
+		x->matcher_kind = tier_matcher_kind_to_string(e->matcher->kind);
+		x->matcher_pattern = e->matcher->pattern;
+		x->matcher_file = e->matcher->file;
+		x->matcher_line = e->matcher->line;
+		x->matched = e->matched_value;
+	}
+	x->class_name = c->name;
+	x->class_mode = mode_str(c->mode);
+	x->weight = c->weight;
+	{
+		const struct tier_amount *written[_AMT_MAX] = {
+			[AMT_TOPTIER_MIN] = &c->toptier_min,
+			[AMT_TOPTIER_MAX] = &c->toptier_max,
+			[AMT_MEMORY_LOW] = &c->memory_low,
+			[AMT_MEMORY_HIGH] = &c->memory_high,
+		};
+		const uint64_t bytes[_AMT_MAX] = {
+			[AMT_TOPTIER_MIN] = e->toptier_min,
+			[AMT_TOPTIER_MAX] = e->toptier_max,
+			[AMT_MEMORY_LOW] = e->memory_low,
+			[AMT_MEMORY_HIGH] = e->memory_high,
+		};
+
+		for (size_t i = 0; i < _AMT_MAX; i++) {
+			x->amount[i].written = tier_amount_format(written[i], x->amount[i].buf,
+								  TIER_AMOUNT_FORMAT_MAX);
+			x->amount[i].bytes = bytes[i];
+		}
+	}
+	x->desired_mode = e->set_mode ? mode_str(e->mode) : NULL;
+}
+
+static uint64_t parse_u64(const char *s)
+{
+	if (strcmp(s, "max") == 0)
+		return UINT64_MAX;
+	return strtoull(s, NULL, 10);
+}
+
+/* The fields of ExplainCgroup's (key, value) pairs: strings, numbers, flags. */
+#define VIEW_STR(k, f) { k, offsetof(struct explain_view, f), 's' }
+#define VIEW_U64(k, f) { k, offsetof(struct explain_view, f), 't' }
+static const struct {
+	const char *key;
+	size_t offset;
+	char type;
+} view_fields[] = {
+	VIEW_STR("unit", unit),
+	{ "managed", offsetof(struct explain_view, managed), 'b' },
+	VIEW_STR("rule", rule),
+	VIEW_STR("rule_file", rule_file),
+	VIEW_U64("rule_line", rule_line),
+	VIEW_STR("matcher_kind", matcher_kind),
+	VIEW_STR("matcher_pattern", matcher_pattern),
+	VIEW_STR("matcher_file", matcher_file),
+	VIEW_U64("matcher_line", matcher_line),
+	VIEW_STR("matched", matched),
+	VIEW_STR("class", class_name),
+	VIEW_STR("class_mode", class_mode),
+	VIEW_U64("weight", weight),
+	VIEW_STR("desired_mode", desired_mode),
+};
+
+static void view_set(struct explain_view *x, const char *k, const char *v)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(view_fields); i++) {
+		char *f = (char *)x + view_fields[i].offset;
+
+		if (strcmp(k, view_fields[i].key) != 0)
+			continue;
+		if (view_fields[i].type == 's')
+			*(const char **)(void *)f = v;
+		else if (view_fields[i].type == 't')
+			*(uint64_t *)(void *)f = parse_u64(v);
+		else
+			*(bool *)(void *)f = strcmp(v, "true") == 0;
+		return;
+	}
+	for (size_t i = 0; i < _AMT_MAX; i++) {
+		size_t n = strlen(amount_keys[i]);
+
+		if (strcmp(k, amount_keys[i]) == 0)
+			x->amount[i].written = v;
+		else if (strncmp(k, amount_keys[i], n) == 0 && strcmp(k + n, "_bytes") == 0)
+			x->amount[i].bytes = parse_u64(v);
+	}
+	/* Other keys are from a newer tierd: ignored. */
+}
+
+/* The (key, value) pairs of ExplainCgroup; strings stay in reply. */
+static int view_from_reply(struct explain_view *x, sd_bus_message *reply)
+{
+	const char *k, *v;
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_read(reply, "(ss)", &k, &v)) > 0)
+		view_set(x, k, v);
+	if (r < 0)
+		return r;
+	if (x->managed && (!x->rule || !x->class_name))
+		return -EBADMSG;
+	return sd_bus_message_exit_container(reply);
+}
+
+static void explain_text(const struct explain_view *x, const char *cg)
+{
+	char b[SIZE_BUF];
+
+	printf("%-16s %s\n", "cgroup:", esc(cg));
+	if (x->unit)
+		printf("%-16s %s\n", "unit:", esc(x->unit));
+	printf("%-16s %s\n", "policy:", esc(x->policy));
+	if (!x->managed) {
+		printf("no rule matches: unmanaged\n");
+		return;
+	}
+	printf("%-16s %s (%s:%" PRIu64 ")\n", "rule:", esc(x->rule),
+	       x->rule_file ? esc(x->rule_file) : "?", x->rule_line);
+	if (x->matcher_kind) {
+		printf("%-16s %s = %s", "matched by:", esc(x->matcher_kind),
+		       esc(x->matcher_pattern));
+		if (x->matched &&
+		    (!x->matcher_pattern || strcmp(x->matched, x->matcher_pattern) != 0))
+			printf(" (%s)", esc(x->matched));
+		printf("\n");
+	}
+	printf("%-16s %s\n", "class:", esc(x->class_name));
+	printf("%-16s %s\n", "desired mode:",
+	       x->desired_mode ? esc(x->desired_mode) : "(left alone)");
+	printf("%-16s %" PRIu64 "\n", "weight:", x->weight);
+	for (size_t i = 0; i < _AMT_MAX; i++) {
+		const char *w = x->amount[i].written;
+
+		if (!w)
+			continue;
+		printf("%s:%*s %s", amount_keys[i], (int)(15 - strlen(amount_keys[i])), "", esc(w));
+		if (w[0] && w[strlen(w) - 1] == '%')
+			printf(" of the fast tier = %s", fmt_size(x->amount[i].bytes, b));
+		printf("\n");
+	}
+}
+
+static void explain_json(struct json *j, const struct explain_view *x, const char *cg)
+{
+	json_kv_string(j, "cgroup", cg);
+	json_kv_string(j, "unit", x->unit);
+	json_kv_string(j, "policy", x->policy);
+	json_kv_bool(j, "from_daemon", x->from_daemon);
+	json_kv_bool(j, "managed", x->managed);
+	if (!x->managed) {
+		json_kv_null(j, "rule");
+		json_kv_null(j, "matcher");
+		json_kv_null(j, "class");
+		json_kv_null(j, "desired_mode");
+		return;
+	}
+	json_key(j, "rule");
+	json_object_begin(j);
+	json_kv_string(j, "name", x->rule);
+	json_kv_string(j, "file", x->rule_file);
+	json_kv_uint(j, "line", x->rule_line);
+	json_object_end(j);
+	json_key(j, "matcher");
+	if (x->matcher_kind) {
+		json_object_begin(j);
+		json_kv_string(j, "kind", x->matcher_kind);
+		json_kv_string(j, "pattern", x->matcher_pattern);
+		json_kv_string(j, "file", x->matcher_file);
+		json_kv_uint(j, "line", x->matcher_line);
+		json_kv_string(j, "matched", x->matched);
+		json_object_end(j);
+	} else {
+		json_null(j);
+	}
+	json_key(j, "class");
+	json_object_begin(j);
+	json_kv_string(j, "name", x->class_name);
+	json_kv_string(j, "mode", x->class_mode);
+	json_kv_uint(j, "weight", x->weight);
+	for (size_t i = 0; i < _AMT_MAX; i++) {
+		json_key(j, amount_keys[i]);
+		if (!x->amount[i].written) {
+			json_null(j);
+			continue;
+		}
+		json_object_begin(j);
+		json_kv_string(j, "value", x->amount[i].written);
+		if (x->amount[i].bytes == UINT64_MAX)
+			json_kv_null(j, "bytes");
+		else
+			json_kv_uint(j, "bytes", x->amount[i].bytes);
+		json_object_end(j);
+	}
+	json_object_end(j);
+	json_kv_string(j, "desired_mode", x->desired_mode);
+}
+
+int verb_explain(struct tierctl *t, int argc, char **argv)
+{
+	const char *cg = t->cgroup;
+	_cleanup_free_ char *src = NULL, *policy = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	struct tierd_client c;
+	struct explain_view x = { 0 };
+	struct session s = { 0 };
+	struct tier_ctx *ctx;
+	enum tier_mode cur = TIER_MODE_INVALID, eff = TIER_MODE_INVALID;
+	int cur_r, eff_r;
+	int rc, r;
+
+
+	r = daemon_open(t, &c, NULL);
+	if (r < 0)
+		return -r;
+	if (r > 0) {
+		/* The policy tierd has loaded; the knobs from the tree. */
+		r = tierd_client_call(&c, "ExplainCgroup", &error, &reply, "s", cg);
+		if (r < 0) {
+			rc = daemon_fail("ExplainCgroup", r, &error);
+			goto out;
+		}
+		r = view_from_reply(&x, reply);
+		if (r < 0) {
+			rc = fail(r, "cannot parse tierd's answer");
+			goto out;
+		}
+		if (asprintf(&policy, "tierd (%s)", c.where) < 0) {
+			policy = NULL;
+			rc = fail(-ENOMEM, "explain");
+			goto out;
+		}
+		x.policy = policy;
+		x.from_daemon = true;
+		rc = open_ctx(t, NULL, NULL, &s.ctx);
+		if (rc)
+			goto out;
+	} else {
+		const struct tier_observed_cgroup *oc = NULL;
+		const struct tier_plan_entry *e;
+
+		rc = session_start(t, &s, cg);
+		if (rc)
+			goto out;
+		e = tier_plan_find(s.plan, cg);
+		for (size_t i = 0; i < s.observed->n_cgroups; i++)
+			if (strcmp(s.observed->cgroups[i].path, cg) == 0)
+				oc = &s.observed->cgroups[i];
+		if (!e || !oc) {
+			rc = cgroup_fail(s.ctx, cg, -ENOENT, "");
+			goto out;
+		}
+		view_from_plan(&x, e, oc);
+		x.policy = t->config;
+	}
+	ctx = s.ctx;
+
+	if (strcmp(cg, "/") == 0) {
+		cur_r = -EOPNOTSUPP;
+		eff_r = 0;
+		eff = TIER_MODE_FULL;
+	} else {
+		cur_r = tier_cgroup_get_mode(ctx, cg, &cur);
+		eff_r = effective_mode(ctx, cg, &eff, &src);
+	}
+	if (cur_r == -ENOENT) {
+		rc = cgroup_fail(ctx, cg, cur_r, "");
+		goto out;
+	}
+
+	if (t->json) {
+		struct json *j = &t->j;
+
+		json_object_begin(j);
+		explain_json(j, &x, cg);
+		json_kv_bool(j, "supported", cur_r != -EOPNOTSUPP || strcmp(cg, "/") == 0);
+		json_kv_string(j, "configured", cur_r == 0 ? mode_str(cur) : NULL);
+		json_kv_string(j, "effective", eff_r == 0 ? mode_str(eff) : NULL);
+		json_kv_string(j, "effective_source", src);
+		json_object_end(j);
+	} else {
+		explain_text(&x, cg);
+		if (strcmp(cg, "/") == 0)
+			printf("%-16s %s\n", "configured mode:", "(the root has no knob)");
+		else if (cur_r == 0)
+			printf("%-16s %s\n", "configured mode:", mode_str(cur));
+		else if (cur_r == -EOPNOTSUPP)
+			printf("%-16s %s\n", "configured mode:", "(no memory.numa_balancing file)");
+		else
+			printf("%-16s (%s)\n", "configured mode:", err_str(cur_r));
+		if (eff_r == 0) {
+			bool other = src && strcmp(src, cg) != 0;
+
+			printf("%-16s %s%s%s%s\n", "effective mode:", mode_str(eff),
+			       other ? " (set by " : "", other ? esc(src) : "", other ? ")" : "");
+		}
+	}
+	if (cur_r == -EOPNOTSUPP && strcmp(cg, "/") != 0)
+		rc = cgroup_fail(ctx, cg, cur_r, "");
+out:
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	tierd_client_close(&c);
+	session_done(&s);
+	return rc;
+}

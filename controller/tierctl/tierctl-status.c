@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierctl-status.c: status [--all], topology: the managed cgroups with their residency
+ * and fast-tier targets; the NUMA nodes and memory tiers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <tier.h>
+
+#include "json.h"
+#include "macro.h"
+#include "tierctl.h"
+#include "tierd-client.h"
+#include "verbs.h"
+
+/* ------------------------------------------------------------------------
+ * status [--all]
+ * ------------------------------------------------------------------------ */
+
+/* One row of the status table: from the local plan (e) or from tierd. */
+struct status_row {
+	const struct tier_plan_entry *e;	/* NULL for rows from tierd */
+	const char *path;
+	const char *class_name;			/* NULL: unmanaged */
+	const char *rule_name;
+	struct tier_cgroup_info info;
+	bool shared;		/* takes part in the fair share (top-most managed) */
+	uint64_t target;
+};
+
+static bool path_is_under(const char *path, const char *top)
+{
+	size_t n = strlen(top);
+
+	return strncmp(path, top, n) == 0 && (path[n] == '/' || strcmp(top, "/") == 0);
+}
+
+/*
+ * Fair-share targets of the fast tier, as tierd computes them
+ * (tierd-fair.c): the top-most managed cgroups share the fast-tier capacity
+ * minus [daemon] fast_tier_reserve by class weight, within toptier_min/max
+ * and their demand (fast + slow residency).  tierd holds a target within
+ * [daemon] hysteresis of this value.
+ */
+static int status_targets(const struct session *s, struct status_row *rows, size_t n)
+{
+	_cleanup_free_ struct tier_share_input *in = NULL;
+	_cleanup_free_ uint64_t *t = NULL;
+	_cleanup_free_ size_t *idx = NULL;
+	const char *last_top = NULL;
+	uint64_t fast, reserve, capacity, populated;
+	size_t m = 0;
+	int r;
+
+	if (!s->topo)
+		return 0;
+	fast = tier_topology_fast_capacity(s->topo);
+	reserve = tier_policy_daemon(s->policy)->fast_tier_reserve;
+	capacity = fast > reserve ? fast - reserve : 0;
+	in = calloc(n ?: 1, sizeof(*in));
+	t = calloc(n ?: 1, sizeof(*t));
+	idx = calloc(n ?: 1, sizeof(*idx));
+	if (!in || !t || !idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct status_row *row = &rows[i];
+
+		if (!row->e->rule || strcmp(row->e->path, "/") == 0)
+			continue;
+		if (last_top && path_is_under(row->e->path, last_top))
+			continue;
+		last_top = row->e->path;
+		if (!(row->info.valid & TIER_INFO_RESIDENCY))
+			continue;
+		/* Like tierd: an empty cgroup holds no share. */
+		if (tier_cgroup_read_stat(s->ctx, row->path, "cgroup.events", "populated",
+					  &populated) == 0 && populated == 0)
+			continue;
+		row->shared = true;
+		in[m] = (struct tier_share_input){
+			.weight = row->e->weight ?: 100,
+			.min = row->e->toptier_min,
+			.max = row->e->toptier_max,
+			.demand = add_sat_u64(row->info.fast_bytes, row->info.slow_bytes),
+		};
+		if (in[m].min > in[m].max)
+			in[m].min = in[m].max;
+		idx[m++] = i;
+	}
+	r = tier_fair_share(capacity, m, in, t);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < m; k++)
+		rows[idx[k]].target = t[k];
+	return 0;
+}
+
+static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SIZE_BUF])
+{
+	double pc;
+
+	if (whole == 0)
+		return "-";
+	pc = 100.0 * (double)part / (double)whole;
+	if (pc > 999.0)
+		return ">999%";	/* the column's width; JSON has the bytes */
+	snprintf(buf, SIZE_BUF, "%.0f%%", pc);
+	return buf;
+}
+
+/* What status says about the daemon: asked, and its STATUS= text if it runs. */
+struct daemon_status {
+	bool asked;
+	char *status;		/* NULL: not running */
+	char where[128];
+	sd_bus_message *list;	/* ListCgroups reply: the rows' strings */
+	struct tierd_client c;	/* open while status is set */
+};
+
+static int status_daemon(struct tierctl *t, struct daemon_status *d)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *text;
+	int rc = EXIT_OK, r;
+
+	r = daemon_open(t, &d->c, &d->asked);
+	if (r <= 0)
+		return -r;
+	r = tierd_client_call(&d->c, "Status", &error, &reply, NULL);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "s", &text);
+	if (r >= 0) {
+		d->status = strdup(text);
+		if (!d->status)
+			rc = fail(-ENOMEM, "status");
+		snprintf(d->where, sizeof(d->where), "%s", d->c.where);
+	} else if (r != -ESRCH || t->daemon == DAEMON_YES) {
+		rc = daemon_fail("Status", r, &error);
+	}
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	if (!d->status)
+		tierd_client_close(&d->c);
+	return rc;
+}
+
+/* row->info of row->path: 1, or 0 if it vanished meanwhile, or -1 (said why). */
+static int status_row_read(const struct session *s, struct status_row *row)
+{
+	int r = tier_cgroup_read_info(s->ctx, s->topo, row->path, &row->info);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fail(r, "%s: cannot read", row->path);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * The rows from tierd (ListCgroups: path, class, rule, target); the local
+ * tree gives each row's modes and residency.  s gets the context and
+ * topology only.
+ */
+static int status_rows_daemon(struct tierctl *t, struct daemon_status *d, bool all,
+			      struct session *s, struct status_row **ret_rows, size_t *ret_n)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	struct status_row *rows = NULL;
+	size_t n = 0, alloc = 0;
+	const char *path, *cls, *rule;
+	uint64_t target;
+	int rc, r;
+
+	r = tierd_client_call(&d->c, "ListCgroups", &error, &d->list, "b", all);
+	tierd_client_close(&d->c);
+	if (r < 0) {
+		rc = daemon_fail("ListCgroups", r, &error);
+		sd_bus_error_free(&error);
+		return rc;
+	}
+	rc = open_ctx(t, NULL, NULL, &s->ctx);
+	if (rc)
+		return rc;
+	s->topo = read_topology(s->ctx);
+	r = sd_bus_message_enter_container(d->list, 'a', "(ssst)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(d->list, "(ssst)", &path, &cls, &rule, &target)) > 0) {
+		struct status_row row = {
+			.path = path,
+			.class_name = cls[0] ? cls : NULL,
+			.rule_name = rule[0] ? rule : NULL,
+			.shared = target != UINT64_MAX,
+			.target = target,
+		};
+
+		r = status_row_read(s, &row);
+		if (r < 0)
+			rc = EXIT_SYSTEM;
+		if (r > 0 && ARRAY_PUSH(rows, n, alloc, row) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		r = 0;
+	}
+	*ret_rows = rows;
+	*ret_n = n;
+	if (r < 0)
+		return fail(r, "cannot read tierd's answer");
+	return rc;
+}
+
+int verb_status(struct tierctl *t, int argc, char **argv)
+{
+	size_t width = strlen("CGROUP"), cwidth = strlen("CLASS"), n, n_rows = 0,
+	       n_unsupported = 0;
+	_cleanup_free_ struct status_row *rows = NULL;
+	struct daemon_status d = { 0 };
+	bool all = t->verb_option;
+	struct session s;
+	int rc, r;
+
+	rc = status_daemon(t, &d);
+	if (rc)
+		return rc;
+	memset(&s, 0, sizeof(s));
+	if (!t->json && d.asked) {
+		if (d.status)
+			printf("tierd (%s): %s\n\n", esc(d.where), esc(d.status));
+		else
+			printf("tierd: not running; the table below is computed from %s\n\n",
+			       esc(t->config));
+	}
+	if (d.status) {
+		/* The cgroups, classes and targets of tierd; residency from the tree. */
+		rc = status_rows_daemon(t, &d, all, &s, &rows, &n_rows);
+		if (rc)
+			goto out;
+		goto table;
+	}
+	rc = session_start(t, &s, NULL);
+	if (rc)
+		goto out;
+
+	n = tier_plan_count(s.plan);
+	rows = calloc(n ?: 1, sizeof(*rows));
+	if (!rows) {
+		rc = fail(-ENOMEM, "status");
+		goto out;
+	}
+	/* Rows: every managed (--all: every) cgroup still there, in tree order. */
+	for (size_t i = 0; i < n; i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
+		struct status_row *row = &rows[n_rows];
+
+		if (!e->rule && !all)
+			continue;
+		*row = (struct status_row){
+			.e = e,
+			.path = e->path,
+			.class_name = e->class ? e->class->name : NULL,
+			.rule_name = e->rule ? e->rule->name : NULL,
+		};
+		r = status_row_read(&s, row);
+		if (r < 0)
+			rc = EXIT_SYSTEM;
+		if (r > 0)
+			n_rows++;
+	}
+	r = status_targets(&s, rows, n_rows);
+	if (r < 0) {
+		rc = fail(r, "cannot compute the fast-tier targets");
+		goto out;
+	}
+table:
+	for (size_t i = 0; i < n_rows && !t->json; i++) {
+		if (strlen(esc(rows[i].path)) > width)
+			width = strlen(esc(rows[i].path));
+		if (rows[i].class_name && strlen(esc(rows[i].class_name)) > cwidth)
+			cwidth = strlen(esc(rows[i].class_name));
+	}
+	if (t->json) {
+		json_object_begin(&t->j);
+		json_key(&t->j, "daemon");
+		if (d.asked) {
+			json_object_begin(&t->j);
+			json_kv_bool(&t->j, "running", d.status != NULL);
+			json_kv_string(&t->j, "where", d.status ? d.where : NULL);
+			json_kv_string(&t->j, "status", d.status);
+			json_object_end(&t->j);
+		} else {
+			json_null(&t->j);
+		}
+		json_key(&t->j, "cgroups");
+		json_array_begin(&t->j);
+	} else {
+		printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width, "CGROUP",
+		       (int)cwidth, "CLASS", "CONFIGURED", "EFFECTIVE", "FAST", "SLOW", "TARGET",
+		       "FAST%");
+	}
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct status_row *row = &rows[i];
+		const struct tier_cgroup_info *info = &row->info;
+		bool has_mode, has_res;
+		char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF], b4[SIZE_BUF];
+
+		has_mode = info->valid & TIER_INFO_MODE;
+		has_res = info->valid & TIER_INFO_RESIDENCY;
+		if (!has_mode && row->class_name && strcmp(row->path, "/") != 0)
+			n_unsupported++;
+		if (t->json) {
+			json_object_begin(&t->j);
+			json_kv_string(&t->j, "cgroup", row->path);
+			json_kv_string(&t->j, "class", row->class_name);
+			json_kv_string(&t->j, "rule", row->rule_name);
+			json_kv_string(&t->j, "configured", has_mode ? mode_str(info->mode) : NULL);
+			json_kv_string(&t->j, "effective",
+				       has_mode ? mode_str(info->effective_mode) : NULL);
+			if (has_res) {
+				json_kv_uint(&t->j, "fast_bytes", info->fast_bytes);
+				json_kv_uint(&t->j, "slow_bytes", info->slow_bytes);
+			} else {
+				json_kv_null(&t->j, "fast_bytes");
+				json_kv_null(&t->j, "slow_bytes");
+			}
+			if (row->shared)
+				json_kv_uint(&t->j, "target_bytes", row->target);
+			else
+				json_kv_null(&t->j, "target_bytes");
+			json_object_end(&t->j);
+		} else {
+			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width,
+			       esc(row->path), (int)cwidth,
+			       row->class_name ? esc(row->class_name) : "-",
+			       has_mode ? mode_str(info->mode) : "-",
+			       has_mode ? mode_str(info->effective_mode) : "-",
+			       has_res ? fmt_bytes(info->fast_bytes, b1) : "-",
+			       has_res ? fmt_bytes(info->slow_bytes, b2) : "-",
+			       row->shared ? fmt_bytes(row->target, b3) : "-",
+			       row->shared ? fmt_percent(info->fast_bytes, row->target, b4) : "-");
+		}
+	}
+	if (t->json) {
+		json_array_end(&t->j);
+		json_object_end(&t->j);
+	}
+	if (n_unsupported)
+		msg("%zu managed cgroup%s without memory.numa_balancing: " NOSUPPORT_MSG
+		    " or the memory controller is not enabled there",
+		    n_unsupported, n_unsupported == 1 ? "" : "s");
+out:
+	sd_bus_message_unref(d.list);
+	free(d.status);
+	session_done(&s);
+	return rc;
+}
+/* ------------------------------------------------------------------------
+ * topology
+ * ------------------------------------------------------------------------ */
+
+/*
+ * kernel.numa_balancing from procfs, -1 if unreadable. The procfs root may
+ * come from the command line: a FIFO or a device there is not waited on or
+ * read (O_NONBLOCK, regular files only), and one short read is all.
+ */
+static long read_numa_balancing_sysctl(struct tier_ctx *ctx)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	char buf[32], *end;
+	ssize_t n;
+	long v;
+
+	if (asprintf(&path, "%s/sys/kernel/numa_balancing", tier_ctx_get_procfs_root(ctx)) < 0) {
+		path = NULL;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n'))
+		return -1;
+	return v;
+}
+
+static void fmt_nodes(const struct tier_memtier *tier, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < tier->n_nodes && o < size; k++) {
+		int w = snprintf(buf + o, size - o, "%s%d", k ? "," : "", tier->nodes[k]);
+
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+	if (o >= size && size > 4)
+		strcpy(buf + size - 4, "...");
+}
+
+int verb_topology(struct tierctl *t, int argc, char **argv)
+{
+	struct tier_topology *topo = NULL;
+	struct tier_ctx *ctx = NULL;
+	unsigned n_nodes, n_tiers;
+	long sysctl;
+	int rc, r;
+
+	/* The cgroup root is not used: give one so no discovery happens. */
+	rc = open_ctx(t, NULL, "/sys/fs/cgroup", &ctx);
+	if (rc)
+		return rc;
+	r = tier_topology_read(ctx, &topo);
+	if (r < 0) {
+		rc = fail(r, "cannot read memory tiers from %s", tier_ctx_get_sysfs_root(ctx));
+		goto out;
+	}
+	n_nodes = tier_topology_node_count(topo);
+	n_tiers = tier_topology_tier_count(topo);
+	sysctl = read_numa_balancing_sysctl(ctx);
+
+	if (t->json) {
+		struct json *j = &t->j;
+
+		json_object_begin(j);
+		json_key(j, "nodes");
+		json_array_begin(j);
+		for (unsigned i = 0; i < n_nodes; i++) {
+			const struct tier_node *nd = tier_topology_node(topo, i);
+
+			json_object_begin(j);
+			json_kv_int(j, "node", nd->id);
+			if (nd->tier == TIER_ID_NONE)
+				json_kv_null(j, "tier");
+			else
+				json_kv_int(j, "tier", nd->tier);
+			json_kv_bool(j, "top_tier", nd->top_tier);
+			json_kv_bool(j, "has_cpu", nd->has_cpu);
+			json_kv_bool(j, "has_memory", nd->has_memory);
+			json_kv_uint(j, "mem_total", nd->mem_total);
+			json_kv_uint(j, "mem_free", nd->mem_free);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_key(j, "tiers");
+		json_array_begin(j);
+		for (unsigned i = 0; i < n_tiers; i++) {
+			const struct tier_memtier *tr = tier_topology_tier(topo, i);
+
+			json_object_begin(j);
+			if (tr->id == TIER_ID_NONE)
+				json_kv_null(j, "tier");
+			else
+				json_kv_int(j, "tier", tr->id);
+			json_kv_bool(j, "top", tr->top);
+			json_key(j, "nodes");
+			json_array_begin(j);
+			for (unsigned k = 0; k < tr->n_nodes; k++)
+				json_int(j, tr->nodes[k]);
+			json_array_end(j);
+			json_kv_uint(j, "mem_total", tr->mem_total);
+			json_kv_uint(j, "mem_free", tr->mem_free);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_kv_uint(j, "fast_capacity", tier_topology_fast_capacity(topo));
+		json_kv_uint(j, "total_capacity", tier_topology_total_capacity(topo));
+		json_kv_bool(j, "tiering_active", n_tiers > 1);
+		if (sysctl >= 0)
+			json_kv_int(j, "numa_balancing_sysctl", sysctl);
+		else
+			json_kv_null(j, "numa_balancing_sysctl");
+		json_object_end(j);
+	} else {
+		char b1[SIZE_BUF], b2[SIZE_BUF], nodes[128];
+
+		printf("%-5s %-6s %-4s %-4s %10s %10s\n", "NODE", "TIER", "TOP", "CPU", "MEMTOTAL",
+		       "MEMFREE");
+		for (unsigned i = 0; i < n_nodes; i++) {
+			const struct tier_node *nd = tier_topology_node(topo, i);
+			char tb[16];
+
+			if (nd->tier == TIER_ID_NONE)
+				strcpy(tb, "-");
+			else
+				snprintf(tb, sizeof(tb), "%d", nd->tier);
+			printf("%-5d %-6s %-4s %-4s %10s %10s\n", nd->id, tb,
+			       nd->top_tier ? "yes" : "no", nd->has_cpu ? "yes" : "no",
+			       fmt_bytes(nd->mem_total, b1), fmt_bytes(nd->mem_free, b2));
+		}
+		printf("\n");
+		for (unsigned i = 0; i < n_tiers; i++) {
+			const struct tier_memtier *tr = tier_topology_tier(topo, i);
+
+			fmt_nodes(tr, nodes, sizeof(nodes));
+			if (tr->id == TIER_ID_NONE)
+				printf("tier -: ");
+			else
+				printf("tier %d: ", tr->id);
+			printf("nodes %s, %s total, %s free%s\n", nodes,
+			       fmt_bytes(tr->mem_total, b1), fmt_bytes(tr->mem_free, b2),
+			       tr->top ? " (top tier)" : "");
+		}
+		if (n_tiers <= 1)
+			printf("single memory tier: tiering inactive\n");
+		else
+			printf("%u memory tiers: fast-tier capacity %s of %s\n", n_tiers,
+			       fmt_bytes(tier_topology_fast_capacity(topo), b1),
+			       fmt_bytes(tier_topology_total_capacity(topo), b2));
+		if (sysctl >= 0)
+			printf("kernel.numa_balancing = %ld%s\n", sysctl,
+			       sysctl & 2 ? " (memory tiering mode)" :
+			       n_tiers > 1 ? " (promotion needs bit 2, memory tiering mode)" : "");
+	}
+out:
+	tier_topology_free(topo);
+	tier_ctx_unref(ctx);
+	return rc;
+}
