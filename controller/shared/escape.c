@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Escaping of untrusted names for terminals, logs and exporters. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,18 @@ static size_t escape_one(const unsigned char *s, char *out, size_t *ret_len)
 	memcpy(out, s, n);
 	*ret_len = n;
 	return n;
+}
+
+bool utf8_is_valid(const char *str)
+{
+	for (const unsigned char *s = (const unsigned char *)str; *s;) {
+		size_t n = utf8_seq_len(s);
+
+		if (n == 0)
+			return false;
+		s += n;
+	}
+	return true;
 }
 
 bool text_is_plain(const char *str)
@@ -172,4 +185,18 @@ char *utf8_sanitize(const char *str)
 	}
 	out[w] = '\0';
 	return out;
+}
+
+int utf8_make_valid(char **s)
+{
+	char *c;
+
+	if (utf8_is_valid(*s))
+		return 0;
+	c = utf8_sanitize(*s);
+	if (!c)
+		return -ENOMEM;
+	free(*s);
+	*s = c;
+	return 0;
 }

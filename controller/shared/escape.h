@@ -16,6 +16,9 @@
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not valid. */
 size_t utf8_seq_len(const unsigned char *s);
 
+/* True if s is valid UTF-8 (control characters allowed). */
+bool utf8_is_valid(const char *s);
+
 /* True if s is valid UTF-8 without control characters. */
 bool text_is_plain(const char *s);
 
@@ -34,5 +37,9 @@ const char *text_escape_buf(const char *s, char *buf, size_t size);
 
 /* s as valid UTF-8: each invalid byte becomes U+FFFD. malloc'ed. */
 char *utf8_sanitize(const char *s);
+
+/* Replace the malloc'ed *s by utf8_sanitize(*s) if it is not valid UTF-8:
+ * 0, or -ENOMEM with *s untouched. */
+int utf8_make_valid(char **s);
 
 #endif /* TIERD_ESCAPE_H */

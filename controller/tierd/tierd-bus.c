@@ -155,18 +155,6 @@ static int bus_caller(struct manager *m, sd_bus_message *msg, sd_bus_error *erro
 	return 0;
 }
 
-static bool utf8_valid(const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = utf8_seq_len(p);
-
-		if (n == 0)
-			return false;
-		p += n;
-	}
-	return true;
-}
-
 /*
  * D-Bus strings must be valid UTF-8; cgroup names and file contents need
  * not be.  Such a string goes out with each invalid byte as U+FFFD
@@ -182,7 +170,7 @@ static const char *bus_str(struct str_pool *p, const char *s)
 {
 	char *c;
 
-	if (!s || utf8_valid(s))
+	if (!s || utf8_is_valid(s))
 		return s;
 	c = utf8_sanitize(s);
 	if (!c || ARRAY_PUSH(p->v, p->n, p->alloc, c) < 0) {
@@ -242,14 +230,8 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	s = manager_status_text(m);
 	if (!s)
 		return -ENOMEM;
-	if (!utf8_valid(s)) {
-		char *c = utf8_sanitize(s);
-
-		if (!c)
-			return -ENOMEM;
-		free(s);
-		s = c;
-	}
+	if (utf8_make_valid(&s) < 0)
+		return -ENOMEM;
 	return sd_bus_reply_method_return(msg, "s", s);
 }
 
@@ -436,17 +418,9 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		}
 		goto out;
 	}
-	if (!utf8_valid(text)) {
-		char *c = utf8_sanitize(text);
-
-		if (!c) {
-			r = -ENOMEM;
-			goto out;
-		}
-		free(text);
-		text = c;
-	}
-	r = sd_bus_reply_method_return(msg, "s", text);
+	r = utf8_make_valid(&text);
+	if (r >= 0)
+		r = sd_bus_reply_method_return(msg, "s", text);
 out:
 	answer_done(obs, plan, owned);
 	return r;
@@ -458,7 +432,7 @@ static int append_pair(sd_bus_message *reply, const char *key, const char *value
 
 	if (!value)
 		return 0;
-	if (!utf8_valid(value)) {
+	if (!utf8_is_valid(value)) {
 		c = utf8_sanitize(value);
 		if (!c)
 			return -ENOMEM;

@@ -63,6 +63,23 @@ START_TEST(test_utf8_sanitize)
 }
 END_TEST
 
+START_TEST(test_utf8_make_valid)
+{
+	char *s = strdup("ok-\xc3\xa9"), *before = s;
+
+	ck_assert(utf8_is_valid(s));
+	ck_assert(utf8_is_valid("a\nb")); /* controls are valid UTF-8 */
+	ck_assert(!utf8_is_valid("bad-\xff"));
+	ck_assert_int_eq(utf8_make_valid(&s), 0);
+	ck_assert_ptr_eq(s, before); /* valid: untouched */
+	free(s);
+	s = strdup("bad-\xff");
+	ck_assert_int_eq(utf8_make_valid(&s), 0);
+	ck_assert_str_eq(s, "bad-\xef\xbf\xbd");
+	free(s);
+}
+END_TEST
+
 Suite *suite_escape(void)
 {
 	Suite *s = suite_create("escape");
@@ -71,6 +88,7 @@ Suite *suite_escape(void)
 	tcase_add_test(tc, test_text_escape);
 	tcase_add_test(tc, test_text_escape_buf);
 	tcase_add_test(tc, test_utf8_sanitize);
+	tcase_add_test(tc, test_utf8_make_valid);
 	suite_add_tcase(s, tc);
 	return s;
 }
