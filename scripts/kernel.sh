@@ -1,8 +1,9 @@
 #!/bin/bash
 # kernel.sh: build the tierd test kernel from Debian's linux-source-6.12.
 #
-#   kernel.sh build [stock|patched]   bzImage -> $BUILD/kernel/<flavour>/bzImage
-#   kernel.sh prepare [stock|patched] unpack (and apply the series), no build
+#   kernel.sh build [stock|patched|debug]   bzImage -> $BUILD/kernel/<flavour>/bzImage
+#   kernel.sh prepare [stock|patched|debug] unpack (and apply the series), no build
+#   kernel.sh config [stock|patched|debug]  prepare + .config only (checks the fragments)
 #   kernel.sh kselftest               tools/testing/selftests/cgroup/{test_numa_balancing,test_toptier}
 #                                     -> $BUILD/kernel/kselftest/ (static)
 #   kernel.sh checkpatch              checkpatch.pl --strict on every patch in the series
@@ -13,6 +14,8 @@
 #   src-stock/     the tarball, untouched
 #   src-patched/   a git repo: the pristine tree (tag "base") + one commit per patch
 #   obj-<flavour>  -> src-<flavour>/.obj (the object tree; see below)
+#   obj-debug      -> src-patched/.obj-debug: the patched tree with the debug
+#                     fragment (tierd-debug.config: lockdep, KASAN, DEBUG_VM, ...)
 #   <flavour>/bzImage, <flavour>/config
 #
 # The object tree is a subdirectory of its source tree, reached through the
@@ -35,6 +38,11 @@ TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG=linux-source-6.12
 JOBS=${JOBS:-2}
 FRAGMENT=$PDIR/tierd.config
+DEBUG_FRAGMENT=$PDIR/tierd-debug.config
+
+# The source tree a flavour builds from, and its config fragments.
+src_of() { case $1 in debug) echo "$KDIR/src-patched" ;; *) echo "$KDIR/src-$1" ;; esac; }
+fragments_of() { case $1 in debug) echo "$FRAGMENT $DEBUG_FRAGMENT" ;; *) echo "$FRAGMENT" ;; esac; }
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$KDIR
@@ -154,10 +162,18 @@ prepare() {
 	case $1 in
 	stock) unpack "$KDIR/src-stock" ;;
 	patched) prepare_patched ;;
-	*) die "unknown kernel flavour '$1' (stock or patched)" ;;
+	debug) prepare_patched ;;
+	*) die "unknown kernel flavour '$1' (stock, patched or debug)" ;;
 	esac
-	mkdir -p "$KDIR/src-$1/.obj"
-	ln -sfn "src-$1/.obj" "$KDIR/obj-$1"
+	if [ "$1" = debug ]; then
+		grep -qx '/.obj-debug/' "$KDIR/src-patched/.git/info/exclude" ||
+			echo '/.obj-debug/' >>"$KDIR/src-patched/.git/info/exclude"
+		mkdir -p "$KDIR/src-patched/.obj-debug"
+		ln -sfn "src-patched/.obj-debug" "$KDIR/obj-debug"
+	else
+		mkdir -p "$KDIR/src-$1/.obj"
+		ln -sfn "src-$1/.obj" "$KDIR/obj-$1"
+	fi
 }
 
 kmake() {
@@ -165,21 +181,25 @@ kmake() {
 	shift
 	local lv=""
 	[ "$flavour" = patched ] && lv=-tierd
-	make -C "$KDIR/src-$flavour" O="$KDIR/obj-$flavour" CC="ccache gcc" \
+	[ "$flavour" = debug ] && lv=-tierd-debug
+	make -C "$(src_of "$flavour")" O="$KDIR/obj-$flavour" CC="ccache gcc" \
 		LOCALVERSION="$lv" ${V:+V=$V} "$@"
 }
 
-# configure FLAVOUR: tinyconfig + the fragment, then check every option stuck.
+# configure FLAVOUR: tinyconfig + the fragments, then check every option stuck.
 configure() {
-	local flavour=$1 obj=$KDIR/obj-$1 stamp bad=() line sym
-	stamp=$(hash_of "$FRAGMENT")
+	local flavour=$1 obj=$KDIR/obj-$1 stamp bad=() line sym frags
+	frags=$(fragments_of "$flavour")
+	# shellcheck disable=SC2086
+	stamp=$(hash_of $frags)
 	if [ -f "$obj/.config" ] && [ "$(cat "$obj/.tierd-config" 2>/dev/null)" = "$stamp" ]; then
 		return 0
 	fi
-	say "[$flavour] config: tinyconfig + kernel-patches/tierd.config"
+	say "[$flavour] config: tinyconfig + $(for f in $frags; do printf '%s ' "${f#"$TOP"/}"; done)"
 	kmake "$flavour" -s tinyconfig
-	(cd "$KDIR/src-$flavour" &&
-		scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$FRAGMENT" >/dev/null)
+	# shellcheck disable=SC2086
+	(cd "$(src_of "$flavour")" &&
+		scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" $frags >/dev/null)
 	kmake "$flavour" -s olddefconfig
 	while read -r line; do
 		case $line in
@@ -193,7 +213,7 @@ configure() {
 			grep -qx "$sym=y" "$obj/.config" && bad+=("$sym should be off")
 			;;
 		esac
-	done <"$FRAGMENT"
+	done < <(cat $frags)
 	if [ ${#bad[@]} -gt 0 ]; then
 		printf 'kernel.sh: error: options from tierd.config that did not stick in %s:\n' "$obj/.config" >&2
 		printf '  %s\n' "${bad[@]}" >&2
@@ -209,10 +229,11 @@ build() {
 	out=$KDIR/$flavour
 	prepare "$flavour"
 	configure "$flavour"
-	if [ "$flavour" = patched ]; then
-		stamp="$(git_p rev-parse HEAD) $(hash_of "$FRAGMENT")"
+	# shellcheck disable=SC2046
+	if [ "$flavour" = stock ]; then
+		stamp="$(cat "$KDIR/src-stock/.tierd-unpacked") $(hash_of $(fragments_of "$flavour"))"
 	else
-		stamp="$(cat "$KDIR/src-stock/.tierd-unpacked") $(hash_of "$FRAGMENT")"
+		stamp="$(git_p rev-parse HEAD) $(hash_of $(fragments_of "$flavour"))"
 	fi
 	if [ -z "${KERNEL_FORCE:-}" ] && [ -z "${KERNEL_KEEP_TREE:-}" ] &&
 	   [ -f "$out/bzImage" ] && [ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ]; then
@@ -357,6 +378,7 @@ fi
 case $cmd in
 build) build "${1:-patched}" ;;
 prepare) prepare "${1:-patched}" ;;
+config) prepare "${1:-patched}" && configure "${1:-patched}" ;;
 kselftest) kselftest ;;
 checkpatch) checkpatch ;;
 build-each) build_each ;;
