@@ -334,7 +334,7 @@ _public_ int tier_cgroup_write_u64(struct tier_ctx *ctx, const char *cgroup, con
 }
 
 /* Find "key value" in a multi-line buffer. */
-static int stat_lookup(const char *buf, const char *key, uint64_t *ret)
+int stat_buf_lookup(const char *buf, const char *key, uint64_t *ret)
 {
 	size_t kl = strlen(key);
 	const char *line = buf;
@@ -367,7 +367,7 @@ _public_ int tier_cgroup_read_stat(struct tier_ctx *ctx, const char *cgroup, con
 	r = tier_cgroup_read(ctx, cgroup, file, &buf);
 	if (r < 0)
 		return r;
-	r = stat_lookup(buf, key, &v);
+	r = stat_buf_lookup(buf, key, &v);
 	if (r < 0)
 		return r;
 	*ret_value = v;
@@ -452,8 +452,8 @@ _public_ int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup
 	return 0;
 }
 
-static int residency_from_buf(const struct tier_topology *topo, const char *buf,
-			      struct tier_residency *res)
+int residency_from_buf(const struct tier_topology *topo, const char *buf,
+		       struct tier_residency *res)
 {
 	static const char *const keys[] = { "anon", "file" };
 

@@ -69,6 +69,11 @@ int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 bool cgroup_path_valid(const char *cgroup);
 int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
+/* "key value" lines (memory.stat, cgroup.events): -ENODATA if key is absent. */
+int stat_buf_lookup(const char *buf, const char *key, uint64_t *ret);
+/* memory.numa_stat content -> fast/slow bytes (anon + file) against topo. */
+int residency_from_buf(const struct tier_topology *topo, const char *buf,
+		       struct tier_residency *res);
 
 /* evaluate.c: the desired values of a class (set_* and values of e), with
  * percentages against capacity, as tier_evaluate() decides them. */
