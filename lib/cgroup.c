@@ -91,7 +91,7 @@ static bool file_name_valid(const char *file)
 
 /* The cgroup root itself is the administrator's (a path of the host's
  * mount table or the caller's argument): the one path string resolved. */
-static int cgroup_root_open(const struct tier_ctx *ctx)
+int cgroup_root_open(const struct tier_ctx *ctx)
 {
 	int fd = open(ctx->cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -133,7 +133,7 @@ static int open_child_dir(int dfd, const char *name)
  * the kernel has it, otherwise (or for paths longer than PATH_MAX) one
  * openat(O_NOFOLLOW) per component. A symlink anywhere is -ELOOP.
  */
-static int cgroup_open_below(int root_fd, const char *cgroup)
+int cgroup_open_below(int root_fd, const char *cgroup)
 {
 	static bool no_openat2;
 	_cleanup_close_ int fd = -1;

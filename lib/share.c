@@ -262,9 +262,10 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 	_cleanup_free_ struct share_sharer *sh = NULL;
 	_cleanup_free_ struct tier_share_input *in = NULL;
 	_cleanup_free_ uint64_t *targets = NULL;
+	_cleanup_close_ int root = -1;
 	uint64_t fast, reserve, capacity;
 	size_t n = 0;
-	bool single;
+	bool single, none;
 	int r;
 
 	if (!s || !ctx || !topo || !policy || flags != 0)
@@ -274,13 +275,25 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 	capacity = fast > reserve ? fast - reserve : 0;
 	/* One memory tier: all memory is "fast", there is nothing to share. */
 	single = tier_topology_tier_count(topo) < 2;
+	none = single;
 
 	sh = calloc(s->n_cands ?: 1, sizeof(*sh));
 	in = calloc(s->n_cands ?: 1, sizeof(*in));
 	targets = calloc(s->n_cands ?: 1, sizeof(*targets));
 	if (!sh || !in || !targets)
 		return -ENOMEM;
-	for (size_t c = 0; c < s->n_cands && !single; c++) {
+	/* The cgroup root once; each cgroup below it by its fd. */
+	if (s->n_cands > 0 && !none) {
+		root = cgroup_root_open(ctx);
+		if (root == -ENOMEM)
+			return root;
+		if (root < 0) {
+			dbg(ctx, "%s: cannot open: %s, nobody shares the fast tier",
+			    tier_ctx_get_cgroup_root(ctx), strerror(-root));
+			none = true;	/* nothing readable: nobody shares */
+		}
+	}
+	for (size_t c = 0; c < s->n_cands && !none; c++) {
 		const struct share_cand *cand = &s->cands[c];
 		const struct tier_class *cls = cand->cls;
 		_cleanup_close_ int dfd = -1;
@@ -288,7 +301,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 
 		if (below_candidate(s, cand->path))
 			continue;
-		dfd = cgroup_open_dir(ctx, cand->path);
+		dfd = cgroup_open_below(root, cand->path);
 		if (dfd == -ENOMEM)
 			return dfd;
 		if (dfd < 0) {
