@@ -5,10 +5,10 @@
 # `make install-hook DESTDIR=...` from the host (default PREFIX, /usr/local);
 # TIERD is the tierd binary for the rule case.
 #
-# The host's root is read-only here: /etc, /usr/local and
-# /usr/share/containers get an overlay with a tmpfs upper layer, DESTDIR is
-# copied over /, and podman then finds the hook where `make install` puts
-# it. Images are built offline: a busybox root file
+# The host's root is read-only here: lib-podman.sh puts overlays with a
+# tmpfs upper layer on /etc, /usr/local and /usr/share/containers, DESTDIR
+# is copied over /, and podman then finds the hook where `make install`
+# puts it. Images are built offline: a busybox root file
 # system through `podman import`. Exit 0 pass, 1 fail, 77 skip.
 set -u
 
@@ -32,24 +32,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-command -v podman >/dev/null || skip "podman is not installed (make deps installs it)"
+. "$(dirname "$0")/lib-podman.sh"
 grep -qw memory "$CG/cgroup.subtree_control" || skip "memory controller not enabled on $CG"
-[ -e /proc/self/ns/pid ] || skip "kernel without PID namespaces"
-
-mkdir -p "$T"
-# A writable /etc, /usr/local and /usr/share/containers over the read-only root.
-overlay() {
-	local d=$1 n
-	n=$(echo "$d" | tr / _)
-	mkdir -p "$T/ov$n/u" "$T/ov$n/w"
-	mount -t overlay overlay -o "lowerdir=$d,upperdir=$T/ov$n/u,workdir=$T/ov$n/w" "$d" ||
-		die "cannot put an overlay on $d"
-}
-for d in /etc /usr/local /usr/share/containers /var/tmp /var/lib; do
-	[ -d "$d" ] && overlay "$d"
-done
-mountpoint -q /dev/shm || { mkdir -p /dev/shm && mount -t tmpfs tmpfs /dev/shm; }
-mountpoint -q /dev/pts || { mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
+podman_setup "$T"
 
 # What `make install` put in DESTDIR, where it puts it.
 (cd "$DESTDIR" && find . -type f -exec cp --parents {} / \;) || die "cannot copy $DESTDIR over /"
@@ -73,14 +58,7 @@ CONF
 echo "vm-podman: kernel $(uname -r), $(podman --version), crun $(crun --version | head -1 | cut -d' ' -f3), runc $(runc --version | head -1 | cut -d' ' -f3)"
 echo "vm-podman: hooks.d: $(ls /usr/share/containers/oci/hooks.d | tr '\n' ' ')"
 
-# An image from the static busybox, without a registry.
-mkdir -p "$T/rootfs/bin" "$T/rootfs/sys" "$T/rootfs/proc"
-cp /bin/busybox "$T/rootfs/bin/busybox" || die "no /bin/busybox (busybox-static)"
-for c in sh cat echo sleep; do ln -s busybox "$T/rootfs/bin/$c"; done
-tar -C "$T/rootfs" -cf "$T/rootfs.tar" . || die "tar"
-P=(podman --root "$T/storage" --runroot /run/vm-podman --cgroup-manager cgroupfs
-	--events-backend none --storage-driver overlay)
-"${P[@]}" import -q "$T/rootfs.tar" "$IMG" >/dev/null || die "podman import failed"
+podman_image_busybox "$T" "$IMG"
 
 # The container's first process prints its own cgroup's knob before
 # anything else: the value the hook (createRuntime) left there.
