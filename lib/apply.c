@@ -8,8 +8,28 @@
 
 #include "libtier-private.h"
 
+/* Holds any mode name, or a u64 / "max". */
+#define VALUE_MAX 32
+
+struct apply_change {
+	enum tier_attr attr;
+	enum tier_apply_status status;
+	int error;
+	char old_value[VALUE_MAX];
+	char new_value[VALUE_MAX];
+};
+
+/* One allocation, the path at its end. */
+struct tier_apply_result {
+	enum tier_apply_status status;
+	int error;
+	unsigned n_changes;
+	struct apply_change changes[_TIER_ATTR_MAX];
+	char path[];
+};
+
 struct tier_apply_results {
-	struct tier_apply_result *r;
+	struct tier_apply_result **r;
 	size_t n;
 };
 
@@ -50,19 +70,23 @@ static uint64_t page_size(void)
 static void fmt_u64(char *buf, uint64_t v)
 {
 	if (v == UINT64_MAX)
-		snprintf(buf, TIER_VALUE_MAX, "max");
+		snprintf(buf, VALUE_MAX, "max");
 	else
-		snprintf(buf, TIER_VALUE_MAX, "%llu", (unsigned long long)v);
+		snprintf(buf, VALUE_MAX, "%llu", (unsigned long long)v);
 }
 
 #define APPLY_FLAGS                                                                       \
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
 	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET)
 
-/* Read current, compare, maybe write.  Fills ch; logs nothing. */
+/*
+ * Read current, compare, maybe write.  Fills ch; logs nothing.  The one
+ * read-compare-write of the project: tier_apply(), tier_apply_entry() and
+ * tier_class_apply() all end here.
+ */
 static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
 		       const struct tier_plan_entry *e, unsigned flags, tier_apply_write_fn write_fn,
-		       void *userdata, struct tier_apply_change *ch)
+		       void *userdata, struct apply_change *ch)
 {
 	const char *file = tier_attr_to_string(attr);
 	bool differs, at_default = true;
@@ -70,16 +94,16 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 
 	ch->attr = attr;
 	if (attr == TIER_ATTR_NUMA_BALANCING) {
-		enum tier_mode cur;
+		enum tier_mode want = (enum tier_mode)e->desired[attr], cur;
 
-		snprintf(ch->new_value, TIER_VALUE_MAX, "%s", tier_mode_to_string(e->mode));
+		snprintf(ch->new_value, VALUE_MAX, "%s", tier_mode_to_string(want));
 		r = tier_cgroup_get_mode(ctx, cgroup, &cur);
 		if (r < 0)
 			goto fail;
-		snprintf(ch->old_value, TIER_VALUE_MAX, "%s", tier_mode_to_string(cur));
-		differs = cur != e->mode;
+		snprintf(ch->old_value, VALUE_MAX, "%s", tier_mode_to_string(cur));
+		differs = cur != want;
 	} else {
-		uint64_t want = attr == TIER_ATTR_MEMORY_LOW ? e->memory_low : e->memory_high;
+		uint64_t want = e->desired[attr];
 		uint64_t dflt = attr == TIER_ATTR_MEMORY_LOW ? 0 : UINT64_MAX;
 		uint64_t cur;
 
@@ -108,7 +132,7 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 	}
 	if (!(flags & TIER_APPLY_DRY_RUN)) {
 		if (write_fn)
-			r = write_fn(userdata, ctx, cgroup, ch);
+			r = write_fn(userdata, ctx, cgroup, attr, ch->old_value, ch->new_value);
 		else
 			r = tier_cgroup_write(ctx, cgroup, file, ch->new_value);
 		if (r < 0)
@@ -144,21 +168,26 @@ static int status_rank(enum tier_apply_status s)
 	}
 }
 
+static struct tier_apply_result *result_new(const char *path, enum tier_apply_status status)
+{
+	size_t len = strlen(path);
+	struct tier_apply_result *out = calloc(1, sizeof(*out) + len + 1);
+
+	if (!out)
+		return NULL;
+	memcpy(out->path, path, len + 1);
+	out->status = status;
+	return out;
+}
+
 /* The attributes e sets, minus the skipped ones, in order; fills out. */
 static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, unsigned flags,
 		      tier_apply_write_fn write_fn, void *userdata, struct tier_apply_result *out)
 {
-	const bool set[_TIER_ATTR_MAX] = {
-		[TIER_ATTR_NUMA_BALANCING] = e->set_mode,
-		[TIER_ATTR_MEMORY_LOW] = e->set_low,
-		[TIER_ATTR_MEMORY_HIGH] = e->set_high,
-	};
-
-	*out = (struct tier_apply_result){ .path = e->path, .status = TIER_APPLY_UNCHANGED };
 	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
-		struct tier_apply_change *ch;
+		struct apply_change *ch;
 
-		if (!set[a] || (flags & TIER_APPLY_SKIP(a)))
+		if (!e->set[a] || (flags & TIER_APPLY_SKIP(a)))
 			continue;
 		ch = &out->changes[out->n_changes++];
 		apply_attr(ctx, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
@@ -177,7 +206,7 @@ static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, uns
 static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out, bool dry_run)
 {
 	for (unsigned i = 0; i < out->n_changes; i++) {
-		const struct tier_apply_change *ch = &out->changes[i];
+		const struct apply_change *ch = &out->changes[i];
 		const char *file = tier_attr_to_string(ch->attr);
 
 		switch (ch->status) {
@@ -204,32 +233,124 @@ static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out
 	}
 }
 
+static int entry_apply(struct tier_ctx *ctx, const struct tier_plan_entry *entry, unsigned flags,
+		       tier_apply_write_fn write_fn, void *userdata,
+		       struct tier_apply_result **ret_result)
+{
+	struct tier_apply_result *out;
+
+	out = result_new(entry->path, entry->rule ? TIER_APPLY_UNCHANGED : TIER_APPLY_UNMANAGED);
+	if (!out)
+		return -ENOMEM;
+	if (entry->rule)
+		apply_one(ctx, entry, flags, write_fn, userdata, out);
+	*ret_result = out;
+	return out->status == TIER_APPLY_ERROR;
+}
+
 _public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry,
 			      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
-			      struct tier_apply_result *ret_result)
+			      struct tier_apply_result **ret_result)
 {
-	if (!ctx || !entry || !entry->path || !ret_result || (flags & ~APPLY_FLAGS))
+	if (!ctx || !entry || !ret_result || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	if (!entry->rule) {
-		*ret_result = (struct tier_apply_result){ .path = entry->path,
-							  .status = TIER_APPLY_UNMANAGED };
-		return 0;
-	}
-	apply_one(ctx, entry, flags, write_fn, userdata, ret_result);
-	return ret_result->status == TIER_APPLY_ERROR;
+	return entry_apply(ctx, entry, flags, write_fn, userdata, ret_result);
 }
 
 _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
 			      const struct tier_class *cls, const struct tier_topology *topo,
-			      unsigned flags, struct tier_apply_result *ret_result)
+			      unsigned flags, struct tier_apply_result **ret_result)
 {
-	struct tier_plan_entry e = { .path = cgroup };
+	struct tier_apply_result *out;
+	struct tier_plan_entry *e;
+	size_t len;
 
 	if (!ctx || !cls || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, &e);
-	apply_one(ctx, &e, flags, NULL, NULL, ret_result);
-	return ret_result->status == TIER_APPLY_ERROR;
+	len = strlen(cgroup);
+	e = calloc(1, sizeof(*e) + len + 1);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->path, cgroup, len + 1);
+	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
+	out = result_new(cgroup, TIER_APPLY_UNCHANGED);
+	if (!out) {
+		free(e);
+		return -ENOMEM;
+	}
+	apply_one(ctx, e, flags, NULL, NULL, out);
+	free(e);
+	*ret_result = out;
+	return out->status == TIER_APPLY_ERROR;
+}
+
+_public_ void tier_apply_result_free(struct tier_apply_result *result)
+{
+	free(result);
+}
+
+_public_ const char *tier_apply_result_path(const struct tier_apply_result *result)
+{
+	return result ? result->path : NULL;
+}
+
+_public_ enum tier_apply_status tier_apply_result_status(const struct tier_apply_result *result)
+{
+	return result ? result->status : TIER_APPLY_UNMANAGED;
+}
+
+_public_ int tier_apply_result_error(const struct tier_apply_result *result)
+{
+	return result ? result->error : 0;
+}
+
+_public_ size_t tier_apply_result_change_count(const struct tier_apply_result *result)
+{
+	return result ? result->n_changes : 0;
+}
+
+static const struct apply_change *change(const struct tier_apply_result *result, size_t i)
+{
+	return result && i < result->n_changes ? &result->changes[i] : NULL;
+}
+
+_public_ enum tier_attr tier_apply_result_change_attr(const struct tier_apply_result *result,
+						      size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->attr : _TIER_ATTR_MAX;
+}
+
+_public_ enum tier_apply_status
+tier_apply_result_change_status(const struct tier_apply_result *result, size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->status : TIER_APPLY_UNMANAGED;
+}
+
+_public_ int tier_apply_result_change_error(const struct tier_apply_result *result, size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->error : 0;
+}
+
+_public_ const char *tier_apply_result_change_old_value(const struct tier_apply_result *result,
+							size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->old_value : NULL;
+}
+
+_public_ const char *tier_apply_result_change_new_value(const struct tier_apply_result *result,
+							size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->new_value : NULL;
 }
 
 _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsigned flags,
@@ -237,7 +358,7 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 {
 	struct tier_apply_results *res;
 	size_t n = tier_plan_count(plan);
-	int n_err = 0;
+	int n_err = 0, r;
 
 	if (!ctx || !plan || !ret_results || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
@@ -249,12 +370,15 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 		free(res);
 		return -ENOMEM;
 	}
-	res->n = n;
 	for (size_t i = 0; i < n; i++) {
-		struct tier_apply_result *out = &res->r[i];
-
-		n_err += tier_apply_entry(ctx, tier_plan_entry(plan, i), flags, NULL, NULL, out);
-		log_result(ctx, out, flags & TIER_APPLY_DRY_RUN);
+		r = entry_apply(ctx, tier_plan_entry(plan, i), flags, NULL, NULL, &res->r[i]);
+		if (r < 0) {
+			tier_apply_results_free(res);
+			return r;
+		}
+		res->n = i + 1;
+		n_err += r;
+		log_result(ctx, res->r[i], flags & TIER_APPLY_DRY_RUN);
 	}
 	*ret_results = res;
 	return n_err;
@@ -264,6 +388,8 @@ _public_ void tier_apply_results_free(struct tier_apply_results *results)
 {
 	if (!results)
 		return;
+	for (size_t i = 0; i < results->n; i++)
+		free(results->r[i]);
 	free(results->r);
 	free(results);
 }
@@ -276,5 +402,5 @@ _public_ size_t tier_apply_results_count(const struct tier_apply_results *result
 _public_ const struct tier_apply_result *tier_apply_results_get(
 	const struct tier_apply_results *results, size_t i)
 {
-	return results && i < results->n ? &results->r[i] : NULL;
+	return results && i < results->n ? results->r[i] : NULL;
 }

@@ -452,8 +452,13 @@ _public_ int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup
 	return 0;
 }
 
+struct residency {
+	uint64_t fast_bytes;
+	uint64_t slow_bytes;
+};
+
 static int residency_from_buf(const struct tier_topology *topo, const char *buf,
-			      struct tier_residency *res)
+			      struct residency *res)
 {
 	static const char *const keys[] = { "anon", "file" };
 
@@ -478,13 +483,14 @@ static int residency_from_buf(const struct tier_topology *topo, const char *buf,
 }
 
 _public_ int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_topology *topo,
-					const char *cgroup, struct tier_residency *ret_res)
+					const char *cgroup, uint64_t *ret_fast_bytes,
+					uint64_t *ret_slow_bytes)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct tier_residency res;
+	struct residency res;
 	int r;
 
-	if (!topo || !ret_res)
+	if (!topo || !ret_fast_bytes || !ret_slow_bytes)
 		return -EINVAL;
 	r = tier_cgroup_read(ctx, cgroup, "memory.numa_stat", &buf);
 	if (r < 0)
@@ -492,7 +498,8 @@ _public_ int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_
 	r = residency_from_buf(topo, buf, &res);
 	if (r < 0)
 		return r;
-	*ret_res = res;
+	*ret_fast_bytes = res.fast_bytes;
+	*ret_slow_bytes = res.slow_bytes;
 	return 0;
 }
 
@@ -535,12 +542,20 @@ _public_ int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum
 	return tier_cgroup_write(ctx, cgroup, "memory.numa_balancing", s);
 }
 
-/* The effective mode of cgroup: one walk down from the root by directory
- * fds, each level's file read relative to its own directory. */
-static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum tier_mode *ret_mode)
+/*
+ * The effective mode of cgroup: one walk down from the root by directory
+ * fds, each level's file read relative to its own directory.  The source is
+ * the top-most cgroup holding the binding value: walking down, the first
+ * level that makes the mode more restrictive than everything above it.
+ * The one effective-mode walk of the project (tierctl, tierd-metrics and
+ * tier_cgroup_info_read() use it).
+ */
+static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum tier_mode *ret_mode,
+			       size_t *ret_source_len)
 {
 	_cleanup_close_ int fd = -1;
 	enum tier_mode eff = TIER_MODE_INHERIT;
+	size_t source_len = 0;
 	const char *p;
 
 	fd = cgroup_open_dir(ctx, "/");
@@ -552,7 +567,7 @@ static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum ti
 	while (*p) {
 		_cleanup_free_ char *name = NULL, *buf = NULL;
 		const char *e = strchrnul(p, '/');
-		enum tier_mode m;
+		enum tier_mode m, n;
 		int child, r;
 
 		name = strndup(p, (size_t)(e - p));
@@ -570,67 +585,105 @@ static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum ti
 			r = mode_from_file(ctx, cgroup, buf, &m);
 		if (r < 0)
 			return r;
-		eff = tier_mode_restrict(eff, m);
+		n = tier_mode_restrict(eff, m);
+		if (n != eff) {
+			eff = n;
+			source_len = (size_t)(e - cgroup);
+		}
 		p = e;
 		while (*p == '/')
 			p++;
 	}
-	*ret_mode = eff == TIER_MODE_INHERIT ? TIER_MODE_FULL : eff;
+	if (eff == TIER_MODE_INHERIT || eff == TIER_MODE_FULL) {
+		/* Nothing restricts the global sysctl. */
+		eff = TIER_MODE_FULL;
+		source_len = 0;
+	}
+	*ret_mode = eff;
+	*ret_source_len = source_len;
 	return 0;
 }
 
 _public_ int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
-					    enum tier_mode *ret_mode)
+					    enum tier_mode *ret_mode, char **ret_source)
 {
+	char *source = NULL;
 	enum tier_mode m;
+	size_t len;
 	int r;
 
 	if (!ctx || !ret_mode || !cgroup_path_valid(cgroup))
 		return -EINVAL;
-	r = effective_mode_walk(ctx, cgroup, &m);
+	r = effective_mode_walk(ctx, cgroup, &m, &len);
 	if (r < 0)
 		return r;
+	if (ret_source && len > 0) {
+		source = strndup(cgroup, len);
+		if (!source)
+			return -ENOMEM;
+	}
 	*ret_mode = m;
+	if (ret_source)
+		*ret_source = source;
 	return 0;
-}
-
-_public_ int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topology *topo,
-				   const char *cgroup, struct tier_cgroup_info *ret_info)
-{
-	return tier_cgroup_read_info_mask(ctx, topo, cgroup, TIER_INFO_ALL, ret_info);
 }
 
 static int read_u64_at(int dfd, const char *file, uint64_t *ret);
 
-_public_ int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_topology *topo,
-					const char *cgroup, unsigned want,
-					struct tier_cgroup_info *ret_info)
+struct tier_cgroup_info {
+	unsigned valid;			/* TIER_INFO_* bits of the values read */
+	uint64_t values[13];		/* by bit number */
+};
+
+_public_ void tier_cgroup_info_free(struct tier_cgroup_info *info)
+{
+	free(info);
+}
+
+static void info_set(struct tier_cgroup_info *info, unsigned bit, uint64_t v)
+{
+	info->values[__builtin_ctz(bit)] = v;
+	info->valid |= bit;
+}
+
+_public_ int tier_cgroup_info_get(const struct tier_cgroup_info *info, unsigned what,
+				  uint64_t *ret_value)
+{
+	if (!info || !ret_value || !what || (what & (what - 1)) || (what & ~TIER_INFO_ALL))
+		return -EINVAL;
+	if (!(info->valid & what))
+		return -ENODATA;
+	*ret_value = info->values[__builtin_ctz(what)];
+	return 0;
+}
+
+_public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topology *topo,
+				   const char *cgroup, unsigned want,
+				   struct tier_cgroup_info **ret_info)
 {
 	static const struct {
 		const char *file;
 		unsigned bit;
-		size_t offset;
 	} u64s[] = {
-		{ "memory.current", TIER_INFO_CURRENT, offsetof(struct tier_cgroup_info, current) },
-		{ "memory.min", TIER_INFO_MIN, offsetof(struct tier_cgroup_info, min) },
-		{ "memory.low", TIER_INFO_LOW, offsetof(struct tier_cgroup_info, low) },
-		{ "memory.high", TIER_INFO_HIGH, offsetof(struct tier_cgroup_info, high) },
-		{ "memory.max", TIER_INFO_MAX, offsetof(struct tier_cgroup_info, max) },
-		{ "memory.toptier_min", TIER_INFO_TOPTIER_MIN,
-		  offsetof(struct tier_cgroup_info, toptier_min) },
-		{ "memory.toptier_low", TIER_INFO_TOPTIER_LOW,
-		  offsetof(struct tier_cgroup_info, toptier_low) },
-		{ "memory.toptier_high", TIER_INFO_TOPTIER_HIGH,
-		  offsetof(struct tier_cgroup_info, toptier_high) },
-		{ "memory.toptier_max", TIER_INFO_TOPTIER_MAX,
-		  offsetof(struct tier_cgroup_info, toptier_max) },
+		{ "memory.current", TIER_INFO_CURRENT },
+		{ "memory.min", TIER_INFO_MIN },
+		{ "memory.low", TIER_INFO_LOW },
+		{ "memory.high", TIER_INFO_HIGH },
+		{ "memory.max", TIER_INFO_MAX },
+		{ "memory.toptier_min", TIER_INFO_TOPTIER_MIN },
+		{ "memory.toptier_low", TIER_INFO_TOPTIER_LOW },
+		{ "memory.toptier_high", TIER_INFO_TOPTIER_HIGH },
+		{ "memory.toptier_max", TIER_INFO_TOPTIER_MAX },
 	};
-	struct tier_cgroup_info info = { 0 };
+	_cleanup_free_ struct tier_cgroup_info *info = NULL;
 	_cleanup_close_ int dfd = -1;
 	int r;
 
-	if (!ctx || !ret_info)
+	if (!ctx || !ret_info || !cgroup_path_valid(cgroup))
 		return -EINVAL;
+	info = calloc(1, sizeof(*info));
+	if (!info)
+		return -ENOMEM;
 	/* One lookup of the directory, then each file relative to it: a
 	 * missing file is a clear bit, without a second lookup to tell a
 	 * missing file from a vanished cgroup. */
@@ -647,39 +700,44 @@ _public_ int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_
 			continue;
 		if (r < 0)
 			return r;
-		*(uint64_t *)((char *)&info + u64s[i].offset) = v;
-		info.valid |= u64s[i].bit;
+		info_set(info, u64s[i].bit, v);
 	}
 	if (want & (TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE)) {
 		_cleanup_free_ char *buf = NULL;
+		enum tier_mode mode, eff;
+		size_t len;
 
 		r = sysfs_read_at(dfd, "memory.numa_balancing", &buf);
 		if (r >= 0)
-			r = mode_from_file(ctx, cgroup, buf, &info.mode);
+			r = mode_from_file(ctx, cgroup, buf, &mode);
 		if (r >= 0 && (want & TIER_INFO_EFFECTIVE_MODE))
-			r = tier_cgroup_get_effective_mode(ctx, cgroup, &info.effective_mode);
-		if (r >= 0)
-			/* MODE always covered both: keep it so for tier_cgroup_read_info(). */
-			info.valid |= want & (TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE);
-		else if (r != -ENOENT && r != -EOPNOTSUPP)
+			r = effective_mode_walk(ctx, cgroup, &eff, &len);
+		if (r >= 0) {
+			if (want & TIER_INFO_MODE)
+				info_set(info, TIER_INFO_MODE, (uint64_t)mode);
+			if (want & TIER_INFO_EFFECTIVE_MODE)
+				info_set(info, TIER_INFO_EFFECTIVE_MODE, (uint64_t)eff);
+		} else if (r != -ENOENT && r != -EOPNOTSUPP) {
 			return r;
+		}
 	}
 	if (topo && (want & TIER_INFO_RESIDENCY)) {
 		_cleanup_free_ char *buf = NULL;
-		struct tier_residency res;
+		struct residency res;
 
 		r = sysfs_read_at(dfd, "memory.numa_stat", &buf);
 		if (r >= 0)
 			r = residency_from_buf(topo, buf, &res);
 		if (r >= 0) {
-			info.fast_bytes = res.fast_bytes;
-			info.slow_bytes = res.slow_bytes;
-			info.valid |= TIER_INFO_RESIDENCY;
+			if (want & TIER_INFO_FAST_BYTES)
+				info_set(info, TIER_INFO_FAST_BYTES, res.fast_bytes);
+			if (want & TIER_INFO_SLOW_BYTES)
+				info_set(info, TIER_INFO_SLOW_BYTES, res.slow_bytes);
 		} else if (r != -ENOENT && r != -ENODATA && r != -EOPNOTSUPP) {
 			return r;
 		}
 	}
-	*ret_info = info;
+	*ret_info = TAKE_PTR(info);
 	return 0;
 }
 
@@ -993,36 +1051,7 @@ _public_ int tier_cgroup_path_unit(const char *path, char **ret_unit)
 
 /* --- observe --- */
 
-struct observed_owned {
-	struct tier_observed pub;	/* must be first */
-	struct tier_observed_cgroup *cgroups;
-	char **paths;
-	char **units;
-	char ***exes;
-	char ***annotations;
-	size_t n;
-};
-
-_public_ void tier_observed_free(struct tier_observed *observed)
-{
-	struct observed_owned *o = (struct observed_owned *)observed;
-
-	if (!o)
-		return;
-	for (size_t i = 0; i < o->n; i++) {
-		free(o->units[i]);
-		tier_strv_free(o->exes[i]);
-		tier_strv_free(o->annotations[i]);
-	}
-	tier_strv_free(o->paths);
-	free(o->units);
-	free(o->exes);
-	free(o->annotations);
-	free(o->cgroups);
-	free(o);
-}
-
-/* The observe helpers work on an open cgroup directory: one path walk per
+/* The observe helpers work on an open cgroup directory
  * cgroup instead of one per file. */
 static int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
 {
@@ -1138,22 +1167,17 @@ static int read_u64_at(int dfd, const char *file, uint64_t *ret)
 }
 
 /* Fill one observed cgroup; -ENOENT if it vanished. */
-static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w, const char *path,
-		       unsigned flags)
+static int observe_one(struct tier_ctx *ctx, struct tier_observed_cgroup *c, unsigned flags)
 {
-	struct tier_observed_cgroup *c = &o->cgroups[w];
 	_cleanup_free_ char *mode = NULL;
 	_cleanup_close_ int dfd = -1;
+	char **strv = NULL;
 	uint64_t v;
 	int r;
 
-	dfd = cgroup_open_dir(ctx, path);
+	dfd = cgroup_open_dir(ctx, c->path);
 	if (dfd < 0)
 		return dfd;
-	c->path = path;
-	c->memory_low = 0;
-	c->memory_high = UINT64_MAX;
-	c->mode = TIER_MODE_INHERIT;
 	r = sysfs_read_at(dfd, "memory.numa_balancing", &mode);
 	if (r == -ENOMEM)
 		return r;
@@ -1164,21 +1188,23 @@ static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w,
 		c->memory_low = v;
 	if (read_u64_at(dfd, "memory.high", &v) >= 0)
 		c->memory_high = v;
-	r = tier_cgroup_path_unit(path, &o->units[w]);
+	r = tier_cgroup_path_unit(c->path, &c->unit);
 	if (r == -ENOMEM)
 		return r;
-	c->unit = o->units[w];
 	if (flags & TIER_OBSERVE_EXE) {
-		r = observe_exes(ctx, dfd, &o->exes[w]);
+		r = observe_exes(ctx, dfd, &strv);
 		if (r == -ENOMEM)
 			return r;
-		c->exes = (const char *const *)o->exes[w];
+		if (r >= 0)
+			observed_cgroup_take_exes(c, strv);
 	}
 	if (flags & TIER_OBSERVE_ANNOTATIONS) {
-		r = observe_annotations(dfd, &o->annotations[w]);
+		strv = NULL;
+		r = observe_annotations(dfd, &strv);
 		if (r == -ENOMEM)
 			return r;
-		c->annotations = (const char *const *)o->annotations[w];
+		if (r >= 0)
+			observed_cgroup_take_annotations(c, strv);
 	}
 	return 0;
 }
@@ -1186,51 +1212,39 @@ static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w,
 _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo,
 			  const char *subtree, unsigned flags, struct tier_observed **ret_observed)
 {
-	struct observed_owned *o;
-	size_t n = 0, w = 0;
+	struct tier_observed *o = NULL;
+	char **paths = NULL;
+	size_t n = 0;
 	int r;
 
 	if (!ctx || !ret_observed)
 		return -EINVAL;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return -ENOMEM;
-	r = tier_cgroup_enumerate(ctx, subtree, &o->paths, &n);
+	r = tier_observed_new(topo ? tier_topology_fast_capacity(topo) : 0, &o);
+	if (r < 0)
+		return r;
+	r = tier_cgroup_enumerate(ctx, subtree, &paths, &n);
 	if (r < 0)
 		goto fail;
-	o->cgroups = calloc(n ?: 1, sizeof(*o->cgroups));
-	o->units = calloc(n ?: 1, sizeof(char *));
-	o->exes = calloc(n ?: 1, sizeof(char **));
-	o->annotations = calloc(n ?: 1, sizeof(char **));
-	if (!o->cgroups || !o->units || !o->exes || !o->annotations) {
-		r = -ENOMEM;
-		goto fail;
-	}
 	for (size_t i = 0; i < n; i++) {
-		o->n = w + 1; /* so a failure frees slot w */
-		r = observe_one(ctx, o, w, o->paths[i], flags);
+		struct tier_observed_cgroup *c;
+
+		r = tier_observed_add(o, paths[i], &c);
+		if (r < 0)
+			goto fail;
+		r = observe_one(ctx, c, flags);
 		if (r == -ENOMEM)
 			goto fail;
 		if (r < 0) {
 			/* vanished (or unreadable): leave it out */
-			dbg(ctx, "%s: %s, skipping", o->paths[i], strerror(-r));
-			free(o->units[w]);
-			tier_strv_free(o->exes[w]);
-			tier_strv_free(o->annotations[w]);
-			o->units[w] = NULL;
-			o->exes[w] = o->annotations[w] = NULL;
-			memset(&o->cgroups[w], 0, sizeof(o->cgroups[w]));
-			continue;
+			dbg(ctx, "%s: %s, skipping", paths[i], strerror(-r));
+			observed_drop_last(o);
 		}
-		w++;
 	}
-	o->n = w;
-	o->pub.n_cgroups = w;
-	o->pub.cgroups = o->cgroups;
-	o->pub.fast_capacity = topo ? tier_topology_fast_capacity(topo) : 0;
-	*ret_observed = &o->pub;
+	tier_strv_free(paths);
+	*ret_observed = o;
 	return 0;
 fail:
-	tier_observed_free(&o->pub);
+	tier_strv_free(paths);
+	tier_observed_free(o);
 	return r;
 }

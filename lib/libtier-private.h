@@ -10,6 +10,7 @@
 
 #include "macro.h"
 #include "tier.h"
+#include "tier-internal.h"
 
 struct tier_ctx {
 	int refcount;
@@ -70,8 +71,53 @@ bool cgroup_path_valid(const char *cgroup);
 int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
 
-/* evaluate.c: the desired values of a class (set_* and values of e), with
- * percentages against capacity, as tier_evaluate() decides them. */
+/* observed.c */
+struct tier_observed_cgroup {
+	char *path;
+	char *unit;				/* or NULL */
+	char **exes;				/* NULL-terminated, or NULL */
+	size_t n_exes, alloc_exes;
+	char **annotations;			/* "key=value", NULL-terminated, or NULL */
+	size_t n_annotations, alloc_annotations;
+	bool mode_supported;			/* memory.numa_balancing exists */
+	enum tier_mode mode;			/* its value if supported */
+	uint64_t memory_low;			/* current values (UINT64_MAX = max) */
+	uint64_t memory_high;
+};
+
+struct tier_observed {
+	uint64_t fast_capacity;
+	struct tier_observed_cgroup **cgroups;
+	size_t n, alloc;
+};
+
+/* Take ownership of strv (NULL-terminated, n entries) as the exes or annotations. */
+void observed_cgroup_take_exes(struct tier_observed_cgroup *c, char **strv);
+void observed_cgroup_take_annotations(struct tier_observed_cgroup *c, char **strv);
+/* Drop the last cgroup added (it vanished while being read). */
+void observed_drop_last(struct tier_observed *o);
+
+/* evaluate.c: a plan entry.  Entries of a plan and tier_plan_entry_dup()
+ * copies are one allocation each, with the path at its end. */
+struct tier_plan_entry {
+	const struct tier_rule *rule;		/* NULL: unmanaged */
+	const struct tier_class *class;
+	const struct tier_matcher *matcher;
+	char *matched_value;			/* owned; NULL when it is the path */
+	bool set[_TIER_ATTR_MAX];		/* desired values */
+	uint64_t desired[_TIER_ATTR_MAX];
+	bool mode_supported;			/* current values, as observed */
+	uint64_t current[_TIER_ATTR_MAX];
+	unsigned weight;			/* fairness inputs of the class */
+	uint64_t toptier_min, toptier_max;
+	uint64_t hash;				/* of path, for the plan's table */
+	struct tier_plan_entry *hash_next;
+	char path[];
+};
+
+/* The desired values of a class (set[] and desired[] of e, and its fairness
+ * inputs), with percentages against capacity, as tier_evaluate() decides them. */
 void class_desired(const struct tier_class *cls, uint64_t capacity, struct tier_plan_entry *e);
+bool attr_valid(enum tier_attr attr);
 
 #endif /* LIBTIER_PRIVATE_H */

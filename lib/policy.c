@@ -1416,7 +1416,7 @@ out:
 
 /* --- accessors --- */
 
-_public_ const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy)
+const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy)
 {
 	return &policy->daemon;
 }

@@ -386,7 +386,7 @@ char *strip(char *s)
 
 /* --- value parsers (public) --- */
 
-_public_ int tier_parse_bool(const char *s, bool *ret_bool)
+int tier_parse_bool(const char *s, bool *ret_bool)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" };
 	static const char *const no[] = { "no", "false", "off", "0" };
@@ -448,7 +448,7 @@ static int parse_decimal(const char *s, unsigned frac_digits, bool allow_truncat
 	return 0;
 }
 
-_public_ int tier_parse_size(const char *s, uint64_t *ret_bytes)
+int tier_parse_size(const char *s, uint64_t *ret_bytes)
 {
 	const unsigned frac = 9;
 	unsigned __int128 v, mult = 1, scale = 1000000000u;
@@ -496,7 +496,7 @@ _public_ int tier_parse_size(const char *s, uint64_t *ret_bytes)
 	return 0;
 }
 
-_public_ int tier_parse_percent(const char *s, unsigned *ret_bp)
+int tier_parse_percent(const char *s, unsigned *ret_bp)
 {
 	unsigned __int128 v;
 	const char *p;
@@ -515,7 +515,7 @@ _public_ int tier_parse_percent(const char *s, unsigned *ret_bp)
 	return 0;
 }
 
-_public_ int tier_parse_duration(const char *s, uint64_t *ret_usec)
+int tier_parse_duration(const char *s, uint64_t *ret_usec)
 {
 	static const struct {
 		const char *suffix;

@@ -4,10 +4,9 @@
 # (controller/shared/).
 #
 # Products:
-#   $(BUILD)/bin/tierd          linked against the shared libtier, rpath
-#                               $ORIGIN/../lib (runs from build/ and from an
-#                               install without LD_LIBRARY_PATH)
-#   $(BUILD)/test/tierd-asan    static libtier-asan.a, ASan+UBSan: what the
+#   $(BUILD)/bin/tierd          linked statically against libtier-internal.a
+#                               (the public API and lib/tier-internal.h)
+#   $(BUILD)/test/tierd-asan    static libtier-internal-asan.a, ASan+UBSan: what the
 #                               host test runs
 #   $(BUILD)/demo/tierd-demo-load  the demo workload (static)
 #
@@ -50,17 +49,17 @@ $(BUILD)/obj/tierd-asan/%.o: controller/tierd/%.c
 
 -include $(TIERD_OBJS:.o=.d) $(TIERD_ASAN_OBJS:.o=.d)
 
-$(TIERD): $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_SO)
+$(TIERD): $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_LIBS) $(TIERD_LIBS) \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_LIBS) \
+		$(TIERD_LIBS)
 
-$(TIERD_ASAN): $(TIERD_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+$(TIERD_ASAN): $(TIERD_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERD_ASAN_OBJS) \
-		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) $(TIERD_LIBS)
+		$(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_LIBS) $(TIERD_LIBS)
 
 .PHONY: tierd tierd-asan check-daemon check-daemon-host install-tierd demo bench-daemon
 tierd: $(TIERD)
