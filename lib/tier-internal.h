@@ -111,6 +111,24 @@ int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *
  * or all zeros. */
 double tier_jain_index(size_t n, const double *values);
 
+/* ------------------------------------------------------------------------
+ * _cleanup_() helpers for the public objects
+ * ------------------------------------------------------------------------ */
+
+#define TIER_DEFINE_FREEP(type, func)              \
+	static inline void func##p(type **p)       \
+	{                                          \
+		if (*p)                            \
+			func(*p);                  \
+	}
+TIER_DEFINE_FREEP(struct tier_cgroup_info, tier_cgroup_info_free)
+TIER_DEFINE_FREEP(struct tier_apply_result, tier_apply_result_free)
+TIER_DEFINE_FREEP(struct tier_apply_results, tier_apply_results_free)
+TIER_DEFINE_FREEP(struct tier_plan_entry, tier_plan_entry_free)
+TIER_DEFINE_FREEP(struct tier_plan, tier_plan_free)
+TIER_DEFINE_FREEP(struct tier_observed, tier_observed_free)
+#undef TIER_DEFINE_FREEP
+
 #ifdef __cplusplus
 }
 #endif

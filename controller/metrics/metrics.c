@@ -44,9 +44,10 @@ static void fill_targets(const struct tier_policy *policy, struct tierd_metrics 
 		const struct tier_plan_entry *e = tier_plan_entry(plan, entry_of[i]);
 		const struct tierd_metrics_cgroup *c = &m->cgroups[i];
 
-		in[i].weight = e->weight ? e->weight : 1;
-		in[i].max = e->toptier_max;
-		in[i].min = e->toptier_min > in[i].max ? in[i].max : e->toptier_min;
+		in[i].weight = tier_plan_entry_weight(e) ? tier_plan_entry_weight(e) : 1;
+		in[i].max = tier_plan_entry_toptier_max(e);
+		in[i].min = tier_plan_entry_toptier_min(e) > in[i].max ? in[i].max :
+									tier_plan_entry_toptier_min(e);
 		in[i].demand = c->has_residency ? add_sat_u64(c->fast_bytes, c->slow_bytes)
 						: UINT64_MAX;
 	}
@@ -97,37 +98,34 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		const char *path = tier_plan_entry_path(e);
 		struct tierd_metrics_cgroup *c = &m->cgroups[m->n_cgroups];
-		struct tier_residency res;
 		enum tier_mode mode;
 
-		if (!e->rule)
+		if (!tier_plan_entry_rule(e))
 			continue;
-		if (!tier_cgroup_exists(ctx, e->path))
+		if (!tier_cgroup_exists(ctx, path))
 			continue;	/* vanished */
 		*c = (struct tierd_metrics_cgroup){ 0 };
-		c->path = strdup(e->path);
-		c->class_name = strdup(e->class->name);
+		c->path = strdup(path);
+		c->class_name = strdup(tier_plan_entry_class(e)->name);
 		m->n_cgroups++;
 		if (!c->path || !c->class_name) {
 			r = -ENOMEM;
 			goto out;
 		}
-		if (tier_cgroup_get_mode(ctx, e->path, &mode) == 0) {
+		if (tier_cgroup_get_mode(ctx, path, &mode) == 0) {
 			c->mode_supported = true;
 			c->mode = mode;
-			if (tier_cgroup_get_effective_mode(ctx, e->path, &mode) == 0)
+			if (tier_cgroup_get_effective_mode(ctx, path, &mode, NULL) == 0)
 				c->effective_mode = mode;
 			else
 				c->effective_mode = c->mode == TIER_MODE_INHERIT ? TIER_MODE_FULL
 										 : c->mode;
 		}
-		if (tier_cgroup_read_residency(ctx, topo, e->path, &res) == 0) {
+		if (tier_cgroup_read_residency(ctx, topo, path, &c->fast_bytes, &c->slow_bytes) == 0)
 			c->has_residency = true;
-			c->fast_bytes = res.fast_bytes;
-			c->slow_bytes = res.slow_bytes;
-		}
-		if (tier_cgroup_read_stat(ctx, e->path, "memory.stat", "pgpromote_success",
+		if (tier_cgroup_read_stat(ctx, path, "memory.stat", "pgpromote_success",
 					  &c->promotions) == 0)
 			c->has_promotions = true;
 		entry_of[m->n_cgroups - 1] = i;

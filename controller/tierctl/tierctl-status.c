@@ -26,13 +26,21 @@
  * status [--all]
  * ------------------------------------------------------------------------ */
 
+/* What a row shows of libtier's struct tier_cgroup_info (valid: TIER_INFO_MODE
+ * for both modes, TIER_INFO_RESIDENCY for both byte counts). */
+struct status_info {
+	unsigned valid;
+	enum tier_mode mode, effective_mode;
+	uint64_t fast_bytes, slow_bytes;
+};
+
 /* One row of the status table: from the local plan (e) or from tierd. */
 struct status_row {
 	const struct tier_plan_entry *e;	/* NULL for rows from tierd */
 	const char *path;
 	const char *class_name;			/* NULL: unmanaged */
 	const char *rule_name;
-	struct tier_cgroup_info info;
+	struct status_info info;
 	bool shared;		/* takes part in the fair share (top-most managed) */
 	uint64_t target;
 };
@@ -74,11 +82,11 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 	for (size_t i = 0; i < n; i++) {
 		struct status_row *row = &rows[i];
 
-		if (!row->e->rule || strcmp(row->e->path, "/") == 0)
+		if (!tier_plan_entry_rule(row->e) || strcmp(row->path, "/") == 0)
 			continue;
-		if (last_top && path_is_under(row->e->path, last_top))
+		if (last_top && path_is_under(row->path, last_top))
 			continue;
-		last_top = row->e->path;
+		last_top = row->path;
 		if (!(row->info.valid & TIER_INFO_RESIDENCY))
 			continue;
 		/* Like tierd: an empty cgroup holds no share. */
@@ -87,9 +95,9 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 			continue;
 		row->shared = true;
 		in[m] = (struct tier_share_input){
-			.weight = row->e->weight ?: 100,
-			.min = row->e->toptier_min,
-			.max = row->e->toptier_max,
+			.weight = tier_plan_entry_weight(row->e) ?: 100,
+			.min = tier_plan_entry_toptier_min(row->e),
+			.max = tier_plan_entry_toptier_max(row->e),
 			.demand = add_sat_u64(row->info.fast_bytes, row->info.slow_bytes),
 		};
 		if (in[m].min > in[m].max)
@@ -157,7 +165,24 @@ static int status_daemon(struct tierctl *t, struct daemon_status *d)
 /* row->info of row->path: 1, or 0 if it vanished meanwhile, or -1 (said why). */
 static int status_row_read(const struct session *s, struct status_row *row)
 {
-	int r = tier_cgroup_read_info(s->ctx, s->topo, row->path, &row->info);
+	_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
+	uint64_t mode, eff;
+	int r = tier_cgroup_info_read(s->ctx, s->topo, row->path,
+				      TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE | TIER_INFO_RESIDENCY,
+				      &info);
+
+	if (r == 0) {
+		row->info = (struct status_info){ 0 };
+		if (tier_cgroup_info_get(info, TIER_INFO_MODE, &mode) == 0 &&
+		    tier_cgroup_info_get(info, TIER_INFO_EFFECTIVE_MODE, &eff) == 0) {
+			row->info.valid |= TIER_INFO_MODE;
+			row->info.mode = (enum tier_mode)mode;
+			row->info.effective_mode = (enum tier_mode)eff;
+		}
+		if (tier_cgroup_info_get(info, TIER_INFO_FAST_BYTES, &row->info.fast_bytes) == 0 &&
+		    tier_cgroup_info_get(info, TIER_INFO_SLOW_BYTES, &row->info.slow_bytes) == 0)
+			row->info.valid |= TIER_INFO_RESIDENCY;
+	}
 
 	if (r == -ENOENT)
 		return 0;
@@ -264,13 +289,13 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
 		struct status_row *row = &rows[n_rows];
 
-		if (!e->rule && !all)
+		if (!tier_plan_entry_rule(e) && !all)
 			continue;
 		*row = (struct status_row){
 			.e = e,
-			.path = e->path,
-			.class_name = e->class ? e->class->name : NULL,
-			.rule_name = e->rule ? e->rule->name : NULL,
+			.path = tier_plan_entry_path(e),
+			.class_name = tier_plan_entry_rule(e) ? tier_plan_entry_class(e)->name : NULL,
+			.rule_name = tier_plan_entry_rule(e) ? tier_plan_entry_rule(e)->name : NULL,
 		};
 		r = status_row_read(&s, row);
 		if (r < 0)
@@ -311,7 +336,7 @@ table:
 	}
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct status_row *row = &rows[i];
-		const struct tier_cgroup_info *info = &row->info;
+		const struct status_info *info = &row->info;
 		bool has_mode, has_res;
 		char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF], b4[SIZE_BUF];
 

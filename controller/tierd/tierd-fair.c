@@ -840,28 +840,29 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		struct tier_cgroup_info info;
+		const char *path = tier_plan_entry_path(e);
+		_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
 		struct fair_input *x;
-		uint64_t populated;
+		uint64_t populated, fast, slow, v;
+		bool has_res;
 
-		if (!e->rule || strcmp(e->path, "/") == 0)
+		if (!tier_plan_entry_rule(e) || strcmp(path, "/") == 0)
 			continue;
 		/* Pre-order: a managed cgroup below the last top-most one is its part. */
-		if (last_top && is_under(e->path, last_top))
+		if (last_top && is_under(path, last_top))
 			continue;
-		last_top = e->path;
+		last_top = path;
 		/* An empty cgroup (no process in it or below) holds no share, not
 		 * even its toptier_min; a cgroup.events that cannot be read counts
 		 * as populated. */
-		if (tier_cgroup_read_stat(ctx, e->path, "cgroup.events", "populated",
+		if (tier_cgroup_read_stat(ctx, path, "cgroup.events", "populated",
 					  &populated) == 0 && populated == 0)
 			continue;
-		/* What the decision needs: a third of tier_cgroup_read_info()'s files. */
-		r = tier_cgroup_read_info_mask(ctx, topo, e->path,
-					       TIER_INFO_CURRENT | TIER_INFO_HIGH |
-						       TIER_INFO_TOPTIER_HIGH | TIER_INFO_MODE |
-						       TIER_INFO_RESIDENCY,
-					       &info);
+		/* What the decision needs: a third of a cgroup's files. */
+		r = tier_cgroup_info_read(ctx, topo, path,
+					  TIER_INFO_CURRENT | TIER_INFO_HIGH | TIER_INFO_TOPTIER_HIGH |
+						  TIER_INFO_MODE | TIER_INFO_RESIDENCY,
+					  &info);
 		if (r == -ENOENT)
 			continue;
 		if (r == -ENOMEM)
@@ -869,31 +870,34 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		if (r < 0) {
 			errno = -r;
 			fair_log(ops, LOG_DEBUG, NULL, NULL,
-				 "%s: cannot read its memory state: %m, leaving it out", e->path);
+				 "%s: cannot read its memory state: %m, leaving it out", path);
 			continue;
 		}
 		x = &in[n++];
-		x->path = e->path;
-		x->class_name = e->class->name;
-		x->rule_name = e->rule->name;
-		x->weight = e->weight ?: 100;
-		x->min = e->toptier_min;
-		x->max = e->toptier_max;
-		x->fast_bytes = (info.valid & TIER_INFO_RESIDENCY) ? info.fast_bytes : 0;
-		if (info.valid & TIER_INFO_RESIDENCY)
-			x->demand = info.fast_bytes + info.slow_bytes;
-		else if (info.valid & TIER_INFO_CURRENT)
-			x->demand = info.current;
+		x->path = path;
+		x->class_name = tier_plan_entry_class(e)->name;
+		x->rule_name = tier_plan_entry_rule(e)->name;
+		x->weight = tier_plan_entry_weight(e) ?: 100;
+		x->min = tier_plan_entry_toptier_min(e);
+		x->max = tier_plan_entry_toptier_max(e);
+		has_res = tier_cgroup_info_get(info, TIER_INFO_FAST_BYTES, &fast) == 0 &&
+			  tier_cgroup_info_get(info, TIER_INFO_SLOW_BYTES, &slow) == 0;
+		x->fast_bytes = has_res ? fast : 0;
+		if (has_res)
+			x->demand = fast + slow;
+		else if (tier_cgroup_info_get(info, TIER_INFO_CURRENT, &v) == 0)
+			x->demand = v;
 		else
 			x->demand = UINT64_MAX;
-		x->class_sets_mode = e->set_mode;
-		x->class_mode = e->mode;
-		x->cur_mode = (info.valid & TIER_INFO_MODE) ? info.mode : TIER_MODE_INHERIT;
-		x->class_sets_high = e->set_high;
-		x->class_high = e->memory_high;
-		x->cur_high = (info.valid & TIER_INFO_HIGH) ? info.high : UINT64_MAX;
-		any_toptier |= !!(info.valid & TIER_INFO_TOPTIER_HIGH);
-		any_mode |= !!(info.valid & TIER_INFO_MODE);
+		x->class_sets_mode = tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &v) == 0;
+		x->class_mode = x->class_sets_mode ? (enum tier_mode)v : TIER_MODE_INHERIT;
+		x->cur_mode = tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0 ? (enum tier_mode)v :
+										   TIER_MODE_INHERIT;
+		any_mode |= tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0;
+		x->class_sets_high = tier_plan_entry_get_desired(e, TIER_ATTR_MEMORY_HIGH, &v) == 0;
+		x->class_high = x->class_sets_high ? v : UINT64_MAX;
+		x->cur_high = tier_cgroup_info_get(info, TIER_INFO_HIGH, &v) == 0 ? v : UINT64_MAX;
+		any_toptier |= tier_cgroup_info_get(info, TIER_INFO_TOPTIER_HIGH, &v) == 0;
 	}
 
 	cfg.demote_ok = demotion_without_swap(ctx);
@@ -995,32 +999,31 @@ out:
 
 const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 						const struct tier_plan_entry *e,
-						struct tier_plan_entry *buf)
+						struct tier_plan_entry **ret_copy)
 {
-	const struct fair_entry *fe = state_lookup(s, e->path);
+	const struct fair_entry *fe = state_lookup(s, tier_plan_entry_path(e));
 	const struct fair_decision *d = fe ? &fe->d : NULL;
+	struct tier_plan_entry *buf;
 
 	if (!d || (!d->throttled && !d->limited))
 		return e;
-	*buf = *e;
+	if (tier_plan_entry_dup(e, &buf) < 0)
+		return NULL;
+	*ret_copy = buf;
 	if (fe->restored) {
 		/* Held before a restart, not decided on since: the first round
 		 * finds out whether the knob still holds fairness's value, so
 		 * neither it nor the class's value is written before. */
 		if (d->throttled)
-			buf->set_mode = false;
+			(void)tier_plan_entry_clear_desired(buf, TIER_ATTR_NUMA_BALANCING);
 		if (d->limited)
-			buf->set_high = false;
+			(void)tier_plan_entry_clear_desired(buf, TIER_ATTR_MEMORY_HIGH);
 		return buf;
 	}
-	if (d->throttled) {
-		buf->set_mode = true;
-		buf->mode = TIER_MODE_OFF;
-	}
-	if (d->limited) {
-		buf->set_high = true;
-		buf->memory_high = d->memory_high;
-	}
+	if (d->throttled)
+		(void)tier_plan_entry_set_desired(buf, TIER_ATTR_NUMA_BALANCING, TIER_MODE_OFF);
+	if (d->limited)
+		(void)tier_plan_entry_set_desired(buf, TIER_ATTR_MEMORY_HIGH, d->memory_high);
 	return buf;
 }
 

@@ -40,6 +40,8 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 #include "tierd-log.h"	/* struct log_fields, the journal fields of a record */
 
 enum fair_method {
@@ -189,13 +191,14 @@ const struct fair_summary *fair_state_summary(const struct fair_state *s);
 
 /*
  * For the manager's apply path: if fairness holds memory.numa_balancing or
- * memory.high of e's cgroup, return buf filled with a copy of e whose mode /
- * memory.high are fairness's values (so applying the class does not undo
- * them); otherwise return e.
+ * memory.high of e's cgroup, return a copy of e (also in *ret_copy, for the
+ * caller to free with tier_plan_entry_free()) whose mode / memory.high are
+ * fairness's values (so applying the class does not undo them); otherwise
+ * return e.  NULL on -ENOMEM.
  */
 const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 						const struct tier_plan_entry *e,
-						struct tier_plan_entry *buf);
+						struct tier_plan_entry **ret_copy);
 
 /*
  * Is the cgroup2 mount at cgroup_root mounted with memory_tiered_limits?

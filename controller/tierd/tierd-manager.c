@@ -72,11 +72,30 @@ static int writer_unit(struct apply_writer *w, const char **ret_unit)
 	return 0;
 }
 
+/* One change of an apply result, as log_change() and pending_add() read it. */
+struct apply_change {
+	enum tier_attr attr;
+	enum tier_apply_status status;
+	int error;
+	const char *old_value, *new_value;
+};
+
+static struct apply_change apply_change_get(const struct tier_apply_result *res, size_t i)
+{
+	return (struct apply_change){
+		.attr = tier_apply_result_change_attr(res, i),
+		.status = tier_apply_result_change_status(res, i),
+		.error = tier_apply_result_change_error(res, i),
+		.old_value = tier_apply_result_change_old_value(res, i),
+		.new_value = tier_apply_result_change_new_value(res, i),
+	};
+}
+
 static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
-		      const struct tier_apply_change *ch)
+		      enum tier_attr attr, const char *old_value, const char *new_value)
 {
 	struct apply_writer *w = userdata;
-	const char *property = unit_property[ch->attr], *unit = NULL;
+	const char *property = unit_property[attr], *unit = NULL;
 	int r;
 
 	if (property) {
@@ -89,18 +108,18 @@ static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
 			.cgroup = cgroup,
 			.class = w->class,
 			.rule = w->rule,
-			.knob = tier_attr_to_string(ch->attr),
-			.old = ch->old_value,
-			.new = ch->new_value,
+			.knob = tier_attr_to_string(attr),
+			.old = old_value,
+			.new = new_value,
 		};
 
-		r = systemd_queue_write(w->m, cgroup, unit, ch->attr, ch->new_value, &f, w->reason);
+		r = systemd_queue_write(w->m, cgroup, unit, attr, new_value, &f, w->reason);
 		if (r < 0)
 			return r;
-		w->queued[ch->attr] = true;
+		w->queued[attr] = true;
 		return 0;
 	}
-	return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(ch->attr), ch->new_value);
+	return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(attr), new_value);
 }
 
 void manager_pending_clear(struct manager *m)
@@ -118,16 +137,16 @@ void manager_pending_clear(struct manager *m)
 
 /* A change the full pass under way leaves undone (DryRun for everyone). */
 static int pending_add(struct manager *m, const struct tier_plan_entry *e,
-		       const struct tier_apply_change *ch)
+		       const struct apply_change *ch)
 {
 	struct pending_change p = { .knob = tier_attr_to_string(ch->attr) };
 	int r;
 
 	snprintf(p.old_value, sizeof(p.old_value), "%s", ch->old_value);
 	snprintf(p.new_value, sizeof(p.new_value), "%s", ch->new_value);
-	p.cgroup = strdup(e->path);
-	p.class = strdup(e->class->name);
-	p.rule = strdup(e->rule->name);
+	p.cgroup = strdup(tier_plan_entry_path(e));
+	p.class = strdup(tier_plan_entry_class(e)->name);
+	p.rule = strdup(tier_plan_entry_rule(e)->name);
 	r = p.cgroup && p.class && p.rule ? ARRAY_PUSH(m->pending, m->n_pending, m->alloc_pending, p)
 					  : -ENOMEM;
 	if (r < 0) {
@@ -140,13 +159,14 @@ static int pending_add(struct manager *m, const struct tier_plan_entry *e,
 
 /* Log one attribute of an applied entry; -ENOMEM is the only failure. */
 static int log_change(struct manager *m, const struct tier_plan_entry *e, struct apply_writer *w,
-		      const struct tier_apply_change *ch, const char *reason, bool full_pass)
+		      const struct apply_change *ch, const char *reason, bool full_pass)
 {
+	const char *path = tier_plan_entry_path(e);
 	const char *file = tier_attr_to_string(ch->attr), *property = unit_property[ch->attr];
 	struct log_fields f = {
-		.cgroup = e->path,
-		.class = e->class->name,
-		.rule = e->rule->name,
+		.cgroup = path,
+		.class = tier_plan_entry_class(e)->name,
+		.rule = tier_plan_entry_rule(e)->name,
 		.knob = file,
 	};
 	bool read_failed = !ch->old_value[0];
@@ -159,10 +179,10 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 		/* A file missing in a cgroup that is gone now: it vanished (a
 		 * directory removed after it was opened has no files). */
 		if (ch->status == TIER_APPLY_VANISHED ||
-		    (ch->error == -EOPNOTSUPP && !tier_cgroup_exists(m->ctx, e->path)))
-			return log_debug("%s: vanished, skipping", e->path), 0;
+		    (ch->error == -EOPNOTSUPP && !tier_cgroup_exists(m->ctx, path)))
+			return log_debug("%s: vanished, skipping", path), 0;
 		return log_cgroup_errno(ch->attr == TIER_ATTR_NUMA_BALANCING ? LOG_WARNING : LOG_DEBUG,
-					ch->error, &f, "%s: cannot read %s: %m, ignoring", e->path,
+					ch->error, &f, "%s: cannot read %s: %m, ignoring", path,
 					file),
 		       0;
 	}
@@ -183,27 +203,27 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 				return log_oom();
 		}
 		log_cgroup(LOG_NOTICE, &f, "%s: would set %s %s -> %s%s%s (class %s, rule %s, %s; dry run)",
-			   e->path, file, f.old, f.new, unit ? " via systemd " : "", unit ? unit : "",
+			   path, file, f.old, f.new, unit ? " via systemd " : "", unit ? unit : "",
 			   f.class, f.rule, reason);
 		return 0;
 	}
 	if (ch->status == TIER_APPLY_VANISHED ||
 	    (ch->status != TIER_APPLY_CHANGED && ch->error == -EOPNOTSUPP &&
-	     !tier_cgroup_exists(m->ctx, e->path)))
-		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
+	     !tier_cgroup_exists(m->ctx, path)))
+		return log_debug("%s: vanished while being applied, skipping", path), 0;
 	if (ch->status != TIER_APPLY_CHANGED) {
 		m->n_errors++;
 		return log_cgroup_errno(LOG_WARNING, ch->error, &f,
-					"%s: failed to write %s=%s: %m, ignoring", e->path, file, f.new),
+					"%s: failed to write %s=%s: %m, ignoring", path, file, f.new),
 		       0;
 	}
 	m->n_writes++;
 	if (w->queued[ch->attr])
 		/* The outcome is logged when systemd answers. */
-		log_debug("%s: %s=%s for %s handed to systemd (%s)", e->path, property, f.new,
+		log_debug("%s: %s=%s for %s handed to systemd (%s)", path, property, f.new,
 			  w->unit, reason);
 	else
-		log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", e->path, file,
+		log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", path, file,
 			   f.old, f.new, f.class, f.rule, reason);
 	return 0;
 }
@@ -211,25 +231,31 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason,
 		       bool full_pass)
 {
+	const char *path = tier_plan_entry_path(e);
+	const struct tier_class *cls = tier_plan_entry_class(e);
+	const struct tier_rule *rule = tier_plan_entry_rule(e);
+	const struct tier_matcher *matcher = tier_plan_entry_matcher(e);
 	struct apply_writer w = {
 		.m = m,
-		.cgroup = e->path,
-		.class = e->class->name,
-		.rule = e->rule->name,
+		.cgroup = path,
+		.class = cls->name,
+		.rule = rule->name,
 		.reason = reason,
 	};
 	unsigned flags = manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0;
-	struct tier_apply_result res;
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
+	uint64_t mode, cur;
 	int r;
 
-	log_debug("%s: class %s (rule %s, %s matched %s)", e->path, e->class->name, e->rule->name,
-		  e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
-		  e->matched_value ? e->matched_value : "?");
-	if (e->set_mode && !e->mode_supported) {
+	log_debug("%s: class %s (rule %s, %s matched %s)", path, cls->name, rule->name,
+		  matcher ? tier_matcher_kind_to_string(matcher->kind) : "?",
+		  tier_plan_entry_matched_value(e) ?: "?");
+	if (tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &mode) == 0 &&
+	    tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &cur) == -EOPNOTSUPP) {
 		struct log_fields f = {
-			.cgroup = e->path,
-			.class = e->class->name,
-			.rule = e->rule->name,
+			.cgroup = path,
+			.class = cls->name,
+			.rule = rule->name,
 			.knob = "memory.numa_balancing",
 		};
 
@@ -238,7 +264,7 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 				   "%s: no memory.numa_balancing: the kernel lacks the tierd patches "
 				   "(or the memory controller is not enabled for this cgroup); "
 				   "mode '%s' of class %s not applied, ignoring",
-				   e->path, tier_mode_to_string(e->mode), e->class->name);
+				   path, tier_mode_to_string((enum tier_mode)mode), cls->name);
 		m->warned_unsupported = true;
 		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
 	}
@@ -246,13 +272,18 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 	r = tier_apply_entry(m->ctx, e, flags, write_attr, &w, &res);
 	if (r < 0) {
 		free(w.unit);
-		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", e->path,
-					 e->class->name),
+		if (r == -ENOMEM)
+			return log_oom();
+		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", path,
+					 cls->name),
 		       0;
 	}
 	r = 0;
-	for (unsigned i = 0; r >= 0 && i < res.n_changes; i++)
-		r = log_change(m, e, &w, &res.changes[i], reason, full_pass);
+	for (size_t i = 0; r >= 0 && i < tier_apply_result_change_count(res); i++) {
+		struct apply_change ch = apply_change_get(res, i);
+
+		r = log_change(m, e, &w, &ch, reason, full_pass);
+	}
 	free(w.unit);
 	return r;
 }
@@ -265,12 +296,14 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
  */
 static bool entry_in_sync(const struct tier_plan_entry *e)
 {
-	if (e->set_mode && (!e->mode_supported || e->current_mode != e->mode))
-		return false;
-	if (e->set_low && e->current_low != e->memory_low)
-		return false;
-	if (e->set_high && e->current_high != e->memory_high)
-		return false;
+	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
+		uint64_t want, cur;
+
+		if (tier_plan_entry_get_desired(e, (enum tier_attr)a, &want) < 0)
+			continue;
+		if (tier_plan_entry_get_current(e, (enum tier_attr)a, &cur) < 0 || cur != want)
+			return false;
+	}
 	return true;
 }
 
@@ -299,7 +332,6 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 {
 	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
-	struct tier_plan_entry tmp;
 	unsigned flags = 0;
 	size_t n_managed = 0;
 	int r;
@@ -328,18 +360,24 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 		manager_pending_clear(m);
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
+		const char *path = tier_plan_entry_path(e);
 
 		/* A full pass also catches directories we could not watch. */
-		if (!subtree && m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, e->path)) {
-			r = cgroup_watcher_add_tree(m, e->path);
+		if (!subtree && m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path)) {
+			r = cgroup_watcher_add_tree(m, path);
 			if (r == -ENOMEM)
 				goto out;
 		}
-		if (!e->rule)
+		if (!tier_plan_entry_rule(e))
 			continue;
 		n_managed++;
 		/* What fairness holds (promotion off, memory.high) is not undone. */
 		e = fair_filter_entry(m->fair, e, &tmp);
+		if (!e) {
+			r = log_oom();
+			goto out;
+		}
 		/* Just observed and already right: nothing to re-read or write. */
 		if (entry_in_sync(e))
 			continue;
@@ -461,17 +499,16 @@ static int fair_set_high(void *userdata, const char *cgroup, uint64_t bytes)
 {
 	struct manager *m = userdata;
 	struct apply_writer w = { .m = m, .cgroup = cgroup, .reason = "fair share" };
-	struct tier_apply_change ch = { .attr = TIER_ATTR_MEMORY_HIGH };
+	char new_value[TIER_VALUE_MAX];
 	_cleanup_free_ char *old = NULL;
 	int r;
 
 	if (bytes == UINT64_MAX)
-		snprintf(ch.new_value, sizeof(ch.new_value), "max");
+		snprintf(new_value, sizeof(new_value), "max");
 	else
-		snprintf(ch.new_value, sizeof(ch.new_value), "%llu", (unsigned long long)bytes);
-	if (tier_cgroup_read(m->ctx, cgroup, "memory.high", &old) >= 0)
-		snprintf(ch.old_value, sizeof(ch.old_value), "%s", old);
-	r = write_attr(&w, m->ctx, cgroup, &ch);
+		snprintf(new_value, sizeof(new_value), "%llu", (unsigned long long)bytes);
+	(void)tier_cgroup_read(m->ctx, cgroup, "memory.high", &old);
+	r = write_attr(&w, m->ctx, cgroup, TIER_ATTR_MEMORY_HIGH, old ?: "", new_value);
 	free(w.unit);
 	return r;
 }

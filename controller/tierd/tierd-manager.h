@@ -20,6 +20,8 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 #include "tierd-bus.h"
 #include "tierd-cgwatch.h"
 #include "tierd-config.h"
