@@ -129,3 +129,31 @@ install-libtier: libtier
 ALL_TARGETS     += libtier
 INSTALL_TARGETS += install-libtier
 CLEAN_FILES     += $(LIBTIER_DIR)
+
+# --- The ABI check (abigail-tools) ------------------------------------------
+# lib/libtier.abi is the committed baseline: abidw of libtier.so.1 restricted
+# to the types of lib/tier.h (scripts/abi.sh has the flags).  check-abi
+# compares the built library with it and fails on any difference; after an
+# intended change (the fair branch's tier_share_* symbols, a new accessor),
+# `make abi-update` rewrites the baseline, to be committed with the change.
+# The baseline is made with the default compiler (cc); another compiler's
+# DWARF may differ: compare like with like.
+LIBTIER_ABI := lib/libtier.abi
+
+.PHONY: check-abi check-abi-mutations abi-update
+check-abi: $(LIBTIER_SO)
+	$(Q)$(call run_test,lib-abi,$(TOP)/scripts/abi.sh check $(TOP)/$(LIBTIER_ABI) \
+		$(LIBTIER_SO) lib/tier.h)
+
+# Proof that check-abi fails: scratch libraries with one ABI change each.
+check-abi-mutations:
+	$(Q)$(call run_test,lib-abi-mutations,env CC="$(CC)" \
+		LIBTIER_DEP_CFLAGS="$(LIBTIER_DEP_CFLAGS)" LIBTIER_DEP_LIBS="$(LIBTIER_DEP_LIBS)" \
+		sh $(TOP)/tests/abi/test-abi-mutations.sh)
+
+abi-update: $(LIBTIER_SO)
+	$(Q)$(TOP)/scripts/abi.sh dump $(LIBTIER_SO) lib/tier.h $(TOP)/$(LIBTIER_ABI)
+	@echo "  ABI     $(LIBTIER_ABI) updated: review 'git diff $(LIBTIER_ABI)' and commit it"
+
+CHECK_UNIT_TARGETS += check-abi
+CHECK_TARGETS      += check-abi check-abi-mutations
