@@ -77,7 +77,7 @@ static void fmt_u64(char *buf, uint64_t v)
 
 #define APPLY_FLAGS                                                                       \
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
-	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET)
+	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE)
 
 /*
  * Read current, compare, maybe write.  Fills ch; logs nothing.  The one
@@ -122,7 +122,7 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 		differs = cur != want;
 		at_default = cur == dflt;
 	}
-	if (!differs) {
+	if (!differs && !(flags & TIER_APPLY_REWRITE)) {
 		ch->status = TIER_APPLY_UNCHANGED;
 		return;
 	}
@@ -279,6 +279,38 @@ _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
 		return -ENOMEM;
 	}
 	apply_one(ctx, e, flags, NULL, NULL, out);
+	free(e);
+	*ret_result = out;
+	return out->status == TIER_APPLY_ERROR;
+}
+
+_public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+				    uint64_t value, unsigned flags, tier_apply_write_fn write_fn,
+				    void *userdata, struct tier_apply_result **ret_result)
+{
+	struct tier_apply_result *out;
+	struct tier_plan_entry *e;
+	size_t len;
+	int r;
+
+	if (!ctx || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	len = strlen(cgroup);
+	e = calloc(1, sizeof(*e) + len + 1);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->path, cgroup, len + 1);
+	r = tier_plan_entry_set_desired(e, attr, value);
+	if (r < 0) {
+		free(e);
+		return r;
+	}
+	out = result_new(cgroup, TIER_APPLY_UNCHANGED);
+	if (!out) {
+		free(e);
+		return -ENOMEM;
+	}
+	apply_one(ctx, e, flags, write_fn, userdata, out);
 	free(e);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;

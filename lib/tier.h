@@ -660,6 +660,10 @@ enum {
 	 * alone and reported as TIER_APPLY_KEPT (old value: the value kept,
 	 * new value: the one asked for). */
 	TIER_APPLY_KEEP_SET = 1u << 4,
+	/* Write even a value that equals the current one (CHANGED): for a
+	 * caller that must re-assert a limit, e.g. so that the kernel
+	 * reclaims down to it again. */
+	TIER_APPLY_REWRITE = 1u << 5,
 };
 #define TIER_APPLY_SKIP(attr) (TIER_APPLY_SKIP_NUMA_BALANCING << (attr))
 
@@ -755,6 +759,17 @@ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry, 
 int tier_class_apply(struct tier_ctx *ctx, const char *cgroup, const struct tier_class *cls,
 		     const struct tier_topology *topo, unsigned flags,
 		     struct tier_apply_result **ret_result);
+
+/*
+ * Apply one value to one attribute of one cgroup (value as
+ * tier_plan_entry_set_desired()), through the same read-compare-write as
+ * tier_apply_entry(), with the same flags, writer and result: for callers
+ * that set a single knob (tierctl set, fair-share enforcement).  -EINVAL
+ * for an invalid cgroup path, attr or mode, or unknown flags.
+ */
+int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+			   uint64_t value, unsigned flags, tier_apply_write_fn write_fn,
+			   void *userdata, struct tier_apply_result **ret_result);
 
 #ifdef __cplusplus
 }

@@ -607,6 +607,64 @@ START_TEST(test_class_apply)
 }
 END_TEST
 
+/* One attribute, no plan: tierctl set and fair-share enforcement. */
+START_TEST(test_apply_attr)
+{
+	struct fx *fx = fx_new();
+	struct tier_apply_result *r = NULL, *before;
+	struct writes ws = { 0 };
+
+	fx_cgroup(fx, "/a", "inherit");
+	for (size_t f = 0; f < 3; f++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "/a/%s", files[f]);
+		fx_age(fx->cg, rel);
+	}
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_NUMA_BALANCING,
+						TIER_MODE_OFF, 0, NULL, NULL, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
+	ck_assert_str_eq(tier_apply_result_change_old_value(r, 0), "inherit");
+	ck_assert_str_eq(tier_apply_result_change_new_value(r, 0), "off");
+	assert_file(fx, "/a/memory.numa_balancing", "off", true);
+	tier_apply_result_free(r);
+
+	/* equal: not written, unless re-asserted (through the writer here) */
+	fx_age(fx->cg, "/a/memory.high");
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_HIGH, UINT64_MAX, 0,
+						record_write, &ws, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNCHANGED);
+	ck_assert_uint_eq(ws.n, 0);
+	tier_apply_result_free(r);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_HIGH, UINT64_MAX,
+						TIER_APPLY_REWRITE, record_write, &ws, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(ws.n, 1);
+	ck_assert_str_eq(ws.w[0].old_value, "max");
+	ck_assert_str_eq(ws.w[0].new_value, "max");
+	tier_apply_result_free(r);
+	/* ... and not in a dry run */
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_HIGH, UINT64_MAX,
+						TIER_APPLY_REWRITE | TIER_APPLY_DRY_RUN,
+						record_write, &ws, &r), 0);
+	ck_assert_uint_eq(ws.n, 1);
+	tier_apply_result_free(r);
+
+	r = before = (struct tier_apply_result *)&ws;
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "a", TIER_ATTR_MEMORY_LOW, 0, 0, NULL,
+						NULL, &r), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", _TIER_ATTR_MAX, 0, 0, NULL, NULL,
+						&r), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_NUMA_BALANCING, 17, 0,
+						NULL, NULL, &r), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_LOW, 0, 1u << 20,
+						NULL, NULL, &r), -EINVAL);
+	ck_assert_ptr_eq(r, before);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_strings)
 {
 	ck_assert_str_eq(tier_attr_to_string(TIER_ATTR_MEMORY_LOW), "memory.low");
@@ -630,6 +688,7 @@ Suite *suite_apply(void)
 	tcase_add_test(tc, test_apply_entry_writer);
 	tcase_add_test(tc, test_apply_entry_copy);
 	tcase_add_test(tc, test_class_apply);
+	tcase_add_test(tc, test_apply_attr);
 	tcase_add_test(tc, test_strings);
 	suite_add_tcase(s, tc);
 	return s;
