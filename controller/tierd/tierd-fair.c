@@ -580,15 +580,6 @@ _printf_(7, 8) static void fair_log_change(const struct fair_ops *ops, int prior
 	va_end(ap);
 }
 
-static const char *fmt_bytes(uint64_t v, char *buf, size_t size)
-{
-	if (v == UINT64_MAX)
-		snprintf(buf, size, "max");
-	else
-		snprintf(buf, size, "%" PRIu64, v);
-	return buf;
-}
-
 static const char *fmt_mib(uint64_t v, char *buf, size_t size)
 {
 	if (v == UINT64_MAX)
@@ -638,49 +629,65 @@ static int write_high(struct tier_ctx *ctx, const struct fair_ops *ops, const ch
 	return tier_cgroup_write_u64(ctx, cg, "memory.high", bytes);
 }
 
+/* tier_cgroup_apply_attr()'s writer: the fair_ops hooks, or the raw file. */
+struct enforce_writer {
+	const struct fair_ops *ops;
+	const struct fair_decision *d;
+	uint64_t want_high;
+};
+
+static int enforce_write(void *userdata, struct tier_ctx *ctx, const char *cgroup,
+			 enum tier_attr attr, const char *old_value, const char *new_value)
+{
+	const struct enforce_writer *w = userdata;
+
+	if (attr == TIER_ATTR_NUMA_BALANCING)
+		return write_mode(ctx, w->ops, cgroup, w->d->mode);
+	return write_high(ctx, w->ops, cgroup, w->want_high);
+}
+
 /*
  * Set one knob of d's cgroup (memory.numa_balancing if mode, else
- * memory.high) if it differs.  Returns 1 if written, 0 if not (unchanged,
- * dry run, vanished, failed: logged), -ENOMEM.
+ * memory.high) if it differs, through libtier's read-compare-write.
+ * Returns 1 if written, 0 if not (unchanged, dry run, vanished, failed:
+ * logged), -ENOMEM.
  */
 static int enforce_knob(struct fair_state *s, struct tier_ctx *ctx, const struct fair_ops *ops,
 			const struct fair_decision *d, bool mode, bool dry_run, const char *why)
 {
 	const char *knob = mode ? "memory.numa_balancing" : "memory.high";
-	uint64_t cur_high = 0, want_high = d->memory_high;
-	enum tier_mode cur_mode = TIER_MODE_INHERIT;
+	struct enforce_writer ew = { .ops = ops, .d = d, .want_high = d->memory_high };
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
+	unsigned flags = dry_run ? TIER_APPLY_DRY_RUN : 0;
 	char o[32], w[32];
 	int r;
 
-	if (!mode && want_high != UINT64_MAX)
-		want_high &= ~(PAGE_BYTES - 1);
-	r = mode ? tier_cgroup_get_mode(ctx, d->path, &cur_mode) :
-		   tier_cgroup_read_u64(ctx, d->path, knob, &cur_high);
+	if (!mode && ew.want_high != UINT64_MAX)
+		ew.want_high &= ~(PAGE_BYTES - 1);
+	if (!mode && d->reassert_high)
+		flags |= TIER_APPLY_REWRITE;
+	r = tier_cgroup_apply_attr(ctx, d->path,
+				   mode ? TIER_ATTR_NUMA_BALANCING : TIER_ATTR_MEMORY_HIGH,
+				   mode ? (uint64_t)d->mode : ew.want_high, flags, enforce_write, &ew,
+				   &res);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	r = tier_apply_result_change_error(res, 0);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
+	if (tier_apply_result_change_old_value(res, 0)[0] == '\0')
 		return 0; /* vanished, or the file is gone: nothing to enforce */
-	if (mode ? cur_mode == d->mode : cur_high == want_high && !d->reassert_high)
+	if (tier_apply_result_change_status(res, 0) == TIER_APPLY_UNCHANGED)
 		return 0;
-	if (mode) {
-		snprintf(o, sizeof(o), "%s", tier_mode_to_string(cur_mode));
-		snprintf(w, sizeof(w), "%s", tier_mode_to_string(d->mode));
-	} else {
-		fmt_bytes(cur_high, o, sizeof(o));
-		fmt_bytes(want_high, w, sizeof(w));
-	}
+	/* a mode name, or bytes / "max" */
+	snprintf(o, sizeof(o), "%s", tier_apply_result_change_old_value(res, 0));
+	snprintf(w, sizeof(w), "%s", tier_apply_result_change_new_value(res, 0));
 	if (dry_run) {
 		fair_log_change(ops, LOG_NOTICE, d, knob, o, w, "%s: would set %s %s -> %s (%s; dry run)",
 				d->path, knob, o, w, why);
 		return 0;
 	}
-	if (mode)
-		r = write_mode(ctx, ops, d->path, d->mode);
-	else
-		r = write_high(ctx, ops, d->path, want_high);
-	if (r == -ENOMEM)
-		return r;
-	if (r == -ENOENT)
+	if (tier_apply_result_change_status(res, 0) == TIER_APPLY_VANISHED)
 		return 0;
 	if (r < 0) {
 		s->summary.n_errors++;
