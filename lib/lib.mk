@@ -140,7 +140,7 @@ CLEAN_FILES     += $(LIBTIER_DIR)
 # DWARF may differ: compare like with like.
 LIBTIER_ABI := lib/libtier.abi
 
-.PHONY: check-abi check-abi-mutations abi-update
+.PHONY: check-abi check-abi-mutations abi-update check-lib-consumer
 check-abi: $(LIBTIER_SO)
 	$(Q)$(call run_test,lib-abi,$(TOP)/scripts/abi.sh check $(TOP)/$(LIBTIER_ABI) \
 		$(LIBTIER_SO) lib/tier.h)
@@ -151,9 +151,25 @@ check-abi-mutations:
 		LIBTIER_DEP_CFLAGS="$(LIBTIER_DEP_CFLAGS)" LIBTIER_DEP_LIBS="$(LIBTIER_DEP_LIBS)" \
 		sh $(TOP)/tests/abi/test-abi-mutations.sh)
 
+# A library user: tests/abi/consumer.c, built with the installed header
+# alone (a copy of lib/tier.h in a directory of its own, as under
+# /usr/include) and linked against the shared library: a function
+# lib/libtier.sym forgot to export fails the link.
+LIBTIER_CONSUMER := $(BUILD)/tests/libtier-consumer
+
+$(LIBTIER_CONSUMER): tests/abi/consumer.c lib/tier.h $(LIBTIER_SO)
+	@mkdir -p $(@D) $(BUILD)/tests/include
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)cp lib/tier.h $(BUILD)/tests/include/tier.h
+	$(Q)$(CC) $(CFLAGS) -I$(BUILD)/tests/include $(LDFLAGS) -o $@ $< -L$(LIBTIER_DIR) -ltier \
+		-Wl,-rpath,$(LIBTIER_DIR)
+
+check-lib-consumer: $(LIBTIER_CONSUMER)
+	$(Q)$(call run_test,lib-consumer,$(LIBTIER_CONSUMER))
+
 abi-update: $(LIBTIER_SO)
 	$(Q)$(TOP)/scripts/abi.sh dump $(LIBTIER_SO) lib/tier.h $(TOP)/$(LIBTIER_ABI)
 	@echo "  ABI     $(LIBTIER_ABI) updated: review 'git diff $(LIBTIER_ABI)' and commit it"
 
-CHECK_UNIT_TARGETS += check-abi
-CHECK_TARGETS      += check-abi check-abi-mutations
+CHECK_UNIT_TARGETS += check-abi check-lib-consumer
+CHECK_TARGETS      += check-abi check-abi-mutations check-lib-consumer
