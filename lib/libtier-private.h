@@ -37,6 +37,27 @@ void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int li
 #define warn(ctx, ...) tier_log_cond(ctx, LOG_WARNING, __VA_ARGS__)
 #define err(ctx, ...) tier_log_cond(ctx, LOG_ERR, __VA_ARGS__)
 
+/* topology.c */
+struct tier_node {
+	int id;			/* NUMA node id */
+	int tier;		/* memory tier id (memory_tierN), TIER_ID_NONE if none */
+	bool has_memory;	/* in <sysfs>/devices/system/node/has_memory */
+	bool has_cpu;		/* in <sysfs>/devices/system/node/has_cpu */
+	bool top_tier;		/* the kernel's node_is_toptier() */
+	uint64_t mem_total;	/* bytes, from nodeN/meminfo MemTotal */
+	uint64_t mem_free;	/* bytes, from nodeN/meminfo MemFree */
+};
+
+struct tier_memtier {
+	int id;			/* N of memory_tierN; TIER_ID_NONE for the synthetic
+				 * single tier of a kernel without memory_tiering */
+	bool top;		/* its nodes are top tier */
+	unsigned n_nodes;
+	const int *nodes;	/* node ids, ascending */
+	uint64_t mem_total;	/* sum over its nodes */
+	uint64_t mem_free;
+};
+
 /* util.c */
 int path_join(char **ret, const char *a, const char *b, const char *c);
 /* Reads are capped: cgroup and sysfs attributes (cgroup.procs of a large

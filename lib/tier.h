@@ -14,9 +14,9 @@
  *  - Objects are opaque.  Results (apply results, cgroup info, plan entries,
  *    observed state) are allocated by the library and read through accessors;
  *    a caller never allocates a libtier struct, so a new knob or field does
- *    not change the ABI.  The policy's classes, rules and matchers and the
- *    topology's nodes and tiers are still read as const structs owned by the
- *    library (only the library allocates them).
+ *    not change the ABI.  The policy's classes, rules and matchers are still
+ *    read as const structs owned by the library (only the library
+ *    allocates them).
  *  - Since 1.0 (soname libtier.so.1): every symbol is in the version node
  *    LIBTIER_1.0.  Value parsers, globs, the pure water-filling, Jain's index
  *    and the [daemon] configuration are not part of the library's ABI: the
@@ -111,26 +111,10 @@ enum tier_mode tier_mode_restrict(enum tier_mode a, enum tier_mode b);
 
 #define TIER_ID_NONE (-1)
 
-struct tier_node {
-	int id;			/* NUMA node id */
-	int tier;		/* memory tier id (memory_tierN), TIER_ID_NONE if none */
-	bool has_memory;	/* in <sysfs>/devices/system/node/has_memory */
-	bool has_cpu;		/* in <sysfs>/devices/system/node/has_cpu */
-	bool top_tier;		/* the kernel's node_is_toptier() */
-	uint64_t mem_total;	/* bytes, from nodeN/meminfo MemTotal */
-	uint64_t mem_free;	/* bytes, from nodeN/meminfo MemFree */
-};
-
-struct tier_memtier {
-	int id;			/* N of memory_tierN; TIER_ID_NONE for the synthetic
-				 * single tier of a kernel without memory_tiering */
-	bool top;		/* its nodes are top tier */
-	unsigned n_nodes;
-	const int *nodes;	/* node ids, ascending */
-	uint64_t mem_total;	/* sum over its nodes */
-	uint64_t mem_free;
-};
-
+/* A NUMA node and a memory tier: owned by their topology, read through
+ * accessors. */
+struct tier_node;
+struct tier_memtier;
 struct tier_topology;
 
 /*
@@ -161,6 +145,31 @@ uint64_t tier_topology_fast_capacity(const struct tier_topology *topo);
 uint64_t tier_topology_total_capacity(const struct tier_topology *topo);
 /* True if node id is top tier; nodes unknown to the topology count as top. */
 bool tier_topology_node_is_toptier(const struct tier_topology *topo, int node);
+
+/* The NUMA node id. */
+int tier_node_id(const struct tier_node *node);
+/* Its memory tier id (N of memory_tierN), TIER_ID_NONE if none. */
+int tier_node_tier(const struct tier_node *node);
+/* In <sysfs>/devices/system/node/has_memory, has_cpu. */
+bool tier_node_has_memory(const struct tier_node *node);
+bool tier_node_has_cpu(const struct tier_node *node);
+/* The kernel's node_is_toptier(). */
+bool tier_node_is_toptier(const struct tier_node *node);
+/* Bytes, from nodeN/meminfo MemTotal and MemFree. */
+uint64_t tier_node_mem_total(const struct tier_node *node);
+uint64_t tier_node_mem_free(const struct tier_node *node);
+
+/* N of memory_tierN; TIER_ID_NONE for the synthetic single tier of a
+ * kernel without memory_tiering. */
+int tier_memtier_id(const struct tier_memtier *tier);
+/* Its nodes are top tier. */
+bool tier_memtier_is_top(const struct tier_memtier *tier);
+unsigned tier_memtier_node_count(const struct tier_memtier *tier);
+/* The i-th node id, ascending; -1 if out of range. */
+int tier_memtier_node(const struct tier_memtier *tier, unsigned i);
+/* Sums over its nodes. */
+uint64_t tier_memtier_mem_total(const struct tier_memtier *tier);
+uint64_t tier_memtier_mem_free(const struct tier_memtier *tier);
 
 /* ------------------------------------------------------------------------
  * Cgroups

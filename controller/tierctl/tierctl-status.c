@@ -431,8 +431,8 @@ static void fmt_nodes(const struct tier_memtier *tier, char *buf, size_t size)
 	size_t o = 0;
 
 	buf[0] = '\0';
-	for (unsigned k = 0; k < tier->n_nodes && o < size; k++) {
-		int w = snprintf(buf + o, size - o, "%s%d", k ? "," : "", tier->nodes[k]);
+	for (unsigned k = 0; k < tier_memtier_node_count(tier) && o < size; k++) {
+		int w = snprintf(buf + o, size - o, "%s%d", k ? "," : "", tier_memtier_node(tier, k));
 
 		if (w < 0)
 			break;
@@ -473,16 +473,16 @@ int verb_topology(struct tierctl *t, int argc, char **argv)
 			const struct tier_node *nd = tier_topology_node(topo, i);
 
 			json_object_begin(j);
-			json_kv_int(j, "node", nd->id);
-			if (nd->tier == TIER_ID_NONE)
+			json_kv_int(j, "node", tier_node_id(nd));
+			if (tier_node_tier(nd) == TIER_ID_NONE)
 				json_kv_null(j, "tier");
 			else
-				json_kv_int(j, "tier", nd->tier);
-			json_kv_bool(j, "top_tier", nd->top_tier);
-			json_kv_bool(j, "has_cpu", nd->has_cpu);
-			json_kv_bool(j, "has_memory", nd->has_memory);
-			json_kv_uint(j, "mem_total", nd->mem_total);
-			json_kv_uint(j, "mem_free", nd->mem_free);
+				json_kv_int(j, "tier", tier_node_tier(nd));
+			json_kv_bool(j, "top_tier", tier_node_is_toptier(nd));
+			json_kv_bool(j, "has_cpu", tier_node_has_cpu(nd));
+			json_kv_bool(j, "has_memory", tier_node_has_memory(nd));
+			json_kv_uint(j, "mem_total", tier_node_mem_total(nd));
+			json_kv_uint(j, "mem_free", tier_node_mem_free(nd));
 			json_object_end(j);
 		}
 		json_array_end(j);
@@ -492,18 +492,18 @@ int verb_topology(struct tierctl *t, int argc, char **argv)
 			const struct tier_memtier *tr = tier_topology_tier(topo, i);
 
 			json_object_begin(j);
-			if (tr->id == TIER_ID_NONE)
+			if (tier_memtier_id(tr) == TIER_ID_NONE)
 				json_kv_null(j, "tier");
 			else
-				json_kv_int(j, "tier", tr->id);
-			json_kv_bool(j, "top", tr->top);
+				json_kv_int(j, "tier", tier_memtier_id(tr));
+			json_kv_bool(j, "top", tier_memtier_is_top(tr));
 			json_key(j, "nodes");
 			json_array_begin(j);
-			for (unsigned k = 0; k < tr->n_nodes; k++)
-				json_int(j, tr->nodes[k]);
+			for (unsigned k = 0; k < tier_memtier_node_count(tr); k++)
+				json_int(j, tier_memtier_node(tr, k));
 			json_array_end(j);
-			json_kv_uint(j, "mem_total", tr->mem_total);
-			json_kv_uint(j, "mem_free", tr->mem_free);
+			json_kv_uint(j, "mem_total", tier_memtier_mem_total(tr));
+			json_kv_uint(j, "mem_free", tier_memtier_mem_free(tr));
 			json_object_end(j);
 		}
 		json_array_end(j);
@@ -524,26 +524,26 @@ int verb_topology(struct tierctl *t, int argc, char **argv)
 			const struct tier_node *nd = tier_topology_node(topo, i);
 			char tb[16];
 
-			if (nd->tier == TIER_ID_NONE)
+			if (tier_node_tier(nd) == TIER_ID_NONE)
 				strcpy(tb, "-");
 			else
-				snprintf(tb, sizeof(tb), "%d", nd->tier);
-			printf("%-5d %-6s %-4s %-4s %10s %10s\n", nd->id, tb,
-			       nd->top_tier ? "yes" : "no", nd->has_cpu ? "yes" : "no",
-			       fmt_bytes(nd->mem_total, b1), fmt_bytes(nd->mem_free, b2));
+				snprintf(tb, sizeof(tb), "%d", tier_node_tier(nd));
+			printf("%-5d %-6s %-4s %-4s %10s %10s\n", tier_node_id(nd), tb,
+			       tier_node_is_toptier(nd) ? "yes" : "no", tier_node_has_cpu(nd) ? "yes" : "no",
+			       fmt_bytes(tier_node_mem_total(nd), b1), fmt_bytes(tier_node_mem_free(nd), b2));
 		}
 		printf("\n");
 		for (unsigned i = 0; i < n_tiers; i++) {
 			const struct tier_memtier *tr = tier_topology_tier(topo, i);
 
 			fmt_nodes(tr, nodes, sizeof(nodes));
-			if (tr->id == TIER_ID_NONE)
+			if (tier_memtier_id(tr) == TIER_ID_NONE)
 				printf("tier -: ");
 			else
-				printf("tier %d: ", tr->id);
+				printf("tier %d: ", tier_memtier_id(tr));
 			printf("nodes %s, %s total, %s free%s\n", nodes,
-			       fmt_bytes(tr->mem_total, b1), fmt_bytes(tr->mem_free, b2),
-			       tr->top ? " (top tier)" : "");
+			       fmt_bytes(tier_memtier_mem_total(tr), b1), fmt_bytes(tier_memtier_mem_free(tr), b2),
+			       tier_memtier_is_top(tr) ? " (top tier)" : "");
 		}
 		if (n_tiers <= 1)
 			printf("single memory tier: tiering inactive\n");
