@@ -128,3 +128,12 @@ distclean:
 
 help:
 	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
+
+# `make image`: the OCI image the Kubernetes DaemonSet runs (scripts/image.sh;
+# docs/kubernetes.md). The manifest's image: must be $(TIERD_IMAGE).
+TIERD_IMAGE ?= localhost/tierd:$(LIBTIER_VERSION)
+IMAGE_DIR   := $(BUILD)/image
+.PHONY: image
+image: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(TOP)/scripts/image.sh $(TIERD_IMAGE) $(IMAGE_DIR) O=$(O)

@@ -91,7 +91,7 @@ static bool file_name_valid(const char *file)
 
 /* The cgroup root itself is the administrator's (a path of the host's
  * mount table or the caller's argument): the one path string resolved. */
-static int cgroup_root_open(const struct tier_ctx *ctx)
+int cgroup_root_open(const struct tier_ctx *ctx)
 {
 	int fd = open(ctx->cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -133,7 +133,7 @@ static int open_child_dir(int dfd, const char *name)
  * the kernel has it, otherwise (or for paths longer than PATH_MAX) one
  * openat(O_NOFOLLOW) per component. A symlink anywhere is -ELOOP.
  */
-static int cgroup_open_below(int root_fd, const char *cgroup)
+int cgroup_open_below(int root_fd, const char *cgroup)
 {
 	static bool no_openat2;
 	_cleanup_close_ int fd = -1;
@@ -334,7 +334,7 @@ _public_ int tier_cgroup_write_u64(struct tier_ctx *ctx, const char *cgroup, con
 }
 
 /* Find "key value" in a multi-line buffer. */
-static int stat_lookup(const char *buf, const char *key, uint64_t *ret)
+int stat_buf_lookup(const char *buf, const char *key, uint64_t *ret)
 {
 	size_t kl = strlen(key);
 	const char *line = buf;
@@ -367,7 +367,7 @@ _public_ int tier_cgroup_read_stat(struct tier_ctx *ctx, const char *cgroup, con
 	r = tier_cgroup_read(ctx, cgroup, file, &buf);
 	if (r < 0)
 		return r;
-	r = stat_lookup(buf, key, &v);
+	r = stat_buf_lookup(buf, key, &v);
 	if (r < 0)
 		return r;
 	*ret_value = v;
@@ -452,13 +452,8 @@ _public_ int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup
 	return 0;
 }
 
-struct residency {
-	uint64_t fast_bytes;
-	uint64_t slow_bytes;
-};
-
-static int residency_from_buf(const struct tier_topology *topo, const char *buf,
-			      struct residency *res)
+int residency_from_buf(const struct tier_topology *topo, const char *buf,
+		       struct residency *res)
 {
 	static const char *const keys[] = { "anon", "file" };
 

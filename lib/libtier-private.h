@@ -90,7 +90,20 @@ int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 #define TRUSTED_PREFIX "trusted."
 bool cgroup_path_valid(const char *cgroup);
 int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
+/* The two halves of cgroup_open_dir(), for a caller that opens many cgroups:
+ * the root once, then each cgroup below it (never through a symlink). */
+int cgroup_root_open(const struct tier_ctx *ctx);
+int cgroup_open_below(int root_fd, const char *cgroup);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
+/* "key value" lines (memory.stat, cgroup.events): -ENODATA if key is absent. */
+int stat_buf_lookup(const char *buf, const char *key, uint64_t *ret);
+/* memory.numa_stat content -> fast/slow bytes (anon + file) against topo. */
+struct residency {
+	uint64_t fast_bytes;
+	uint64_t slow_bytes;
+};
+int residency_from_buf(const struct tier_topology *topo, const char *buf,
+		       struct residency *res);
 
 /* observed.c */
 struct tier_observed_cgroup {

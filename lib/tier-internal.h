@@ -127,6 +127,7 @@ TIER_DEFINE_FREEP(struct tier_apply_results, tier_apply_results_free)
 TIER_DEFINE_FREEP(struct tier_plan_entry, tier_plan_entry_free)
 TIER_DEFINE_FREEP(struct tier_plan, tier_plan_free)
 TIER_DEFINE_FREEP(struct tier_observed, tier_observed_free)
+TIER_DEFINE_FREEP(struct tier_share, tier_share_free)
 #undef TIER_DEFINE_FREEP
 
 #ifdef __cplusplus

@@ -780,6 +780,90 @@ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_a
 			   uint64_t value, unsigned flags, tier_apply_write_fn write_fn,
 			   void *userdata, struct tier_apply_result **ret_result);
 
+/* ------------------------------------------------------------------------
+ * Fair share of the fast tier
+ *
+ * The one computation tierd, tierctl status and tierd-metrics share, so that
+ * they give the same targets for the same tree (docs/architecture.md, "Fairness"):
+ *
+ *  - Who shares: the candidates are the managed cgroups (tier_share_add()
+ *    for each, or tier_share_add_plan() for every managed entry of a plan).
+ *    Of those, the top-most ones share: a candidate below another candidate
+ *    is accounted in its ancestor (its memory is part of the ancestor's).
+ *    A top-most candidate whose cgroup.events says "populated 0" (no process
+ *    in it or below) holds no share, not even its toptier_min; one whose
+ *    cgroup.events cannot be read counts as populated.  A candidate that
+ *    cannot be opened (vanished, not a directory, a symlink) is left out.
+ *  - Demand and fast-tier bytes are read for the sharers only, each through
+ *    its cgroup's directory fd (O_NOFOLLOW, regular files, capped reads):
+ *    memory.numa_stat anon + file over top-tier nodes (fast) and over all
+ *    nodes (demand); without it memory.current as the demand (fast 0);
+ *    without either the demand is unknown (UINT64_MAX) and the cgroup shares
+ *    by weight alone.  The top-tier usage that the kernel series adds to
+ *    memory.stat slots in as the first, cheaper source (read_usage() in
+ *    lib/share.c), before memory.numa_stat.
+ *  - Capacity: tier_topology_fast_capacity() minus [daemon]
+ *    fast_tier_reserve (0 if the reserve is not below it).  On a host with
+ *    a single memory tier nothing is shared (capacity 0, no sharers).  Each sharer's
+ *    weight is its class's (0 counts as 100); toptier_min and toptier_max
+ *    are resolved against that capacity (percentages are of the capacity
+ *    shared, not of the whole fast tier); a minimum above the maximum is
+ *    lowered to it.
+ *  - Targets: weighted max-min water-filling of the capacity (minimums first,
+ *    then by weight, none above min(max, demand), what one cannot use goes
+ *    to the others).
+ *
+ * The target is this round's share.  tierd enforces a target that follows
+ * the share with hysteresis ([daemon] hysteresis): on its first round they
+ * are equal, later tierd's may lag the fresh share by up to the hysteresis.
+ *
+ * Objects: tier_share_new(); add candidates; tier_share_compute() (again
+ * after a change: it starts from the candidates each time); read the
+ * sharers by index 0..tier_share_count()-1 (in the order they were added)
+ * or look one up with tier_share_find() (O(1)); tier_share_free().
+ * ------------------------------------------------------------------------ */
+
+struct tier_share;
+
+/* -EINVAL, -ENOMEM. */
+int tier_share_new(struct tier_share **ret_share);
+void tier_share_free(struct tier_share *share);
+/*
+ * A managed cgroup in class cls (the class must outlive the share; the path
+ * is copied).  -EINVAL for an invalid path, "/" (the root is never managed)
+ * or a NULL class, -EEXIST if path was added already, -ENOMEM.
+ */
+int tier_share_add(struct tier_share *share, const char *path, const struct tier_class *cls);
+/* tier_share_add() of every managed entry of plan (a path already added is
+ * skipped); the share then also knows each one's rule (tier_share_rule()). */
+int tier_share_add_plan(struct tier_share *share, const struct tier_plan *plan);
+/*
+ * Decide who shares, read their usage and water-fill, as described above.
+ * flags must be 0.  Returns 0; -EINVAL; -ENOMEM (the previous result stays
+ * then).  Per-cgroup problems only leave that cgroup out.
+ */
+int tier_share_compute(struct tier_share *share, struct tier_ctx *ctx,
+		       const struct tier_topology *topo, const struct tier_policy *policy,
+		       unsigned flags);
+/* The capacity shared (fast tier minus the reserve) of the last compute. */
+uint64_t tier_share_capacity(const struct tier_share *share);
+/* Number of sharers of the last compute. */
+size_t tier_share_count(const struct tier_share *share);
+/* The i-th sharer (NULL / 0 out of range; max and demand UINT64_MAX). */
+const char *tier_share_path(const struct tier_share *share, size_t i);
+const struct tier_class *tier_share_class(const struct tier_share *share, size_t i);
+/* Its rule if it was added from a plan, else NULL. */
+const struct tier_rule *tier_share_rule(const struct tier_share *share, size_t i);
+uint64_t tier_share_target(const struct tier_share *share, size_t i);	/* bytes */
+uint64_t tier_share_weight(const struct tier_share *share, size_t i);
+uint64_t tier_share_min(const struct tier_share *share, size_t i);	/* 0: none */
+uint64_t tier_share_max(const struct tier_share *share, size_t i);	/* UINT64_MAX: none */
+uint64_t tier_share_demand(const struct tier_share *share, size_t i);	/* UINT64_MAX: unknown */
+uint64_t tier_share_fast_bytes(const struct tier_share *share, size_t i);	/* 0 if unknown */
+/* The sharer index of path: 0, or -ENOENT if it does not share (not added,
+ * below another candidate, empty, vanished); -EINVAL. */
+int tier_share_find(const struct tier_share *share, const char *path, size_t *ret_i);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,7 +7,8 @@
 # two-tier QEMU VM (tests/vm/run-vm) and runs tests/demo/guest-demo.sh in it:
 # tierd puts three cgroups in three classes (full, promote, off) and the
 # demo shows, every few seconds, how much of each workload's memory NUMA
-# balancing moved from the slow tier to the fast one.
+# balancing moved from the slow tier to the fast one; act two compares the
+# hinting faults on fast-tier pages of full and promote in mode 3.
 set -u -o pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +49,10 @@ cat <<'EOT'
   a three-class policy, and runs the same memory-hungry workload in three
   cgroups, one per class. Every few seconds it shows where each workload's
   memory is. Expect: full and promote climb to the fast tier, off stays.
+
+  Act two shows why promote exists: with task placement on as well
+  (kernel.numa_balancing=3), full keeps taking hinting faults on memory
+  that is already on the fast tier; promote takes none and still promotes.
 
 EOT
 

@@ -25,40 +25,32 @@ void tierd_metrics_free(struct tierd_metrics *m)
 	free(m);
 }
 
-static void fill_targets(const struct tier_policy *policy, struct tierd_metrics *m,
-			 const struct tier_plan *plan, const size_t *entry_of)
+/*
+ * Targets: libtier's fair share (tier_share_compute()), the computation tierd
+ * and tierctl status use: only the cgroups that share the fast tier (the
+ * top-most managed, populated ones) have one.
+ */
+static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
+			const struct tier_policy *policy, const struct tier_plan *plan,
+			struct tierd_metrics *m)
 {
-	const struct tier_daemon_config *dc = tier_policy_daemon(policy);
-	struct tier_share_input *in;
-	uint64_t *targets, capacity;
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
+	int r;
 
-	if (m->n_tiers < 2 || m->n_cgroups == 0)
-		return;
-	capacity = m->fast_capacity > dc->fast_tier_reserve ?
-			   m->fast_capacity - dc->fast_tier_reserve : 0;
-	in = calloc(m->n_cgroups, sizeof(*in));
-	targets = calloc(m->n_cgroups, sizeof(*targets));
-	if (!in || !targets)
-		goto out;
-	for (size_t i = 0; i < m->n_cgroups; i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(plan, entry_of[i]);
-		const struct tierd_metrics_cgroup *c = &m->cgroups[i];
+	r = tier_share_new(&share);
+	if (r >= 0)
+		r = tier_share_add_plan(share, plan);
+	if (r >= 0)
+		r = tier_share_compute(share, ctx, topo, policy, 0);
+	for (size_t i = 0; r >= 0 && i < m->n_cgroups; i++) {
+		size_t k;
 
-		in[i].weight = tier_plan_entry_weight(e) ? tier_plan_entry_weight(e) : 1;
-		in[i].max = tier_plan_entry_toptier_max(e);
-		in[i].min = tier_plan_entry_toptier_min(e) > in[i].max ? in[i].max :
-									tier_plan_entry_toptier_min(e);
-		in[i].demand = c->has_residency ? add_sat_u64(c->fast_bytes, c->slow_bytes)
-						: UINT64_MAX;
+		if (tier_share_find(share, m->cgroups[i].path, &k) < 0)
+			continue;
+		m->cgroups[i].has_target = true;
+		m->cgroups[i].target = tier_share_target(share, k);
 	}
-	if (tier_fair_share(capacity, m->n_cgroups, in, targets) == 0)
-		for (size_t i = 0; i < m->n_cgroups; i++) {
-			m->cgroups[i].has_target = true;
-			m->cgroups[i].target = targets[i];
-		}
-out:
-	free(in);
-	free(targets);
+	return r < 0 ? r : 0;
 }
 
 int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
@@ -68,7 +60,6 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
 	struct tierd_metrics *m;
-	_cleanup_free_ size_t *entry_of = NULL;
 	size_t n;
 	int r;
 
@@ -91,8 +82,7 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 		goto out;
 	n = tier_plan_count(plan);
 	m->cgroups = calloc(n ? n : 1, sizeof(*m->cgroups));
-	entry_of = calloc(n ? n : 1, sizeof(*entry_of));
-	if (!m->cgroups || !entry_of) {
+	if (!m->cgroups) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -128,9 +118,10 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 		if (tier_cgroup_read_stat(ctx, path, "memory.stat", "pgpromote_success",
 					  &c->promotions) == 0)
 			c->has_promotions = true;
-		entry_of[m->n_cgroups - 1] = i;
 	}
-	fill_targets(policy, m, plan, entry_of);
+	r = fill_targets(ctx, topo, policy, plan, m);
+	if (r < 0)
+		goto out;
 	*ret_metrics = m;
 	m = NULL;
 	r = 0;

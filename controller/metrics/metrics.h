@@ -49,12 +49,12 @@ struct tierd_metrics {
 
 /*
  * Collect the metrics of every managed cgroup (first-match rule evaluation,
- * as tierctl and tierd do).  Targets: on a host with more than one memory
- * tier, the weighted max-min share (tier_fair_share()) of the fast-tier
- * capacity minus the policy's fast_tier_reserve, with each cgroup's
- * weight/toptier_min/toptier_max from its class and its resident bytes as
- * demand; on a one-tier host no cgroup has a target.  A cgroup that vanishes
- * while being read is left out.
+ * as tierctl and tierd do).  Targets: libtier's fair share
+ * (tier_share_compute(), the one tierd and tierctl status use): only the
+ * cgroups that share the fast tier (top-most managed, populated; a nested
+ * managed cgroup is part of its ancestor, an empty one holds no share) have
+ * one; on a one-tier host none.  A cgroup that vanishes while being read is
+ * left out.
  */
 int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
 			  struct tierd_metrics **ret_metrics);

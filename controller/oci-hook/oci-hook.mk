@@ -23,6 +23,8 @@
 #   check-hook       tests/hook/test-*.sh (the hook and tierd-metrics) and
 #                    test-hook-parse (ASan builds)
 #   check-hook-vm    tests/hook/vm-hook.sh in the two-tier VM (patched kernel)
+#   check-podman-vm  tests/hook/vm-podman.sh: podman (crun and runc) in the VM
+#                    through the hooks.d file `make install-hook` puts in place
 #   fuzz-hook        both libFuzzer harnesses of the hook (JSON; cgroupsPath
 #                    and /proc), FUZZ_HOOK_TIME s each, one after the other
 #   fuzz-hook-json, fuzz-hook-cgpath   one of them
@@ -103,7 +105,7 @@ $(HOOK_JSON): etc/oci-hooks.d/50-tierd.json.in
 	$(Q)sed -e 's|@HOOK_PATH@|$(HOOK_LIBEXEC)/tierd-oci-hook|' \
 		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' $< >$@
 
-.PHONY: tierd-oci-hook hook-asan check-hook check-hook-vm fuzz-hook \
+.PHONY: tierd-oci-hook hook-asan check-hook check-hook-vm check-podman-vm fuzz-hook \
 	fuzz-hook-build install-hook
 tierd-oci-hook: $(HOOK_BIN) $(HOOK_JSON)
 hook-asan: $(HOOK_ASAN) $(METRICS_ASAN) $(HOOK_PARSE_TEST)
@@ -138,6 +140,20 @@ check-hook-vm: $(HOOK_BIN) $(METRICS_BIN)
 			$(HOOK_BIN)); \
 	else \
 		$(call run_test,hook-vm,sh -c 'echo "SKIP: no patched kernel at $(HOOK_VM_KERNEL) (make kernel KERNEL=patched)"; exit 77'); \
+	fi
+
+# podman end to end: install-hook into a DESTDIR (default PREFIX, as a user
+# would run it), which the guest copies over its read-only root.
+PODMAN_DEST := $(BUILD)/podman-dest
+check-podman-vm: $(HOOK_BIN) $(HOOK_JSON) $(TIERD)
+	$(Q)rm -rf $(PODMAN_DEST)
+	$(Q)$(MAKE) --no-print-directory -s install-hook DESTDIR=$(PODMAN_DEST) >/dev/null
+	$(Q)if [ -r $(HOOK_VM_KERNEL) ]; then \
+		$(call run_test,podman-vm,$(TOP)/tests/vm/run-vm \
+			--timeout 400 --mem-fast 512M --kernel $(HOOK_VM_KERNEL) \
+			$(TOP)/tests/hook/vm-podman.sh $(PODMAN_DEST) $(TIERD)); \
+	else \
+		$(call run_test,podman-vm,sh -c 'echo "SKIP: no patched kernel at $(HOOK_VM_KERNEL) (make kernel KERNEL=patched)"; exit 77'); \
 	fi
 
 # libFuzzer over the hook's parsers, two harnesses:
@@ -214,7 +230,7 @@ install-hook: $(HOOK_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
 
 ALL_TARGETS        += tierd-oci-hook
 CHECK_UNIT_TARGETS += check-hook
-CHECK_TARGETS      += check-hook check-hook-vm check-fuzz-hook-corpus
+CHECK_TARGETS      += check-hook check-hook-vm check-podman-vm check-fuzz-hook-corpus
 INSTALL_TARGETS    += install-hook
 CLEAN_FILES        += $(HOOK_BIN) $(HOOK_ASAN) \
 	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan \

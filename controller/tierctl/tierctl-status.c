@@ -45,71 +45,35 @@ struct status_row {
 	uint64_t target;
 };
 
-static bool path_is_under(const char *path, const char *top)
-{
-	size_t n = strlen(top);
-
-	return strncmp(path, top, n) == 0 && (path[n] == '/' || strcmp(top, "/") == 0);
-}
-
 /*
- * Fair-share targets of the fast tier, as tierd computes them
- * (tierd-fair.c): the top-most managed cgroups share the fast-tier capacity
- * minus [daemon] fast_tier_reserve by class weight, within toptier_min/max
- * and their demand (fast + slow residency).  tierd holds a target within
- * [daemon] hysteresis of this value.
+ * Fair-share targets of the fast tier: libtier's tier_share_compute(), the
+ * computation tierd and tierd-metrics use (the top-most managed, populated
+ * cgroups share the fast-tier capacity minus [daemon] fast_tier_reserve by
+ * class weight, within toptier_min/max and their demand).  This is the fresh
+ * share; tierd holds its target within [daemon] hysteresis of it.
  */
 static int status_targets(const struct session *s, struct status_row *rows, size_t n)
 {
-	_cleanup_free_ struct tier_share_input *in = NULL;
-	_cleanup_free_ uint64_t *t = NULL;
-	_cleanup_free_ size_t *idx = NULL;
-	const char *last_top = NULL;
-	uint64_t fast, reserve, capacity, populated;
-	size_t m = 0;
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
 	int r;
 
 	if (!s->topo)
 		return 0;
-	fast = tier_topology_fast_capacity(s->topo);
-	reserve = tier_policy_daemon(s->policy)->fast_tier_reserve;
-	capacity = fast > reserve ? fast - reserve : 0;
-	in = calloc(n ?: 1, sizeof(*in));
-	t = calloc(n ?: 1, sizeof(*t));
-	idx = calloc(n ?: 1, sizeof(*idx));
-	if (!in || !t || !idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct status_row *row = &rows[i];
-
-		if (!tier_plan_entry_rule(row->e) || strcmp(row->path, "/") == 0)
-			continue;
-		if (last_top && path_is_under(row->path, last_top))
-			continue;
-		last_top = row->path;
-		if (!(row->info.valid & TIER_INFO_RESIDENCY))
-			continue;
-		/* Like tierd: an empty cgroup holds no share. */
-		if (tier_cgroup_read_stat(s->ctx, row->path, "cgroup.events", "populated",
-					  &populated) == 0 && populated == 0)
-			continue;
-		row->shared = true;
-		in[m] = (struct tier_share_input){
-			.weight = tier_plan_entry_weight(row->e) ?: 100,
-			.min = tier_plan_entry_toptier_min(row->e),
-			.max = tier_plan_entry_toptier_max(row->e),
-			.demand = add_sat_u64(row->info.fast_bytes, row->info.slow_bytes),
-		};
-		if (in[m].min > in[m].max)
-			in[m].min = in[m].max;
-		idx[m++] = i;
-	}
-	r = tier_fair_share(capacity, m, in, t);
+	r = tier_share_new(&share);
 	if (r < 0)
 		return r;
-	for (size_t k = 0; k < m; k++)
-		rows[idx[k]].target = t[k];
-	return 0;
+	r = tier_share_add_plan(share, s->plan);
+	if (r >= 0)
+		r = tier_share_compute(share, s->ctx, s->topo, s->policy, 0);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		size_t k;
+
+		if (tier_share_find(share, rows[i].path, &k) < 0)
+			continue;
+		rows[i].shared = true;
+		rows[i].target = tier_share_target(share, k);
+	}
+	return r < 0 ? r : 0;
 }
 
 static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SIZE_BUF])

@@ -8,6 +8,12 @@
 # Targets:
 #   check-fair-unit   the pure rebalancer and one round on a fake tree
 #                     (also in check-unit)
+#   check-fair-consistency
+#                     tests/fair/host-consistency.sh: one fake host tree;
+#                     tierd (ListCgroups), tierctl --no-daemon status and
+#                     tierd-metrics report the same targets (ASan builds; also
+#                     in check-unit).  FAIR_CONSISTENCY_ENV overrides the
+#                     binaries (TIERD=, TIERCTL=, METRICS=) to try others
 #   check-fair-vm     tests/fair/: three workloads, hogs first, then a late
 #                     one, in the two-tier VM with tierd; asserts the late one
 #                     reaches >= 80% of its target (skips without qemu or a
@@ -43,7 +49,15 @@ $(FAIR_UNIT): $(FAIR_UNIT_OBJS) $(LIBTIER_INTERNAL_ASAN_A)
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(FAIR_UNIT_OBJS) \
 		$(LIBTIER_INTERNAL_ASAN_LIBS) $(call pc_libs,check)
 
-.PHONY: check-fair-unit check-fair-vm bench-fair fair-load
+.PHONY: check-fair-unit check-fair-consistency check-fair-vm bench-fair fair-load
+# metrics-asan: a phony name, as metrics.mk (and $(METRICS_ASAN)) come after this file.
+check-fair-consistency: $(TIERD_ASAN) $(TIERCTL_ASAN) $(TIERD_WAITFOR) metrics-asan
+	$(Q)$(call run_test,fair-consistency,env TIERD=$(TIERD_ASAN) TIERCTL=$(TIERCTL_ASAN) \
+		METRICS=$(METRICS_ASAN) WAITFOR=$(TIERD_WAITFOR) SRCDIR=$(TOP) BUILD=$(BUILD) \
+		ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98 \
+		$(FAIR_CONSISTENCY_ENV) sh $(TOP)/tests/fair/host-consistency.sh)
+
 check-fair-unit: $(FAIR_UNIT)
 	$(Q)$(call run_test,fair-unit,env ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(FAIR_UNIT))
@@ -80,6 +94,6 @@ check-fair-vm: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)
 bench-fair: $(FAIR_LOAD) $(TIERD) $(TIERCTL) $(TIERD_WAITFOR)
 	$(Q)env $(FAIR_ENV) sh $(TOP)/bench/fair/bench-fair.sh
 
-CHECK_UNIT_TARGETS += check-fair-unit
-CHECK_TARGETS      += check-fair-unit check-fair-vm
+CHECK_UNIT_TARGETS += check-fair-unit check-fair-consistency
+CHECK_TARGETS      += check-fair-unit check-fair-consistency check-fair-vm
 CLEAN_FILES        += $(FAIR_UNIT) $(BUILD)/obj/fair-asan $(BUILD)/fair

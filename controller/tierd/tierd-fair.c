@@ -357,8 +357,6 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
 		const struct fair_input *inputs, struct fair_decision *ret)
 {
-	_cleanup_free_ struct tier_share_input *share_in = NULL;
-	_cleanup_free_ uint64_t *shares = NULL;
 	_cleanup_free_ size_t *order = NULL;
 	struct fair_entry *ne = NULL, *rel = NULL;
 	size_t n_rel = 0, j = 0;
@@ -367,34 +365,18 @@ int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
 	if (!s || !cfg || (n > 0 && (!inputs || !ret)))
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
-		if (!inputs[i].path || inputs[i].weight == 0)
+		if (!inputs[i].path)
 			return -EINVAL;
 
-	share_in = calloc(n ?: 1, sizeof(*share_in));
-	shares = calloc(n ?: 1, sizeof(*shares));
 	order = calloc(n ?: 1, sizeof(*order));
 	ne = calloc(n ?: 1, sizeof(*ne));
 	rel = calloc(s->n_entries ?: 1, sizeof(*rel));
-	if (!share_in || !shares || !order || !ne || !rel) {
+	if (!order || !ne || !rel) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	for (size_t i = 0; i < n; i++) {
-		share_in[i] = (struct tier_share_input){
-			.weight = inputs[i].weight,
-			.min = inputs[i].min,
-			.max = inputs[i].max,
-			.demand = inputs[i].demand,
-		};
-		/* A percentage minimum above a byte maximum (or the reverse)
-		 * can only be checked once resolved: the maximum wins. */
-		if (share_in[i].min > share_in[i].max)
-			share_in[i].min = share_in[i].max;
+	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	}
-	r = tier_fair_share(cfg->capacity, n, share_in, shares);
-	if (r < 0)
-		goto fail;
 
 	/* Walk the inputs in path order next to the old (sorted) entries. */
 	qsort_r(order, n, sizeof(*order), index_cmp, (void *)inputs);
@@ -424,7 +406,7 @@ int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
 			r = -ENOMEM;
 			goto fail;
 		}
-		decide_one(cfg, in, o, shares[order[k]], &ne[k]);
+		decide_one(cfg, in, o, in->share, &ne[k]);
 		ret[order[k]] = ne[k].d;
 	}
 	while (j < s->n_entries) {
@@ -587,30 +569,6 @@ static const char *fmt_mib(uint64_t v, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1fM", (double)v / (1024.0 * 1024.0));
 	return buf;
-}
-
-static bool is_under(const char *path, const char *top)
-{
-	size_t n = strlen(top);
-
-	return strncmp(path, top, n) == 0 && (path[n] == '/' || (n == 1 && top[0] == '/'));
-}
-
-static unsigned observe_flags(const struct tier_policy *policy)
-{
-	unsigned flags = 0;
-
-	for (size_t i = 0; i < tier_policy_rule_count(policy); i++) {
-		const struct tier_rule *rule = tier_policy_rule(policy, i);
-
-		for (size_t k = 0; k < rule->n_matchers; k++) {
-			if (rule->matchers[k].kind == TIER_MATCH_EXE)
-				flags |= TIER_OBSERVE_EXE;
-			if (rule->matchers[k].kind == TIER_MATCH_ANNOTATION)
-				flags |= TIER_OBSERVE_ANNOTATIONS;
-		}
-	}
-	return flags;
 }
 
 static int write_mode(struct tier_ctx *ctx, const struct fair_ops *ops, const char *cg,
@@ -804,76 +762,54 @@ static bool demotion_without_swap(struct tier_ctx *ctx)
 }
 
 int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier_topology *topo,
-		   const struct tier_policy *policy, const struct tier_plan *plan,
+		   const struct tier_policy *policy, struct tier_share *share,
 		   uint64_t now_usec, bool dry_run, const struct fair_ops *ops)
 {
-	const struct tier_daemon_config *dc = tier_policy_daemon(policy);
-	struct tier_observed *obs = NULL;
-	struct tier_plan *own_plan = NULL;
+	const struct tier_daemon_config *dc;
 	_cleanup_free_ struct fair_input *in = NULL;
 	_cleanup_free_ struct fair_decision *dec = NULL;
 	_cleanup_free_ double *ratios = NULL;
 	struct fair_config cfg = {};
-	const char *last_top = NULL;
 	size_t n = 0, n_alloc, n_ratios = 0;
 	bool any_toptier = false, any_mode = false;
 	int r;
 
-	if (!s || !ctx || !policy)
+	if (!s || !ctx || !topo || !policy || !share)
 		return -EINVAL;
-	if (!plan) {
-		r = tier_observe(ctx, topo, NULL, observe_flags(policy), &obs);
-		if (r < 0)
-			return r;
-		r = tier_evaluate(policy, obs, &own_plan);
-		if (r < 0)
-			goto out;
-		plan = own_plan;
-	}
-	n_alloc = tier_plan_count(plan);
+	dc = tier_policy_daemon(policy);
+	/* libtier decides who shares, reads their usage and water-fills: the
+	 * same shares tierctl status and tierd-metrics show. */
+	r = tier_share_compute(share, ctx, topo, policy, 0);
+	if (r < 0)
+		return r;
+	n_alloc = tier_share_count(share);
 	in = calloc(n_alloc ?: 1, sizeof(*in));
-	if (!in) {
-		r = -ENOMEM;
-		goto out;
-	}
+	if (!in)
+		return -ENOMEM;
 
-	cfg.fast_capacity = topo ? tier_topology_fast_capacity(topo) : 0;
-	cfg.total_capacity = topo ? tier_topology_total_capacity(topo) : 0;
-	cfg.capacity = cfg.fast_capacity > dc->fast_tier_reserve ?
-			       cfg.fast_capacity - dc->fast_tier_reserve : 0;
+	cfg.fast_capacity = tier_topology_fast_capacity(topo);
+	cfg.total_capacity = tier_topology_total_capacity(topo);
+	cfg.capacity = tier_share_capacity(share);
 	cfg.hysteresis_bp = dc->hysteresis_bp;
 	cfg.min_dwell_usec = 2 * dc->rebalance_interval_usec;
 	cfg.now_usec = now_usec;
 
-	for (size_t i = 0; i < tier_plan_count(plan); i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		const char *path = tier_plan_entry_path(e);
+	for (size_t i = 0; i < n_alloc; i++) {
+		const char *path = tier_share_path(share, i);
+		const struct tier_class *cls = tier_share_class(share, i);
+		const struct tier_rule *rule = tier_share_rule(share, i);
 		_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
 		struct fair_input *x;
-		uint64_t populated, fast, slow, v;
-		bool has_res;
+		uint64_t v;
 
-		if (!tier_plan_entry_rule(e) || strcmp(path, "/") == 0)
-			continue;
-		/* Pre-order: a managed cgroup below the last top-most one is its part. */
-		if (last_top && is_under(path, last_top))
-			continue;
-		last_top = path;
-		/* An empty cgroup (no process in it or below) holds no share, not
-		 * even its toptier_min; a cgroup.events that cannot be read counts
-		 * as populated. */
-		if (tier_cgroup_read_stat(ctx, path, "cgroup.events", "populated",
-					  &populated) == 0 && populated == 0)
-			continue;
-		/* What the decision needs: a third of a cgroup's files. */
+		/* What enforcement needs besides the share: the knobs. */
 		r = tier_cgroup_info_read(ctx, topo, path,
-					  TIER_INFO_CURRENT | TIER_INFO_HIGH | TIER_INFO_TOPTIER_HIGH |
-						  TIER_INFO_MODE | TIER_INFO_RESIDENCY,
+					  TIER_INFO_HIGH | TIER_INFO_TOPTIER_HIGH | TIER_INFO_MODE,
 					  &info);
 		if (r == -ENOENT)
 			continue;
 		if (r == -ENOMEM)
-			goto out;
+			return r;
 		if (r < 0) {
 			errno = -r;
 			fair_log(ops, LOG_DEBUG, NULL, NULL,
@@ -882,27 +818,20 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		}
 		x = &in[n++];
 		x->path = path;
-		x->class_name = tier_plan_entry_class(e)->name;
-		x->rule_name = tier_plan_entry_rule(e)->name;
-		x->weight = tier_plan_entry_weight(e) ?: 100;
-		x->min = tier_plan_entry_toptier_min(e);
-		x->max = tier_plan_entry_toptier_max(e);
-		has_res = tier_cgroup_info_get(info, TIER_INFO_FAST_BYTES, &fast) == 0 &&
-			  tier_cgroup_info_get(info, TIER_INFO_SLOW_BYTES, &slow) == 0;
-		x->fast_bytes = has_res ? fast : 0;
-		if (has_res)
-			x->demand = fast + slow;
-		else if (tier_cgroup_info_get(info, TIER_INFO_CURRENT, &v) == 0)
-			x->demand = v;
-		else
-			x->demand = UINT64_MAX;
-		x->class_sets_mode = tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &v) == 0;
-		x->class_mode = x->class_sets_mode ? (enum tier_mode)v : TIER_MODE_INHERIT;
+		x->class_name = cls->name;
+		x->rule_name = rule ? rule->name : NULL;
+		x->share = tier_share_target(share, i);
+		x->fast_bytes = tier_share_fast_bytes(share, i);
+		x->demand = tier_share_demand(share, i);
+		/* The class's values, as tier_evaluate() gives them. */
+		x->class_sets_mode = true;
+		x->class_mode = cls->mode;
+		x->class_sets_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
+		x->class_high = tier_amount_resolve(&cls->memory_high, cfg.fast_capacity,
+						    UINT64_MAX);
 		x->cur_mode = tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0 ? (enum tier_mode)v :
 										   TIER_MODE_INHERIT;
 		any_mode |= tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0;
-		x->class_sets_high = tier_plan_entry_get_desired(e, TIER_ATTR_MEMORY_HIGH, &v) == 0;
-		x->class_high = x->class_sets_high ? v : UINT64_MAX;
 		x->cur_high = tier_cgroup_info_get(info, TIER_INFO_HIGH, &v) == 0 ? v : UINT64_MAX;
 		any_toptier |= tier_cgroup_info_get(info, TIER_INFO_TOPTIER_HIGH, &v) == 0;
 	}
@@ -943,18 +872,16 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 
 	dec = calloc(n ?: 1, sizeof(*dec));
 	ratios = calloc(n ?: 1, sizeof(*ratios));
-	if (!dec || !ratios) {
-		r = -ENOMEM;
-		goto out;
-	}
+	if (!dec || !ratios)
+		return -ENOMEM;
 	r = fair_decide(s, &cfg, n, in, dec);
 	if (r < 0)
-		goto out;
+		return r;
 	/* What is held is on disk before it is written to the tree. */
 	if (!dry_run && ops && ops->save) {
 		r = ops->save(ops->userdata, s);
 		if (r == -ENOMEM)
-			goto out;
+			return r;
 	}
 
 	s->summary.method = cfg.method;
@@ -986,22 +913,18 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 			    d->limited	 ? "fast-tier target below its demand" :
 					   "back within its fast-tier target");
 		if (r < 0)
-			goto out;
+			return r;
 		s->summary.n_writes += r;
 	}
 	for (size_t i = 0; i < fair_released_count(s); i++) {
 		r = enforce(s, ctx, ops, fair_released(s, i), dry_run,
 			    "no longer shares the fast tier");
 		if (r < 0)
-			goto out;
+			return r;
 		s->summary.n_writes += r;
 	}
 	s->summary.jain = tier_jain_index(n_ratios, ratios);
-	r = 0;
-out:
-	tier_plan_free(own_plan);
-	tier_observed_free(obs);
-	return r;
+	return 0;
 }
 
 const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,

@@ -3,13 +3,15 @@
  * tierd-fair: fair shares of the fast tier (design.md, "Fairness").
  *
  * Two layers, as everywhere in tierd:
- *  - fair_decide() is pure: per-cgroup inputs (class weight, toptier_min/max
- *    resolved by libtier, observed fast-tier bytes and demand) and the state
- *    of the previous round in, targets and knob values out, no I/O.  It calls
- *    tier_fair_share() and adds hysteresis so that neither the targets nor
- *    the on/off state of a cgroup flap.
- *  - fair_rebalance() observes the tree, builds the inputs from the plan,
- *    calls fair_decide() and enforces the decisions:
+ *  - fair_decide() is pure: per-cgroup inputs (this round's share from
+ *    libtier's tier_share_compute(), observed fast-tier bytes and demand)
+ *    and the state of the previous round in, targets and knob values out,
+ *    no I/O.  It adds hysteresis so that neither the targets nor the on/off
+ *    state of a cgroup flap; the shares themselves are libtier's, the same
+ *    that tierctl status and tierd-metrics show.
+ *  - fair_rebalance() computes the shares of the candidates its caller put
+ *    into a struct tier_share, reads the knobs of the sharers, calls
+ *    fair_decide() and enforces the decisions:
  *      FAIR_METHOD_LIMITS     the kernel has tier-aware limits (cgroup2 mounted
  *                             with memory_tiered_limits, memory.toptier_high
  *                             present): a limited cgroup gets the memory.high
@@ -22,12 +24,14 @@
  *                             excess is also demoted with memory.reclaim;
  *      FAIR_METHOD_NONE       neither: targets are computed and logged only.
  *
- * The unit of fairness is the top-most managed cgroup: a managed cgroup below
- * another managed cgroup is accounted in its ancestor and left alone.
+ * The unit of fairness is libtier's (tier.h, "Fair share"): the top-most
+ * managed, populated cgroup; a managed cgroup below another managed cgroup is
+ * accounted in its ancestor and left alone.
  *
  * Integration in the manager (a few lines): a `struct fair_state *fair` in
  * struct manager, fair_state_new() at startup, fair_rebalance() from a
- * timer every [daemon] rebalance_interval and after cgroup changes, and
+ * timer every [daemon] rebalance_interval and after cgroup changes (with a
+ * struct tier_share of the managed cgroups the manager fills), and
  * fair_filter_entry() around the plan entries the manager applies, so that
  * the periodic reconcile does not undo what fairness set.
  */
@@ -56,9 +60,7 @@ struct fair_input {
 	const char *path;
 	const char *class_name;		/* for log records only; may be NULL */
 	const char *rule_name;
-	uint64_t weight;		/* > 0 (class weight) */
-	uint64_t min;			/* toptier_min in bytes, 0 = none */
-	uint64_t max;			/* toptier_max in bytes, UINT64_MAX = none */
+	uint64_t share;			/* this round's share (tier_share_target()) */
 	uint64_t fast_bytes;		/* observed fast-tier residency */
 	uint64_t demand;		/* what it could use (its usage), UINT64_MAX: unknown */
 	/* What to go back to when fairness lets go of a knob. */
@@ -90,8 +92,9 @@ struct fair_decision {
 	const char *path;
 	const char *class_name;		/* of this round's input (NULL for released) */
 	const char *rule_name;
-	uint64_t share;			/* this round's weighted max-min share */
-	uint64_t target;		/* the target in force (share after hysteresis) */
+	uint64_t share;			/* this round's weighted max-min share (libtier's) */
+	uint64_t target;		/* the target in force (share after hysteresis):
+					 * what tierd enforces and exports */
 	uint64_t fast_bytes;
 	uint64_t demand;
 	bool limited;			/* LIMITS: memory.high is fairness's */
@@ -135,7 +138,8 @@ struct fair_state *fair_state_free(struct fair_state *s);	/* returns NULL */
  * PROMOTION: throttle above target x (1 + h), let go below target x (1 - h);
  * LIMITS: limit when target x (1 + h) < demand, let go when the share covers
  * the demand again, memory.high never below demand x (1 + h); neither flips
- * twice within min_dwell_usec.  -EINVAL for bad input, -ENOMEM.
+ * twice within min_dwell_usec.  The shares are the inputs' (no water-filling
+ * here).  -EINVAL for bad input, -ENOMEM.
  */
 int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
 		const struct fair_input *inputs, struct fair_decision *ret);
@@ -178,14 +182,16 @@ struct fair_summary {
 };
 
 /*
- * One round: read the tree (tier_observe + tier_evaluate when plan is NULL),
- * the capacity (topology fast capacity minus [daemon] fast_tier_reserve),
- * each cgroup's residency and usage, decide, and (unless dry_run) write.
- * Returns 0, or a negative errno only for -ENOMEM and when nothing could be
- * read at all; per-cgroup problems are logged and counted.
+ * One round: share holds the candidates (the managed cgroups, added by the
+ * caller); tier_share_compute() decides which of them share and their shares
+ * (capacity: topology fast capacity minus [daemon] fast_tier_reserve), then
+ * the knobs of the sharers are read, fair_decide() applies the hysteresis
+ * and (unless dry_run) the decisions are written.  The share keeps this
+ * round's result for the caller.  Returns 0, or a negative errno only for
+ * -ENOMEM and bad arguments; per-cgroup problems are logged and counted.
  */
 int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier_topology *topo,
-		   const struct tier_policy *policy, const struct tier_plan *plan,
+		   const struct tier_policy *policy, struct tier_share *share,
 		   uint64_t now_usec, bool dry_run, const struct fair_ops *ops);
 const struct fair_summary *fair_state_summary(const struct fair_state *s);
 

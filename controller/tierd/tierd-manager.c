@@ -606,39 +606,52 @@ static int fair_state_restore(struct manager *m)
 	return 0;
 }
 
-int manager_rebalance(struct manager *m, const char *reason)
+/*
+ * The candidates of the fair share: every managed cgroup.  libtier decides
+ * which of them share (the top-most, populated ones).  This is the one place
+ * that says where the manager keeps its managed cgroups (today the cached
+ * plan of the last full pass).
+ */
+static int manager_fill_share(struct manager *m, struct tier_share *share)
 {
-	const struct fair_ops *ops = manager_fair_ops(m);
-	const struct fair_summary *sum;
-	uint64_t w0, t0 = now_usec(CLOCK_MONOTONIC);
-	int r;
-
-	if (!m->fair)
-		return 0;
-	w0 = fair_state_summary(m->fair)->n_writes;
 	if (!m->cache_plan || m->cache_gen != m->tree_gen) {
 		struct tier_observed *obs = NULL;
 		struct tier_plan *plan = NULL;
 		unsigned flags = (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
 				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
+		int r;
 
 		cache_drop(m);
 		r = tier_observe(m->ctx, m->topo, NULL, flags, &obs);
 		if (r >= 0)
 			r = tier_evaluate(m->policy, obs, &plan);
-		if (r == -ENOMEM) {
-			tier_observed_free(obs);
-			return log_oom();
-		}
 		if (r < 0) {
 			tier_observed_free(obs);
-			return log_warning_errno(r, "Fair-share rebalance cannot read the tree: %m, "
-						    "ignoring"), 0;
+			return r;
 		}
 		cache_set(m, obs, plan);
 	}
-	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, m->cache_plan,
-			   now_usec(CLOCK_MONOTONIC), manager_dry_run(m), ops);
+	return tier_share_add_plan(share, m->cache_plan);
+}
+
+int manager_rebalance(struct manager *m, const char *reason)
+{
+	const struct fair_ops *ops = manager_fair_ops(m);
+	const struct fair_summary *sum;
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
+	uint64_t w0, t0 = now_usec(CLOCK_MONOTONIC);
+	int r;
+
+	/* Without the memory tiers there is no capacity to share. */
+	if (!m->fair || !m->topo)
+		return 0;
+	w0 = fair_state_summary(m->fair)->n_writes;
+	r = tier_share_new(&share);
+	if (r >= 0)
+		r = manager_fill_share(m, share);
+	if (r >= 0)
+		r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, share,
+				   now_usec(CLOCK_MONOTONIC), manager_dry_run(m), ops);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)

@@ -70,13 +70,13 @@ TIERD_WAITFOR := $(BUILD)/test/tierd-waitfor
 $(TIERD_WAITFOR): tests/daemon/waitfor.c
 	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static -pthread
 
 TIERD_CHURN := $(BUILD)/test/tierd-churn
 $(TIERD_CHURN): tests/daemon/churn.c
 	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static -pthread
 
 # Test helper: a stand-in for systemd's private socket (host-systemd.sh).
 TIERD_FAKE_SYSTEMD := $(BUILD)/test/tierd-fake-systemd
@@ -121,7 +121,7 @@ DEMO_LOAD := $(BUILD)/demo/tierd-demo-load
 $(DEMO_LOAD): tests/demo/demo-load.c
 	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CC      $@")
-	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $< -static -pthread
 
 .PHONY: tierd-demo-load demo-run
 tierd-demo-load: $(DEMO_LOAD)

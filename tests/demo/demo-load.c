@@ -2,17 +2,22 @@
 /*
  * demo-load: the workload of `make demo`.
  *
- *   demo-load MB [SLOW_NODE]
+ *   demo-load MB [SLOW_NODE [FAST_MB]]
  *
  * Allocates MB of anonymous memory with its pages placed on SLOW_NODE (the
- * slow tier, default 1) by a bind policy, resets the policy to default (so
- * NUMA balancing may move the pages), prints "ready" and then reads the
- * memory in a loop until killed: every page is hot.  Which of its pages end
+ * slow tier, default 1) by a bind policy, and FAST_MB more (default 0) on
+ * node 0 (the fast tier, with the CPUs), resets the policy to default (so
+ * NUMA balancing may move the pages), prints "ready" and then reads all of
+ * the memory in a loop until killed: every page is hot.  The fast part is
+ * read by a second thread: the kernel only scans (and so only takes
+ * placement faults on) pages already on the local node in a multi-threaded
+ * process, and multi-threaded is what placement is for.  Which of its pages end
  * up on the fast tier depends only on the memory.numa_balancing of its
  * cgroup, which tierd sets.  Run it after moving the shell into the cgroup,
  * so the memory is charged there.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +28,35 @@
 #define MPOL_DEFAULT 0
 #define MPOL_BIND 2
 
+struct region {
+	volatile unsigned char *p;
+	size_t len;
+};
+
+static void *reader(void *arg)
+{
+	const struct region *r = arg;
+	unsigned long sum = 0;
+
+	for (;;)
+		for (size_t off = 0; off < r->len; off += 64)
+			sum += r->p[off];
+	return (void *)sum;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long mb, node = 1, mask;
-	volatile unsigned char *p;
+	static struct region fast;
+	pthread_t thread;
+	unsigned long mb, node = 1, mask, fast_mb = 0, fast_mask = 1;
+	volatile unsigned char *p, *q = NULL;
 	unsigned long sum = 0;
 	long page = sysconf(_SC_PAGESIZE);
-	size_t len;
+	size_t len, fast_len;
 	char *end;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: demo-load MB [SLOW_NODE]\n");
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: demo-load MB [SLOW_NODE [FAST_MB]]\n");
 		return 2;
 	}
 	errno = 0;
@@ -42,14 +65,38 @@ int main(int argc, char **argv)
 		fprintf(stderr, "demo-load: bad size '%s'\n", argv[1]);
 		return 2;
 	}
-	if (argc == 3) {
+	if (argc >= 3) {
 		node = strtoul(argv[2], &end, 10);
 		if (*end || node >= 64) {
 			fprintf(stderr, "demo-load: bad node '%s'\n", argv[2]);
 			return 2;
 		}
 	}
+	if (argc == 4) {
+		errno = 0;
+		fast_mb = strtoul(argv[3], &end, 10);
+		if (errno || *end || fast_mb > 4096) {
+			fprintf(stderr, "demo-load: bad size '%s'\n", argv[3]);
+			return 2;
+		}
+	}
 	len = mb << 20;
+	fast_len = fast_mb << 20;
+	if (fast_len) {
+		/* The part that starts on the fast tier (node 0). */
+		if (syscall(SYS_set_mempolicy, MPOL_BIND, &fast_mask, sizeof(fast_mask) * 8) < 0) {
+			fprintf(stderr, "demo-load: set_mempolicy(BIND, node 0): %s\n", strerror(errno));
+			return 1;
+		}
+		q = mmap(NULL, fast_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q == MAP_FAILED) {
+			fprintf(stderr, "demo-load: mmap: %s\n", strerror(errno));
+			return 1;
+		}
+		madvise((void *)q, fast_len, MADV_NOHUGEPAGE);
+		for (size_t off = 0; off < fast_len; off += (size_t)page)
+			q[off] = (unsigned char)(off >> 12) | 1;
+	}
 	mask = 1UL << node;
 	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, sizeof(mask) * 8) < 0) {
 		fprintf(stderr, "demo-load: set_mempolicy(BIND, node %lu): %s\n", node, strerror(errno));
@@ -66,6 +113,14 @@ int main(int argc, char **argv)
 	if (syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0) < 0) {
 		fprintf(stderr, "demo-load: set_mempolicy(DEFAULT): %s\n", strerror(errno));
 		return 1;
+	}
+	if (fast_len) {
+		fast.p = q;
+		fast.len = fast_len;
+		if (pthread_create(&thread, NULL, reader, &fast) != 0) {
+			fprintf(stderr, "demo-load: pthread_create failed\n");
+			return 1;
+		}
 	}
 	printf("ready\n");
 	fflush(stdout);

@@ -21,9 +21,6 @@ static struct fair_input cg(const char *path, uint64_t fast, uint64_t demand)
 {
 	return (struct fair_input){
 		.path = path,
-		.weight = 100,
-		.min = 0,
-		.max = NONE,
 		.fast_bytes = fast,
 		.demand = demand,
 		.class_sets_mode = true,
@@ -54,65 +51,45 @@ static struct fair_state *state(void)
 	return s;
 }
 
-START_TEST(test_weights)
+/*
+ * fair_decide() with this round's shares as tierd gets them from libtier:
+ * the water-filling of c->capacity over the inputs (weight 100 each, their
+ * demand).  tierd itself never water-fills; tests/unit/test-share.c tests
+ * the shares.
+ */
+static int decide(struct fair_state *s, const struct fair_config *c, size_t n,
+		  struct fair_input *in, struct fair_decision *d)
+{
+	struct tier_share_input si[16];
+	uint64_t t[16];
+
+	ck_assert_uint_le(n, 16);
+	for (size_t i = 0; i < n; i++)
+		si[i] = (struct tier_share_input){ 100, 0, NONE, in[i].demand };
+	ck_assert_int_eq(tier_fair_share(c->capacity, n, si, t), 0);
+	for (size_t i = 0; i < n; i++)
+		in[i].share = t[i];
+	return fair_decide(s, c, n, in, d);
+}
+
+/* The shares are the inputs': fair_decide() does not water-fill again. */
+START_TEST(test_shares_as_given)
 {
 	struct fair_state *s = state();
 	struct fair_config c = config(FAIR_METHOD_NONE, 400 * MiB);
 	struct fair_input in[3] = { cg("/a", 0, NONE), cg("/b", 0, NONE), cg("/c", 0, NONE) };
 	struct fair_decision d[3];
 
-	in[2].weight = 200;
+	in[0].share = 100 * MiB;
+	in[1].share = 50 * MiB;
+	in[2].share = 250 * MiB;
 	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 100 * MiB);
-	ck_assert_uint_eq(d[1].target, 100 * MiB);
-	ck_assert_uint_eq(d[2].target, 200 * MiB);
+	ck_assert_uint_eq(d[0].share, 100 * MiB);
+	ck_assert_uint_eq(d[1].target, 50 * MiB);
+	ck_assert_uint_eq(d[2].target, 250 * MiB);
 	ck_assert_str_eq(d[2].path, "/c");
 	ck_assert(!d[0].set_mode && !d[0].set_high);
-	fair_state_free(s);
-}
-END_TEST
-
-START_TEST(test_guarantee_cap_demand)
-{
-	struct fair_state *s = state();
-	struct fair_config c = config(FAIR_METHOD_NONE, 300 * MiB);
-	struct fair_input in[4] = { cg("/min", 0, NONE), cg("/cap", 0, NONE),
-				    cg("/small", 0, 20 * MiB), cg("/rest", 0, NONE) };
-	struct fair_decision d[4];
-
-	in[0].weight = 1;		/* tiny weight, but a guarantee */
-	in[0].min = 100 * MiB;
-	in[1].max = 30 * MiB;		/* a cap */
-	ck_assert_int_eq(fair_decide(s, &c, 4, in, d), 0);
-	ck_assert_uint_ge(d[0].target, 100 * MiB);
-	ck_assert_uint_eq(d[1].target, 30 * MiB);
-	ck_assert_uint_eq(d[2].target, 20 * MiB);	/* its demand */
-	/* what the capped and the small one cannot use goes to the others */
-	ck_assert_uint_eq(d[0].target + d[1].target + d[2].target + d[3].target, 300 * MiB);
-	ck_assert_uint_gt(d[3].target, 140 * MiB);
-	/* a percentage min above a byte max: the max wins, no EINVAL */
-	in[1].min = 50 * MiB;
-	fair_state_free(s);
-	s = state();
-	ck_assert_int_eq(fair_decide(s, &c, 4, in, d), 0);
-	ck_assert_uint_eq(d[1].target, 30 * MiB);
-	fair_state_free(s);
-}
-END_TEST
-
-START_TEST(test_minimums_exceed_capacity)
-{
-	struct fair_state *s = state();
-	struct fair_config c = config(FAIR_METHOD_NONE, 100 * MiB);
-	struct fair_input in[2] = { cg("/a", 0, NONE), cg("/b", 0, NONE) };
-	struct fair_decision d[2];
-
-	in[0].min = 150 * MiB;
-	in[1].min = 50 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
-	/* scaled down proportionally: 3:1 of 100 MiB */
-	ck_assert_uint_eq(d[0].target, 75 * MiB);
-	ck_assert_uint_eq(d[1].target, 25 * MiB);
 	fair_state_free(s);
 }
 END_TEST
@@ -125,8 +102,7 @@ START_TEST(test_bad_input)
 	struct fair_decision d[2];
 
 	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), -EINVAL);	/* duplicate */
-	in[1].path = "/b";
-	in[1].weight = 0;
+	in[1].path = NULL;
 	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), -EINVAL);
 	ck_assert_int_eq(fair_decide(NULL, &c, 0, NULL, NULL), -EINVAL);
 	/* nothing at all is fine */
@@ -142,27 +118,27 @@ START_TEST(test_target_hysteresis)
 	struct fair_input in[2] = { cg("/a", 0, NONE), cg("/b", 0, NONE) };
 	struct fair_decision d[2];
 
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 100 * MiB);
 	ck_assert(d[0].target_changed);
 	/* the capacity wobbles by 4%: shares move 4%, targets stay */
 	c.capacity = 208 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].share, 104 * MiB);
 	ck_assert_uint_eq(d[0].target, 100 * MiB);
 	ck_assert(!d[0].target_changed);
 	c.capacity = 192 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[1].target, 100 * MiB);
 	/* 10%: the target follows */
 	c.capacity = 220 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 110 * MiB);
 	ck_assert(d[0].target_changed);
 	/* no hysteresis: every change is taken */
 	c.hysteresis_bp = 0;
 	c.capacity = 222 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 111 * MiB);
 	fair_state_free(s);
 }
@@ -177,7 +153,7 @@ START_TEST(test_promotion_switch)
 				    cg("/late", 10 * MiB, 100 * MiB) };
 	struct fair_decision d[2];
 
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 100 * MiB);
 	ck_assert(d[0].throttled && d[0].state_changed);
 	ck_assert(d[0].set_mode);
@@ -190,29 +166,29 @@ START_TEST(test_promotion_switch)
 	/* within the band (98 MiB > 95 MiB): stays off, still asserted */
 	in[0].fast_bytes = 98 * MiB;
 	in[0].cur_mode = TIER_MODE_OFF;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled && !d[0].state_changed);
 	ck_assert(d[0].set_mode && d[0].mode == TIER_MODE_OFF);
 	/* below the band: back to the class mode */
 	in[0].fast_bytes = 94 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(!d[0].throttled && d[0].state_changed);
 	ck_assert(d[0].set_mode);
 	ck_assert_int_eq(d[0].mode, TIER_MODE_PROMOTE);
 	/* within the band from below (104 MiB < 105 MiB): stays on, nothing set */
 	in[0].fast_bytes = 104 * MiB;
 	in[0].cur_mode = TIER_MODE_PROMOTE;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(!d[0].throttled && !d[0].set_mode);
 	/* a class that leaves the mode alone gets the mode it had back */
 	in[0].class_sets_mode = false;
 	in[0].cur_mode = TIER_MODE_FULL;
 	in[0].fast_bytes = 120 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled);
 	in[0].cur_mode = TIER_MODE_OFF;
 	in[0].fast_bytes = 50 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(!d[0].throttled && d[0].set_mode);
 	ck_assert_int_eq(d[0].mode, TIER_MODE_FULL);
 	fair_state_free(s);
@@ -228,16 +204,16 @@ START_TEST(test_promotion_demote)
 				    cg("/late", 10 * MiB, 100 * MiB) };
 	struct fair_decision d[2];
 
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled);
 	ck_assert_uint_eq(d[0].demote_bytes, 0);	/* not allowed */
 	c.demote_ok = true;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].demote_bytes, 50 * MiB);
 	ck_assert_uint_eq(d[1].demote_bytes, 0);
 	/* within the band: nothing to demote, still throttled */
 	in[0].fast_bytes = 104 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled);
 	ck_assert_uint_eq(d[0].demote_bytes, 0);
 	/* at most FAIR_DEMOTE_MAX_BYTES a round */
@@ -245,12 +221,12 @@ START_TEST(test_promotion_demote)
 	in[0].fast_bytes = 8ull << 30;
 	in[0].demand = 9ull << 30;
 	in[1].demand = 8ull << 30;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled);
 	ck_assert_uint_eq(d[0].demote_bytes, FAIR_DEMOTE_MAX_BYTES);
 	/* never with the tier-aware limits (the kernel demotes) */
 	c.method = FAIR_METHOD_LIMITS;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].demote_bytes, 0);
 	fair_state_free(s);
 }
@@ -264,15 +240,15 @@ START_TEST(test_dwell)
 	struct fair_decision d[2];
 
 	c.min_dwell_usec = 5000000;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled);
 	/* 1 s later it is below the band, but the last flip was too recent */
 	c.now_usec += 1000000;
 	in[0].fast_bytes = 10 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled);
 	c.now_usec += 5000000;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(!d[0].throttled && d[0].state_changed);
 	fair_state_free(s);
 }
@@ -289,13 +265,13 @@ START_TEST(test_limits)
 
 	/* the late one has not allocated yet: the hogs get 90 each, within 5% of
 	 * their demand: no limits */
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 90 * MiB);
 	ck_assert(!d[0].limited && !d[0].set_high && !d[0].set_mode);
 	/* it starts: 60 MiB each; the hogs get limited to 2 x 60 MiB (fast is half) */
 	in[2].demand = 62 * MiB;
 	in[0].cur_high = 200 * MiB;	/* set by someone before: restored later */
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 60 * MiB);
 	ck_assert(d[0].limited && d[0].set_high && d[0].state_changed);
 	ck_assert_uint_eq(d[0].memory_high, 120 * MiB);
@@ -304,10 +280,10 @@ START_TEST(test_limits)
 	ck_assert(!d[0].reassert_high);	/* just limited: the write demotes */
 	/* still limited and above its target (+5%) next round: write again */
 	in[0].fast_bytes = 80 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert(d[0].limited && d[0].set_high && d[0].reassert_high);
 	in[0].fast_bytes = 62 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert(d[0].limited && !d[0].reassert_high);
 	/* a target far below the usage: memory.high is held at the usage + 5%,
 	 * never lower (it would throttle the cgroup on every tier) */
@@ -317,16 +293,16 @@ START_TEST(test_limits)
 					     cg("/other", 90 * MiB, 400 * MiB) };
 		struct fair_decision d2[2];
 
-		ck_assert_int_eq(fair_decide(s2, &c, 2, big, d2), 0);
+		ck_assert_int_eq(decide(s2, &c, 2, big, d2), 0);
 		ck_assert_uint_eq(d2[0].target, 90 * MiB);
 		ck_assert(d2[0].limited && d2[0].high_floored);
 		ck_assert_uint_eq(d2[0].memory_high, 420 * MiB);
 		/* the kernel holds it at 210 MiB of fast tier: 150 is not "above" */
 		big[0].fast_bytes = 150 * MiB;
-		ck_assert_int_eq(fair_decide(s2, &c, 2, big, d2), 0);
+		ck_assert_int_eq(decide(s2, &c, 2, big, d2), 0);
 		ck_assert(d2[0].limited && !d2[0].reassert_high);
 		big[0].fast_bytes = 230 * MiB;
-		ck_assert_int_eq(fair_decide(s2, &c, 2, big, d2), 0);
+		ck_assert_int_eq(decide(s2, &c, 2, big, d2), 0);
 		ck_assert(d2[0].reassert_high);
 		fair_state_free(s2);
 	}
@@ -334,17 +310,17 @@ START_TEST(test_limits)
 	/* a class memory.high below the fair one wins */
 	in[1].class_sets_high = true;
 	in[1].class_high = 100 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert_uint_eq(d[1].memory_high, 100 * MiB);
 	/* the late one leaves: the hogs get 90 back, still below their demand of
 	 * 92: the limit is let go only when the target covers the demand */
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 90 * MiB);
 	ck_assert(d[0].limited);
 	ck_assert_uint_eq(d[0].memory_high, 180 * MiB);
 	/* more capacity: the demand is covered, the old values come back */
 	c.capacity = 200 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(!d[0].limited && d[0].set_high);
 	ck_assert_uint_eq(d[0].memory_high, 200 * MiB);
 	ck_assert(!d[1].limited && d[1].set_high);
@@ -362,19 +338,19 @@ START_TEST(test_appear_and_leave)
 	struct fair_decision d[3];
 
 	/* two: a's demand is 40, b gets its demand and is not above it */
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 150 * MiB);
 	ck_assert_uint_eq(d[1].target, 40 * MiB);
 	ck_assert(!d[0].throttled);
 	/* c appears: a keeps 40, b and c get 80 each: b is now above its target */
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert_uint_eq(d[0].target, 80 * MiB);
 	ck_assert(d[0].throttled);
 	ck_assert(d[2].target_changed);
 	ck_assert_uint_eq(fair_released_count(s), 0);
 	/* b leaves (still exists, no longer managed): its mode is given back */
 	in[0] = in[2];
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(fair_released_count(s), 1);
 	ck_assert_str_eq(fair_released(s, 0)->path, "/b");
 	ck_assert(fair_released(s, 0)->set_mode);
@@ -383,14 +359,14 @@ START_TEST(test_appear_and_leave)
 	ck_assert_ptr_null(fair_state_find(s, "/b"));
 	ck_assert_ptr_null(fair_released(s, 1));
 	/* the next round forgets it */
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert_uint_eq(fair_released_count(s), 0);
 	/* a cgroup that comes back starts fresh */
 	in[2] = cg("/b", 0, 10 * MiB);
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert(d[2].target_changed && !d[2].throttled);
 	/* everyone leaves */
-	ck_assert_int_eq(fair_decide(s, &c, 0, NULL, NULL), 0);
+	ck_assert_int_eq(decide(s, &c, 0, NULL, NULL), 0);
 	ck_assert_uint_eq(fair_released_count(s), 0);
 	fair_state_free(s);
 }
@@ -404,16 +380,16 @@ START_TEST(test_method_change)
 	struct fair_input in[2] = { cg("/a", 90 * MiB, 150 * MiB), cg("/b", 10 * MiB, 150 * MiB) };
 	struct fair_decision d[2];
 
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].limited && d[1].limited);
 	c.method = FAIR_METHOD_PROMOTION;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(!d[0].limited && d[0].set_high);
 	ck_assert_uint_eq(d[0].memory_high, NONE);
 	ck_assert(d[0].throttled && d[0].set_mode);
 	ck_assert(!d[1].throttled);
 	c.method = FAIR_METHOD_NONE;
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(!d[0].throttled && d[0].set_mode);
 	ck_assert_int_eq(d[0].mode, TIER_MODE_PROMOTE);
 	fair_state_free(s);
@@ -439,7 +415,7 @@ START_TEST(test_filter_entry)
 	ck_assert_int_eq(tier_observed_add(o, "/a", NULL), 0);
 	ck_assert_int_eq(tier_observed_add(o, "/b", NULL), 0);
 	ck_assert_int_eq(tier_evaluate(p, o, &plan), 0);
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	e = tier_plan_find(plan, "/a");
 	f = fair_filter_entry(s, e, &buf);
 	ck_assert_ptr_eq(f, buf);
@@ -535,7 +511,7 @@ START_TEST(test_state_file)
 	size_t size = 0, bad = 99;
 
 	in[0].cur_high = 200 * MiB;
-	ck_assert_int_eq(fair_decide(s, &c, 3, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
 	ck_assert(d[0].limited && d[1].limited);
 	ck_assert_int_eq(fair_state_held(s), 2);
 	ck_assert_int_eq(fair_state_serialize(s, &text, &size), 0);
@@ -564,7 +540,7 @@ START_TEST(test_state_file)
 	/* the first round after the restart: /hog1 alone, its demand covered:
 	 * the value saved before the restart comes back, not tierd's own */
 	in[0].cur_high = 125829120;
-	ck_assert_int_eq(fair_decide(t, &c, 1, in, d), 0);
+	ck_assert_int_eq(decide(t, &c, 1, in, d), 0);
 	ck_assert(!d[0].limited && d[0].set_high);
 	ck_assert_uint_eq(d[0].memory_high, 200 * MiB);
 	/* the one that left is released to its saved value (max: none saved) */
@@ -578,7 +554,7 @@ START_TEST(test_state_file)
 	t = state();
 	ck_assert_int_eq(fair_state_load(t, text, size, NULL), 2);
 	in[0].cur_high = 300 * MiB;
-	ck_assert_int_eq(fair_decide(t, &c, 1, in, d), 0);
+	ck_assert_int_eq(decide(t, &c, 1, in, d), 0);
 	ck_assert_uint_eq(d[0].memory_high, 300 * MiB);
 
 	/* bad files and bad lines: only the first /f is good */
@@ -671,6 +647,28 @@ static void setup_host(struct fx *fx)
 		 "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw,nsdelegate\n");
 }
 
+/* One round as the manager runs it: the managed cgroups of a fresh plan are
+ * the candidates of the share. */
+static int rebalance(struct fair_state *s, struct fx *fx, const struct tier_topology *topo,
+		     const struct tier_policy *p, uint64_t now, bool dry_run,
+		     const struct fair_ops *ops)
+{
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	struct tier_share *share = NULL;
+	int r;
+
+	ck_assert_int_eq(tier_observe(fx->ctx, topo, NULL, 0, &obs), 0);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
+	ck_assert_int_eq(tier_share_new(&share), 0);
+	ck_assert_int_eq(tier_share_add_plan(share, plan), 0);
+	r = fair_rebalance(s, fx->ctx, topo, p, share, now, dry_run, ops);
+	tier_share_free(share);
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r;
+}
+
 START_TEST(test_rebalance_fake_tree)
 {
 	struct fx *fx = fx_new();
@@ -699,7 +697,7 @@ START_TEST(test_rebalance_fake_tree)
 	ck_assert_int_eq(tier_policy_load_buffer("t.conf", policy_text, strlen(policy_text), NULL,
 						 &p), 0);
 	ck_assert_int_eq(tier_topology_read(fx->ctx, &topo), 0);
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1000000, false, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1000000, false, &ops), 0);
 	sum = fair_state_summary(s);
 	ck_assert_int_eq(sum->method, FAIR_METHOD_PROMOTION);
 	ck_assert_uint_eq(sum->capacity, 768 * MiB);
@@ -722,20 +720,20 @@ START_TEST(test_rebalance_fake_tree)
 	ck_assert(sum->jain > 0.0 && sum->jain <= 1.0);
 	/* write-only in the kernel; "-" here shows whether it was written */
 	fx_write(fx->cg, "job1/memory.reclaim", "-\n");
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1200000, false, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1200000, false, &ops), 0);
 	assert_file(fx, "job1/memory.reclaim", "-");	/* no demotion_enabled */
 
 	/* demotion on, no swap: job1's excess (500 - 192 MiB) is demoted */
 	fx_write(fx->sys, "kernel/mm/numa/demotion_enabled", "true\n");
 	fx_write(fx->proc, "swaps", "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1500000, false, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1500000, false, &ops), 0);
 	assert_file(fx, "job1/memory.reclaim", "322961408");
 	ck_assert_uint_eq(fair_state_summary(s)->n_demote_requests, 1);
 	ck_assert_strstr(lc.buf, "/job1: 500.0M on the fast tier, target 192.0M: demoting 308.0M");
 	/* with swap: never */
 	fx_write(fx->cg, "job1/memory.reclaim", "-\n");
 	fx_write(fx->proc, "swaps", "Filename\tType\tSize\tUsed\tPriority\n/swap\tfile\t1024\t0\t-2\n");
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 1600000, false, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1600000, false, &ops), 0);
 	assert_file(fx, "job1/memory.reclaim", "-");
 
 	/* dry run with tier-aware limits: memory.high is only logged */
@@ -748,7 +746,7 @@ START_TEST(test_rebalance_fake_tree)
 	s = state();
 	lc.len = 0;
 	lc.buf[0] = '\0';
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 2000000, true, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 2000000, true, &ops), 0);
 	ck_assert_int_eq(fair_state_summary(s)->method, FAIR_METHOD_LIMITS);
 	ck_assert(fair_state_find(s, "/job1")->limited);
 	/* job2: 192 MiB x 2 GiB / 1 GiB; job1 uses 600 MiB: held at 600 MiB + 5% */
@@ -757,13 +755,13 @@ START_TEST(test_rebalance_fake_tree)
 	ck_assert_strstr(lc.buf, "limited (memory.high held at its usage)");
 	assert_file(fx, "job1/memory.high", "max");
 	/* for real */
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 3000000, false, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 3000000, false, &ops), 0);
 	assert_file(fx, "job2/memory.high", "402653184");
 	/* still above its target: memory.high is written again (the kernel demotes then) */
 	fx_write(fx->cg, "job1/memory.high", "660602880\n");
 	lc.len = 0;
 	lc.buf[0] = '\0';
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 4000000, false, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 4000000, false, &ops), 0);
 	ck_assert_strstr(lc.buf, "/job1: memory.high 660602880 rewritten");
 	assert_file(fx, "job1/memory.high", "660602880");
 
@@ -771,7 +769,7 @@ START_TEST(test_rebalance_fake_tree)
 	fx_rmtree(fx->cg);
 	fx_mkdir(fx->root, "cgroup");
 	fx_write(fx->cg, "cgroup.procs", "1\n");
-	ck_assert_int_eq(fair_rebalance(s, fx->ctx, topo, p, NULL, 5000000, false, &ops), 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 5000000, false, &ops), 0);
 	ck_assert_uint_eq(fair_state_summary(s)->n_cgroups, 0);
 
 	fair_state_free(s);
@@ -792,7 +790,7 @@ START_TEST(test_release_all)
 
 	fx_cgroup(fx, "/a", "off");
 	fx_cgroup(fx, "/b", "promote");
-	ck_assert_int_eq(fair_decide(s, &c, 2, in, d), 0);
+	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
 	ck_assert(d[0].throttled);
 	ck_assert_int_eq(fair_state_held(s), 1);
 	ck_assert_int_eq(fair_release_all(s, fx->ctx, false, NULL), 0);
@@ -809,9 +807,7 @@ static Suite *suite_fair_decide(void)
 	Suite *s = suite_create("tierd-fair");
 	TCase *tc = tcase_create("decide");
 
-	tcase_add_test(tc, test_weights);
-	tcase_add_test(tc, test_guarantee_cap_demand);
-	tcase_add_test(tc, test_minimums_exceed_capacity);
+	tcase_add_test(tc, test_shares_as_given);
 	tcase_add_test(tc, test_bad_input);
 	tcase_add_test(tc, test_target_hysteresis);
 	tcase_add_test(tc, test_promotion_switch);

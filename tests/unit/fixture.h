@@ -94,6 +94,7 @@ Suite *suite_policy(void);
 Suite *suite_evaluate(void);
 Suite *suite_apply(void);
 Suite *suite_fair(void);
+Suite *suite_share(void);
 Suite *suite_hostile(void);
 Suite *suite_escape(void);
 

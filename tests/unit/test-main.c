@@ -16,6 +16,7 @@ int main(void)
 	srunner_add_suite(sr, suite_evaluate());
 	srunner_add_suite(sr, suite_apply());
 	srunner_add_suite(sr, suite_fair());
+	srunner_add_suite(sr, suite_share());
 	srunner_add_suite(sr, suite_hostile());
 	srunner_add_suite(sr, suite_escape());
 	/* CK_VERBOSITY=silent (the valgrind run) keeps its log out of the summary */

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The one fair-share computation of the fast tier (tier.h, "Fair share"):
+ * which managed cgroups share, what they demand, their weight/min/max
+ * against the capacity, and the weighted max-min water-filling of
+ * tier_fair_share().  tierd, tierctl status and tierd-metrics all call it, so
+ * the three give the same targets for the same tree.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libtier-private.h"
+
+/* One cgroup added with tier_share_add(). */
+struct share_cand {
+	char *path;
+	const struct tier_class *cls;
+	const struct tier_rule *rule;	/* from tier_share_add_plan(), else NULL */
+	size_t sharer;			/* index in sharers, SIZE_MAX if not sharing */
+};
+
+/* One cgroup that shares (after tier_share_compute()). */
+struct share_sharer {
+	size_t cand;
+	uint64_t weight, min, max, demand, fast_bytes, target;
+};
+
+struct tier_share {
+	struct share_cand *cands;
+	size_t n_cands, alloc_cands;
+	/* Open addressing over cands (index + 1, 0 = empty), size a power of two. */
+	size_t *slots;
+	size_t n_slots;
+	struct share_sharer *sharers;
+	size_t n_sharers;
+	uint64_t capacity;
+};
+
+/* FNV-1a of the first len bytes of s. */
+static size_t hash_path(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return (size_t)h;
+}
+
+/* The candidate whose path is the first len bytes of path; SIZE_MAX if none. */
+static size_t lookup(const struct tier_share *s, const char *path, size_t len)
+{
+	size_t mask, i;
+
+	if (s->n_slots == 0)
+		return SIZE_MAX;
+	mask = s->n_slots - 1;
+	for (i = hash_path(path, len) & mask;; i = (i + 1) & mask) {
+		size_t c = s->slots[i];
+
+		if (c == 0)
+			return SIZE_MAX;
+		c--;
+		if (strncmp(s->cands[c].path, path, len) == 0 && s->cands[c].path[len] == '\0')
+			return c;
+	}
+}
+
+static void slot_insert(size_t *slots, size_t n_slots, const char *path, size_t cand)
+{
+	size_t mask = n_slots - 1, i;
+
+	for (i = hash_path(path, strlen(path)) & mask; slots[i]; i = (i + 1) & mask)
+		;
+	slots[i] = cand + 1;
+}
+
+/* Keep the table at most half full. */
+static int slots_grow(struct tier_share *s)
+{
+	size_t n = s->n_slots ? s->n_slots : 64;
+	size_t *slots;
+
+	if (s->n_cands + 1 <= s->n_slots / 2)
+		return 0;
+	while (s->n_cands + 1 > n / 2) {
+		if (n > SIZE_MAX / 2 / sizeof(*slots))
+			return -ENOMEM;
+		n *= 2;
+	}
+	slots = calloc(n, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t c = 0; c < s->n_cands; c++)
+		slot_insert(slots, n, s->cands[c].path, c);
+	free(s->slots);
+	s->slots = slots;
+	s->n_slots = n;
+	return 0;
+}
+
+_public_ int tier_share_new(struct tier_share **ret_share)
+{
+	struct tier_share *s;
+
+	if (!ret_share)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	*ret_share = s;
+	return 0;
+}
+
+_public_ void tier_share_free(struct tier_share *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_cands; i++)
+		free(s->cands[i].path);
+	free(s->cands);
+	free(s->slots);
+	free(s->sharers);
+	free(s);
+}
+
+static int share_add(struct tier_share *s, const char *path, const struct tier_class *cls,
+		     const struct tier_rule *rule)
+{
+	struct share_cand c = { .cls = cls, .rule = rule, .sharer = SIZE_MAX };
+	int r;
+
+	if (!s || !cls || !cgroup_path_valid(path) || strcmp(path, "/") == 0)
+		return -EINVAL;
+	if (lookup(s, path, strlen(path)) != SIZE_MAX)
+		return -EEXIST;
+	r = slots_grow(s);
+	if (r < 0)
+		return r;
+	c.path = strdup(path);
+	if (!c.path)
+		return -ENOMEM;
+	if (ARRAY_PUSH(s->cands, s->n_cands, s->alloc_cands, c) < 0) {
+		free(c.path);
+		return -ENOMEM;
+	}
+	slot_insert(s->slots, s->n_slots, c.path, s->n_cands - 1);
+	return 0;
+}
+
+_public_ int tier_share_add(struct tier_share *s, const char *path, const struct tier_class *cls)
+{
+	return share_add(s, path, cls, NULL);
+}
+
+_public_ int tier_share_add_plan(struct tier_share *s, const struct tier_plan *plan)
+{
+	if (!s || !plan)
+		return -EINVAL;
+	for (size_t i = 0; i < tier_plan_count(plan); i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		const struct tier_rule *rule = tier_plan_entry_rule(e);
+		const struct tier_class *cls = tier_plan_entry_class(e);
+		const char *path = tier_plan_entry_path(e);
+		int r;
+
+		if (!rule || !cls || strcmp(path, "/") == 0)
+			continue;
+		r = share_add(s, path, cls, rule);
+		/* a plan has each path once; -EEXIST only if added before */
+		if (r < 0 && r != -EEXIST)
+			return r;
+	}
+	return 0;
+}
+
+/* Is an ancestor of path a candidate too?  Then path is accounted in it. */
+static bool below_candidate(const struct tier_share *s, const char *path)
+{
+	for (size_t len = strlen(path); len > 1;) {
+		while (len > 0 && path[len - 1] != '/')
+			len--;
+		if (len <= 1)
+			return false;	/* the root is never a candidate */
+		len--;			/* drop the '/' */
+		if (lookup(s, path, len) != SIZE_MAX)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * cgroup.events "populated": 1 or 0, or -errno.  A cgroup whose
+ * cgroup.events cannot be read (an old kernel, a fake tree) counts as
+ * populated.
+ */
+static int read_populated(int dfd)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint64_t v;
+	int r;
+
+	r = sysfs_read_at(dfd, "cgroup.events", &buf);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 1;
+	r = stat_buf_lookup(buf, "populated", &v);
+	if (r == -ENOMEM)
+		return r;
+	return r < 0 || v != 0;
+}
+
+/*
+ * What a sharer uses: fast-tier bytes and demand (all its memory, on every
+ * tier).  Sources, cheapest first; each is one read through the cgroup's
+ * directory fd:
+ *  - (to come) the top-tier usage the kernel series adds to memory.stat: its
+ *    fast bytes with memory.current as the demand, one short file instead of
+ *    the per-node table.  It slots in here, before memory.numa_stat, and
+ *    falls through to it on -ENOENT/-ENODATA (a kernel without it);
+ *  - memory.numa_stat: anon + file summed over top-tier nodes (fast) and all
+ *    nodes (demand), as tier_cgroup_read_residency();
+ *  - memory.current as the demand, fast bytes unknown (0);
+ *  - nothing readable: demand unknown (UINT64_MAX), it shares by weight.
+ * Returns 0, -ENOMEM, or -ENOENT if the cgroup went away meanwhile.
+ */
+static int read_usage(int dfd, const struct tier_topology *topo, uint64_t *ret_fast,
+		      uint64_t *ret_demand)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct residency res;
+	int r;
+
+	r = sysfs_read_at(dfd, "memory.numa_stat", &buf);
+	if (r >= 0)
+		r = residency_from_buf(topo, buf, &res);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		*ret_fast = res.fast_bytes;
+		*ret_demand = add_sat_u64(res.fast_bytes, res.slow_bytes);
+		return 0;
+	}
+	free(buf);
+	buf = NULL;
+	r = sysfs_read_at(dfd, "memory.current", &buf);
+	if (r >= 0)
+		r = parse_u64(strip(buf), ret_demand);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		*ret_demand = UINT64_MAX;
+	*ret_fast = 0;
+	return 0;
+}
+
+_public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
+				const struct tier_topology *topo,
+				const struct tier_policy *policy, unsigned flags)
+{
+	_cleanup_free_ struct share_sharer *sh = NULL;
+	_cleanup_free_ struct tier_share_input *in = NULL;
+	_cleanup_free_ uint64_t *targets = NULL;
+	_cleanup_close_ int root = -1;
+	uint64_t fast, reserve, capacity;
+	size_t n = 0;
+	bool single, none;
+	int r;
+
+	if (!s || !ctx || !topo || !policy || flags != 0)
+		return -EINVAL;
+	fast = tier_topology_fast_capacity(topo);
+	reserve = tier_policy_daemon(policy)->fast_tier_reserve;
+	capacity = fast > reserve ? fast - reserve : 0;
+	/* One memory tier: all memory is "fast", there is nothing to share. */
+	single = tier_topology_tier_count(topo) < 2;
+	none = single;
+
+	sh = calloc(s->n_cands ?: 1, sizeof(*sh));
+	in = calloc(s->n_cands ?: 1, sizeof(*in));
+	targets = calloc(s->n_cands ?: 1, sizeof(*targets));
+	if (!sh || !in || !targets)
+		return -ENOMEM;
+	/* The cgroup root once; each cgroup below it by its fd. */
+	if (s->n_cands > 0 && !none) {
+		root = cgroup_root_open(ctx);
+		if (root == -ENOMEM)
+			return root;
+		if (root < 0) {
+			dbg(ctx, "%s: cannot open: %s, nobody shares the fast tier",
+			    tier_ctx_get_cgroup_root(ctx), strerror(-root));
+			none = true;	/* nothing readable: nobody shares */
+		}
+	}
+	for (size_t c = 0; c < s->n_cands && !none; c++) {
+		const struct share_cand *cand = &s->cands[c];
+		const struct tier_class *cls = cand->cls;
+		_cleanup_close_ int dfd = -1;
+		struct share_sharer *x;
+
+		if (below_candidate(s, cand->path))
+			continue;
+		dfd = cgroup_open_below(root, cand->path);
+		if (dfd == -ENOMEM)
+			return dfd;
+		if (dfd < 0) {
+			if (dfd != -ENOENT && dfd != -ENOTDIR)
+				dbg(ctx, "%s: cannot open: %s, it does not share the fast tier",
+				    cand->path, strerror(-dfd));
+			continue;
+		}
+		/* An empty cgroup holds no share, not even its toptier_min. */
+		r = read_populated(dfd);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		x = &sh[n];
+		x->cand = c;
+		r = read_usage(dfd, topo, &x->fast_bytes, &x->demand);
+		if (r < 0)
+			return r;
+		x->weight = cls->weight ?: 100;
+		x->min = tier_amount_resolve(&cls->toptier_min, capacity, 0);
+		x->max = tier_amount_resolve(&cls->toptier_max, capacity, UINT64_MAX);
+		/* A percentage minimum above a byte maximum (or the reverse) can
+		 * only be checked once resolved: the maximum wins. */
+		if (x->min > x->max)
+			x->min = x->max;
+		in[n] = (struct tier_share_input){
+			.weight = x->weight,
+			.min = x->min,
+			.max = x->max,
+			.demand = x->demand,
+		};
+		n++;
+	}
+	r = tier_fair_share(capacity, n, in, targets);
+	if (r < 0)
+		return r;
+	for (size_t c = 0; c < s->n_cands; c++)
+		s->cands[c].sharer = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		sh[i].target = targets[i];
+		s->cands[sh[i].cand].sharer = i;
+	}
+	free(s->sharers);
+	s->sharers = TAKE_PTR(sh);
+	s->n_sharers = n;
+	s->capacity = single ? 0 : capacity;
+	return 0;
+}
+
+_public_ size_t tier_share_count(const struct tier_share *s)
+{
+	return s ? s->n_sharers : 0;
+}
+
+_public_ uint64_t tier_share_capacity(const struct tier_share *s)
+{
+	return s ? s->capacity : 0;
+}
+
+static const struct share_sharer *sharer(const struct tier_share *s, size_t i)
+{
+	return s && i < s->n_sharers ? &s->sharers[i] : NULL;
+}
+
+_public_ const char *tier_share_path(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x ? s->cands[x->cand].path : NULL;
+}
+
+_public_ const struct tier_class *tier_share_class(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x ? s->cands[x->cand].cls : NULL;
+}
+
+_public_ const struct tier_rule *tier_share_rule(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x ? s->cands[x->cand].rule : NULL;
+}
+
+#define SHARE_ACCESSOR(field, dflt)                                              \
+	_public_ uint64_t tier_share_##field(const struct tier_share *s, size_t i) \
+	{                                                                        \
+		const struct share_sharer *x = sharer(s, i);                     \
+                                                                                 \
+		return x ? x->field : (dflt);                                    \
+	}
+
+SHARE_ACCESSOR(target, 0)
+SHARE_ACCESSOR(weight, 0)
+SHARE_ACCESSOR(min, 0)
+SHARE_ACCESSOR(max, UINT64_MAX)
+SHARE_ACCESSOR(demand, UINT64_MAX)
+SHARE_ACCESSOR(fast_bytes, 0)
+
+_public_ int tier_share_find(const struct tier_share *s, const char *path, size_t *ret_i)
+{
+	size_t c;
+
+	if (!s || !path)
+		return -EINVAL;
+	c = lookup(s, path, strlen(path));
+	if (c == SIZE_MAX || s->cands[c].sharer == SIZE_MAX)
+		return -ENOENT;
+	if (ret_i)
+		*ret_i = s->cands[c].sharer;
+	return 0;
+}

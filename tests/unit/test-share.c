@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The fair share of the fast tier (tier_share_*) on a fake tree. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+#define MiB (1024ull * 1024ull)
+
+/* Two nodes of 1 GiB; node 0 (with the CPU) is the fast tier. */
+static struct tier_topology *two_tiers(struct fx *fx)
+{
+	struct tier_topology *topo = NULL;
+
+	fx_node(fx, 0, 1024 * 1024, 100 * 1024);
+	fx_node(fx, 1, 1024 * 1024, 900 * 1024);
+	fx_node_lists(fx, "0-1", "0");
+	fx_memtier(fx, 4, "0");
+	fx_memtier(fx, 22, "1");
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &topo), 0);
+	return topo;
+}
+
+static struct tier_policy *policy(const char *text)
+{
+	struct tier_policy *p = NULL;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	return p;
+}
+
+static void populated(struct fx *fx, const char *path, int v)
+{
+	char *rel, *content;
+
+	ck_assert(asprintf(&rel, "%s/cgroup.events", path) > 0);
+	ck_assert(asprintf(&content, "populated %d\nfrozen 0\n", v) > 0);
+	fx_write(fx->cg, rel, content);
+	free(rel);
+	free(content);
+}
+
+/* The share of a fresh plan of the fake tree, computed. */
+static struct tier_share *share_of(struct fx *fx, const struct tier_topology *topo,
+				   const struct tier_policy *p)
+{
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	struct tier_share *s = NULL;
+
+	ck_assert_int_eq(tier_observe(fx->ctx, topo, NULL, 0, &obs), 0);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
+	ck_assert_int_eq(tier_share_new(&s), 0);
+	ck_assert_int_eq(tier_share_add_plan(s, plan), 0);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	/* the share keeps nothing of the plan but the classes and rules */
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return s;
+}
+
+static uint64_t target_of(const struct tier_share *s, const char *path)
+{
+	size_t i = 99;
+
+	ck_assert_msg(tier_share_find(s, path, &i) == 0, "%s does not share", path);
+	ck_assert_str_eq(tier_share_path(s, i), path);
+	return tier_share_target(s, i);
+}
+
+static const char *const text =
+	"[daemon]\n"
+	"fast_tier_reserve = 256M\n"
+	"[class:gold]\n"
+	"weight = 200\n"
+	"toptier_min = 25%\n"
+	"[class:batch]\n"
+	"weight = 100\n"
+	"toptier_max = 100M\n"
+	"[class:job]\n"
+	"[rule:gold]\n"
+	"class = gold\n"
+	"cgroup = /gold\n"
+	"[rule:batch]\n"
+	"class = batch\n"
+	"cgroup = /batch/**\n"
+	"[rule:job]\n"
+	"class = job\n"
+	"cgroup = /job\n"
+	"cgroup = /job/**\n";
+
+/*
+ * Who shares: the top-most managed, populated cgroups.  Nested managed
+ * cgroups are their ancestor's; an empty one holds nothing, not even its
+ * minimum; an unmanaged one is not a candidate.
+ */
+START_TEST(test_who_shares)
+{
+	struct fx *fx = fx_new();
+	struct tier_topology *topo = two_tiers(fx);
+	struct tier_policy *p = policy(text);
+	struct tier_share *s;
+	size_t i;
+
+	fx_cgroup(fx, "/gold", "full");
+	fx_cgroup_numa(fx, "/gold", 300 * MiB, 300 * MiB, 0, 0);
+	fx_cgroup(fx, "/job", "promote");
+	fx_cgroup_numa(fx, "/job", 100 * MiB, 100 * MiB, 50 * MiB, 50 * MiB);
+	fx_cgroup(fx, "/job/sub", "promote");		/* nested: /job's */
+	fx_cgroup_numa(fx, "/job/sub", 100 * MiB, 0, 0, 0);
+	fx_cgroup(fx, "/batch", "full");		/* unmanaged parent */
+	fx_cgroup(fx, "/batch/a", "off");		/* top-most managed */
+	fx_cgroup_numa(fx, "/batch/a", 10 * MiB, 500 * MiB, 0, 0);
+	fx_cgroup(fx, "/batch/empty", "off");		/* no process: no share */
+	fx_cgroup_numa(fx, "/batch/empty", 0, 500 * MiB, 0, 0);
+	populated(fx, "/batch/empty", 0);
+	populated(fx, "/gold", 1);
+	fx_cgroup(fx, "/other", "full");		/* no rule */
+	fx_cgroup_numa(fx, "/other", 900 * MiB, 0, 0, 0);
+
+	s = share_of(fx, topo, p);
+	/* 1 GiB fast tier minus 256M */
+	ck_assert_uint_eq(tier_share_capacity(s), 768 * MiB);
+	ck_assert_uint_eq(tier_share_count(s), 3);
+	/* in the order added: the plan's pre-order */
+	ck_assert_str_eq(tier_share_path(s, 0), "/batch/a");
+	ck_assert_str_eq(tier_share_path(s, 1), "/gold");
+	ck_assert_str_eq(tier_share_path(s, 2), "/job");
+	ck_assert_ptr_null(tier_share_path(s, 3));
+	ck_assert_int_eq(tier_share_find(s, "/job/sub", &i), -ENOENT);
+	ck_assert_int_eq(tier_share_find(s, "/batch/empty", &i), -ENOENT);
+	ck_assert_int_eq(tier_share_find(s, "/other", &i), -ENOENT);
+	ck_assert_int_eq(tier_share_find(s, "/batch", &i), -ENOENT);
+	ck_assert_int_eq(tier_share_find(s, NULL, &i), -EINVAL);
+
+	/* inputs: /job's demand is its own numa_stat (which includes /job/sub) */
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_demand(s, i), 300 * MiB);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 150 * MiB);
+	ck_assert_uint_eq(tier_share_weight(s, i), 100);
+	ck_assert_str_eq(tier_share_class(s, i)->name, "job");
+	ck_assert_str_eq(tier_share_rule(s, i)->name, "job");
+	ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
+	/* 25% of the capacity shared, not of the whole fast tier */
+	ck_assert_uint_eq(tier_share_min(s, i), 192 * MiB);
+	ck_assert_uint_eq(tier_share_max(s, i), UINT64_MAX);
+	ck_assert_uint_eq(tier_share_weight(s, i), 200);
+	ck_assert_int_eq(tier_share_find(s, "/batch/a", &i), 0);
+	ck_assert_uint_eq(tier_share_max(s, i), 100 * MiB);
+
+	/*
+	 * Water-filling of 768M: gold's minimum 192M first; the other 576M by
+	 * 200:100:100 would give batch/a 144M, above its 100M maximum: it gets
+	 * 100M, and the 476M left go 2:1 to gold and job (the odd byte to
+	 * gold, the first of them).
+	 */
+	ck_assert_uint_eq(target_of(s, "/batch/a"), 100 * MiB);
+	ck_assert_uint_eq(target_of(s, "/job"), 476 * MiB / 3);
+	ck_assert_uint_eq(target_of(s, "/gold"), 192 * MiB + 476 * MiB * 2 / 3 + 1);
+	ck_assert_uint_eq(target_of(s, "/gold") + target_of(s, "/job") + target_of(s, "/batch/a"),
+			  768 * MiB);
+
+	/* computing again after /batch/empty fills: it shares now */
+	populated(fx, "/batch/empty", 1);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_uint_eq(tier_share_count(s), 4);
+	ck_assert_int_eq(tier_share_find(s, "/batch/empty", &i), 0);
+	ck_assert_uint_eq(tier_share_target(s, i), 100 * MiB);
+	/* the whole tree vanishes: nobody shares, no error */
+	fx_rmtree(fx->cg);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_uint_eq(tier_share_count(s), 0);
+	ck_assert_int_eq(tier_share_find(s, "/gold", &i), -ENOENT);
+
+	tier_share_free(s);
+	tier_policy_free(p);
+	tier_topology_free(topo);
+	fx_free(fx);
+}
+END_TEST
+
+/* Demand without memory.numa_stat: memory.current; without both: unknown. */
+START_TEST(test_demand_sources)
+{
+	struct fx *fx = fx_new();
+	struct tier_topology *topo = two_tiers(fx);
+	struct tier_policy *p = policy(text);
+	struct tier_share *s;
+	size_t i;
+
+	fx_cgroup(fx, "/job", "promote");
+	fx_unlink(fx->cg, "job/memory.numa_stat");
+	s = share_of(fx, topo, p);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_demand(s, i), 8388608);	/* fixture's memory.current */
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 0);
+	ck_assert_uint_eq(tier_share_target(s, i), 8388608);
+	fx_unlink(fx->cg, "job/memory.current");
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_demand(s, i), UINT64_MAX);
+	ck_assert_uint_eq(tier_share_target(s, i), 768 * MiB);	/* all of it */
+	tier_share_free(s);
+	tier_policy_free(p);
+	tier_topology_free(topo);
+	fx_free(fx);
+}
+END_TEST
+
+/* A symlinked candidate (someone else's directory) is left out, nothing
+ * is read through it; one tier: nothing to share. */
+START_TEST(test_hostile_and_one_tier)
+{
+	struct fx *fx = fx_new();
+	struct tier_topology *topo = two_tiers(fx);
+	struct tier_policy *p = policy(text);
+	const struct tier_class *job = tier_policy_find_class(p, "job");
+	struct tier_share *s = NULL;
+	char *out, *link;
+	size_t i;
+
+	fx_cgroup(fx, "/job", "promote");
+	fx_cgroup(fx, "/elsewhere", "promote");
+	fx_cgroup_numa(fx, "/elsewhere", 500 * MiB, 0, 0, 0);
+	ck_assert(asprintf(&out, "%s/elsewhere", fx->cg) > 0);
+	ck_assert(asprintf(&link, "%s/job/link", fx->cg) > 0);
+	ck_assert_int_eq(symlink(out, link), 0);
+	ck_assert_int_eq(tier_share_new(&s), 0);
+	ck_assert_int_eq(tier_share_add(s, "/job/link", job), 0);
+	ck_assert_int_eq(tier_share_add(s, "/job/link", job), -EEXIST);
+	ck_assert_int_eq(tier_share_add(s, "/", job), -EINVAL);
+	ck_assert_int_eq(tier_share_add(s, "job", job), -EINVAL);
+	ck_assert_int_eq(tier_share_add(s, "/a/../b", job), -EINVAL);
+	ck_assert_int_eq(tier_share_add(s, "/x", NULL), -EINVAL);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_uint_eq(tier_share_count(s), 0);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 1u << 7), -EINVAL);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, NULL, p, 0), -EINVAL);
+	/* added without a plan: no rule */
+	ck_assert_int_eq(tier_share_add(s, "/job", job), 0);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_ptr_null(tier_share_rule(s, i));
+	ck_assert_ptr_eq(tier_share_class(s, i), job);
+	tier_share_free(s);
+	tier_topology_free(topo);
+
+	/* one memory tier: all memory is "fast", no one shares */
+	fx_rmtree(fx->sys);
+	fx_node(fx, 0, 1024 * 1024, 100 * 1024);
+	fx_node_lists(fx, "0", "0");
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &topo), 0);
+	s = share_of(fx, topo, p);
+	ck_assert_uint_eq(tier_share_count(s), 0);
+	ck_assert_uint_eq(tier_share_capacity(s), 0);
+	tier_share_free(s);
+	free(out);
+	free(link);
+	tier_policy_free(p);
+	tier_topology_free(topo);
+	fx_free(fx);
+}
+END_TEST
+
+/* Many candidates: every one is found (the hash grows), in O(1). */
+START_TEST(test_many)
+{
+	struct fx *fx = fx_new();
+	struct tier_topology *topo = two_tiers(fx);
+	struct tier_policy *p = policy(text);
+	const struct tier_class *job = tier_policy_find_class(p, "job");
+	struct tier_share *s = NULL;
+	uint64_t sum = 0;
+	char path[64];
+
+	ck_assert_int_eq(tier_share_new(&s), 0);
+	for (int k = 0; k < 100; k++) {
+		snprintf(path, sizeof(path), "/c%d", k);
+		fx_cgroup(fx, path, "promote");
+		ck_assert_int_eq(tier_share_add(s, path, job), 0);
+		snprintf(path, sizeof(path), "/c%d/n", k);	/* nested: not sharing */
+		ck_assert_int_eq(tier_share_add(s, path, job), 0);
+	}
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_uint_eq(tier_share_count(s), 100);
+	for (int k = 0; k < 100; k++) {
+		size_t i;
+
+		snprintf(path, sizeof(path), "/c%d", k);
+		ck_assert_int_eq(tier_share_find(s, path, &i), 0);
+		ck_assert_uint_eq(i, (size_t)k);
+		sum += tier_share_target(s, i);
+		snprintf(path, sizeof(path), "/c%d/n", k);
+		ck_assert_int_eq(tier_share_find(s, path, &i), -ENOENT);
+	}
+	/* 100 x 8 MiB of demand: all of the 768M is shared out */
+	ck_assert_uint_eq(sum, 768 * MiB);
+	tier_share_free(s);
+	tier_policy_free(p);
+	tier_topology_free(topo);
+	fx_free(fx);
+}
+END_TEST
+
+Suite *suite_share(void)
+{
+	Suite *s = suite_create("share");
+	TCase *tc = tcase_create("share");
+
+	tcase_add_test(tc, test_who_shares);
+	tcase_add_test(tc, test_demand_sources);
+	tcase_add_test(tc, test_hostile_and_one_tier);
+	tcase_add_test(tc, test_many);
+	suite_add_tcase(s, tc);
+	return s;
+}
