@@ -82,6 +82,52 @@ int log_level_from_string(const char *s, int *ret);
 bool str_has_suffix(const char *s, const char *suffix);
 char *strip(char *s);
 
+/* FNV-1a, for the name tables, the prefix index and the plan's table. */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static inline uint64_t fnv_step(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * FNV_PRIME;
+}
+
+static inline uint64_t fnv(const char *s, size_t len)
+{
+	uint64_t h = FNV_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+		h = fnv_step(h, (unsigned char)s[i]);
+	return h;
+}
+
+/* A slot of an open-addressing table: the hash keeps probes off the entries. */
+struct hash_slot {
+	uint32_t hash;			/* low bits of the entry's hash */
+	uint32_t idx;			/* index of the entry + 1, 0 = free */
+};
+
+/*
+ * util.c: the elements of an array by name (classes and rules of a policy,
+ * the candidates of a fair share), so that a lookup is O(1) and n additions
+ * cost O(n).  Open addressing of indexes into the owner's array; the table
+ * doubles when half full and keeps each name's hash, so growing never reads
+ * a name again.  name_of(owner, i) is the name of element i.
+ */
+struct name_table {
+	struct hash_slot *slots;
+	size_t size;			/* power of two, or 0 */
+	size_t n;
+};
+
+typedef const char *(*name_of_fn)(const void *owner, size_t i);
+
+/* Add element idx (not yet in the table): 0 or -ENOMEM. */
+int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, size_t idx);
+/* The element named by the first len bytes of name, or SIZE_MAX. */
+size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
+		       const char *name, size_t len);
+void name_table_free(struct name_table *t);
+
 /* ctx.c */
 int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 

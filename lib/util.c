@@ -547,3 +547,68 @@ int tier_parse_duration(const char *s, uint64_t *ret_usec)
 	}
 	return -EINVAL;
 }
+
+static void name_table_put(struct hash_slot *slots, size_t size, uint32_t hash, size_t idx)
+{
+	size_t i = hash & (size - 1);
+
+	while (slots[i].idx)
+		i = (i + 1) & (size - 1);
+	slots[i] = (struct hash_slot){ hash, (uint32_t)(idx + 1) };
+}
+
+/* The slots keep the low 32 bits of each hash: with sizes up to 2^32 that
+ * is all a slot position ever needs. */
+int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, size_t idx)
+{
+	const char *name;
+
+	if (idx >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((t->n + 1) * 2 > t->size) {
+		size_t size = t->size ? t->size * 2 : 64;
+		struct hash_slot *slots = calloc(size, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->size; i++)
+			if (t->slots[i].idx)
+				name_table_put(slots, size, t->slots[i].hash, t->slots[i].idx - 1);
+		free(t->slots);
+		t->slots = slots;
+		t->size = size;
+	}
+	name = name_of(owner, idx);
+	name_table_put(t->slots, t->size, (uint32_t)fnv(name, strlen(name)), idx);
+	t->n++;
+	return 0;
+}
+
+size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
+		       const char *name, size_t len)
+{
+	size_t mask = t->size - 1;
+	uint64_t h;
+
+	if (!t->size)
+		return SIZE_MAX;
+	h = fnv(name, len);
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		const struct hash_slot *slot = &t->slots[i];
+		const char *s;
+
+		if (slot->idx == 0)
+			return SIZE_MAX;
+		if (slot->hash != (uint32_t)h)
+			continue;
+		s = name_of(owner, slot->idx - 1);
+		if (strncmp(s, name, len) == 0 && s[len] == '\0')
+			return slot->idx - 1;
+	}
+}
+
+void name_table_free(struct name_table *t)
+{
+	free(t->slots);
+	*t = (struct name_table){ 0 };
+}
