@@ -4,14 +4,15 @@
 #   make check-unit   fast unit tests (Check), under ASan/UBSan
 #   make check        everything: deps, unit, integration, valgrind, VM tests
 #   make demo         build the kernel and tools, boot the two-tier VM, show tiering
-#   make kernel [KERNEL=stock|patched]
+#   make kernel [KERNEL=stock|patched|debug]
+#   make image        the OCI image the Kubernetes DaemonSet runs
 #   make install DESTDIR=... PREFIX=/usr/local
 #
 # Each area adds its own rules in a fragment (lib/lib.mk, controller/shared/shared.mk,
 # controller/tierctl/tierctl.mk, tests/tests.mk, kernel-patches/kernel.mk,
-# tests/vm/vm.mk, bench/bench.mk, and one per program: controller/tierd/tierd.mk,
-# controller/tierd/fair.mk, controller/metrics/metrics.mk,
-# controller/oci-hook/oci-hook.mk) and registers them on the aggregate
+# tests/vm/vm.mk, bench/bench.mk, tests/kube/kube.mk, and one per program:
+# controller/tierd/tierd.mk, controller/tierd/fair.mk,
+# controller/metrics/metrics.mk, controller/oci-hook/oci-hook.mk) and registers them on the aggregate
 # variables below. Which file makes which program: docs/architecture.md.
 
 PREFIX      ?= /usr/local
@@ -91,6 +92,7 @@ include bench/bench.mk
 -include controller/tierd/fair.mk
 -include controller/metrics/metrics.mk
 -include controller/oci-hook/oci-hook.mk
+include tests/kube/kube.mk
 -include $(wildcard $(BUILD)/obj/dep/*.d)
 
 real-all: $(ALL_TARGETS)

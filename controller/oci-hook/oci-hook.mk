@@ -24,7 +24,9 @@
 #                    test-hook-parse (ASan builds)
 #   check-hook-vm    tests/hook/vm-hook.sh in the two-tier VM (patched kernel)
 #   check-podman-vm  tests/hook/vm-podman.sh: podman (crun and runc) in the VM
-#                    through the hooks.d file `make install-hook` puts in place
+#                    through the hooks.d file `make install-hook` puts in place,
+#                    with the cgroupfs manager, then with systemd as the VM's
+#                    init and podman's systemd manager
 #   fuzz-hook        both libFuzzer harnesses of the hook (JSON; cgroupsPath
 #                    and /proc), FUZZ_HOOK_TIME s each, one after the other
 #   fuzz-hook-json, fuzz-hook-cgpath   one of them
@@ -148,13 +150,16 @@ PODMAN_DEST := $(BUILD)/podman-dest
 check-podman-vm: $(HOOK_BIN) $(HOOK_JSON) $(TIERD)
 	$(Q)rm -rf $(PODMAN_DEST)
 	$(Q)$(MAKE) --no-print-directory -s install-hook DESTDIR=$(PODMAN_DEST) >/dev/null
-	$(Q)if [ -r $(HOOK_VM_KERNEL) ]; then \
-		$(call run_test,podman-vm,$(TOP)/tests/vm/run-vm \
-			--timeout 400 --mem-fast 512M --kernel $(HOOK_VM_KERNEL) \
-			$(TOP)/tests/hook/vm-podman.sh $(PODMAN_DEST) $(TIERD)); \
-	else \
-		$(call run_test,podman-vm,sh -c 'echo "SKIP: no patched kernel at $(HOOK_VM_KERNEL) (make kernel KERNEL=patched)"; exit 77'); \
-	fi
+	$(Q)rc=0; for mgr in cgroupfs systemd; do \
+		if [ ! -r $(HOOK_VM_KERNEL) ]; then \
+			$(call run_test,podman-vm-$$mgr,sh -c 'echo "SKIP: no patched kernel at $(HOOK_VM_KERNEL) (make kernel KERNEL=patched)"; exit 77'); \
+			continue; \
+		fi; \
+		sd=; [ $$mgr = systemd ] && sd=--systemd; \
+		$(call run_test,podman-vm-$$mgr,$(TOP)/tests/vm/run-vm $$sd \
+			--timeout 600 --mem-fast 512M --kernel $(HOOK_VM_KERNEL) \
+			$(TOP)/tests/hook/vm-podman.sh $(PODMAN_DEST) $(TIERD) $$mgr) || rc=1; \
+	done; exit $$rc
 
 # libFuzzer over the hook's parsers, two harnesses:
 #   fuzz-hook-json    the OCI state and config.json (oci_state_parse,

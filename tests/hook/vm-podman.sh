@@ -1,5 +1,5 @@
 #!/bin/bash
-# vm-podman.sh DESTDIR TIERD: podman runs containers through the hooks.d
+# vm-podman.sh DESTDIR TIERD [MANAGER]: podman runs containers through the hooks.d
 # file that `make install` puts in place, inside the two-tier VM (run by
 # tests/vm/run-vm as the guest test, patched kernel). DESTDIR holds
 # `make install-hook DESTDIR=...` from the host (default PREFIX, /usr/local);
@@ -12,8 +12,9 @@
 # system through `podman import`. Exit 0 pass, 1 fail, 77 skip.
 set -u
 
-DESTDIR=${1:?usage: vm-podman.sh DESTDIR TIERD}
-TIERD=${2:?usage: vm-podman.sh DESTDIR TIERD}
+DESTDIR=${1:?usage: vm-podman.sh DESTDIR TIERD [cgroupfs|systemd]}
+TIERD=${2:?usage: vm-podman.sh DESTDIR TIERD [cgroupfs|systemd]}
+MANAGER=${3:-cgroupfs}
 CG=/sys/fs/cgroup
 T=/tmp/vm-podman
 IMG=localhost/tierd-bb
@@ -34,7 +35,10 @@ trap cleanup EXIT
 
 . "$(dirname "$0")/lib-podman.sh"
 grep -qw memory "$CG/cgroup.subtree_control" || skip "memory controller not enabled on $CG"
-podman_setup "$T"
+if [ "$MANAGER" = systemd ]; then
+	[ -d /run/systemd/system ] || skip "not booted with systemd (run-vm --systemd)"
+fi
+podman_setup "$T" "$MANAGER"
 
 # What `make install` put in DESTDIR, where it puts it.
 (cd "$DESTDIR" && find . -type f -exec cp --parents {} / \;) || die "cannot copy $DESTDIR over /"
@@ -53,23 +57,36 @@ mode = promote
 [rule:ruled]
 class = db
 cgroup = /libpod_parent/**
+cgroup = /machine.slice/libpod-*.scope
+cgroup = /machine.slice/libpod-*.scope/**
 CONF
 
-echo "vm-podman: kernel $(uname -r), $(podman --version), crun $(crun --version | head -1 | cut -d' ' -f3), runc $(runc --version | head -1 | cut -d' ' -f3)"
+echo "vm-podman: cgroup manager $MANAGER, kernel $(uname -r), $(podman --version), crun $(crun --version | head -1 | cut -d' ' -f3), runc $(runc --version | head -1 | cut -d' ' -f3)"
 echo "vm-podman: hooks.d: $(ls /usr/share/containers/oci/hooks.d | tr '\n' ' ')"
 
 podman_image_busybox "$T" "$IMG"
 
-# The container's first process prints its own cgroup's knob before
-# anything else: the value the hook (createRuntime) left there.
-FIRST='cat /sys/fs/cgroup/memory.numa_balancing'
+# The container's first process prints the memory.numa_balancing that
+# governs it before anything else: the value the hook (createRuntime) left.
+# That is the effective one, the most restrictive of its own cgroup and
+# their ancestors (crun with the systemd manager runs the init in a child of
+# the scope the hook writes), so the container sees the host's cgroup tree
+# (--cgroupns=host) and walks up from its /proc/self/cgroup path.
+FIRST='p=$(sed -n "s/^0:://p" /proc/self/cgroup); e=inherit
+while [ -n "$p" ] && [ "$p" != / ]; do
+	case $(cat /sys/fs/cgroup$p/memory.numa_balancing 2>/dev/null) in
+	off) e=off ;; promote) [ $e = off ] || e=promote ;; full) [ $e = inherit ] && e=full ;;
+	esac
+	p=${p%/*}
+done
+echo $e'
 
 # run RUNTIME ARGS... -- CMD: podman run, output in $out, status in $prc.
 run() {
 	local rt=$1
 	shift
 	prc=0
-	out=$("${P[@]}" run --rm --runtime "$rt" --network=none "$@" 2>&1) || prc=$?
+	out=$("${P[@]}" run --rm --runtime "$rt" --network=none --cgroupns=host "$@" 2>&1) || prc=$?
 }
 
 for rt in crun runc; do
@@ -120,7 +137,7 @@ for rt in crun runc; do
 	fi
 	prc=0
 	out=$("${P[@]}" --hooks-dir "$T/hooks-closed" run --rm --runtime "$rt" --network=none \
-		--annotation tierd.io/class=db "$IMG" sh -c "$FIRST" 2>&1) || prc=$?
+		--cgroupns=host --annotation tierd.io/class=db "$IMG" sh -c "$FIRST" 2>&1) || prc=$?
 	if [ "$prc" = 0 ] && [ "$(echo "$out" | tail -n 1)" = promote ]; then
 		ok "$rt: allowed class db, fail-closed: 'promote'"
 	else
@@ -133,7 +150,7 @@ done
 #    class db. The container waits for it (bounded) and prints what it saw.
 "$TIERD" --config /etc/tierd/tierd.conf --no-systemd --no-system-bus -f >"$T/tierd.log" 2>&1 &
 TIERD_PID=$!
-WAIT='i=0; while [ $i -lt 300 ]; do v=$(cat /sys/fs/cgroup/memory.numa_balancing); [ "$v" = promote ] && break; sleep 0.1; i=$((i+1)); done; echo "$v"'
+WAIT="i=0; while [ \$i -lt 300 ]; do v=\$($FIRST); [ \"\$v\" = promote ] && break; sleep 0.1; i=\$((i+1)); done; echo \$v"
 for rt in crun runc; do
 	run "$rt" "$IMG" sh -c "$WAIT"
 	if [ "$prc" = 0 ] && [ "$(echo "$out" | tail -n 1)" = promote ]; then
