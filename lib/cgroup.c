@@ -993,16 +993,6 @@ _public_ int tier_cgroup_path_unit(const char *path, char **ret_unit)
 
 /* --- observe --- */
 
-struct observed_owned {
-	struct tier_observed pub;	/* must be first */
-	struct tier_observed_cgroup *cgroups;
-	char **paths;
-	char **units;
-	char ***exes;
-	char ***annotations;
-	size_t n;
-};
-
 _public_ void tier_observed_free(struct tier_observed *observed)
 {
 	struct observed_owned *o = (struct observed_owned *)observed;
@@ -1024,7 +1014,7 @@ _public_ void tier_observed_free(struct tier_observed *observed)
 
 /* The observe helpers work on an open cgroup directory: one path walk per
  * cgroup instead of one per file. */
-static int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
+int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ int *pids = NULL;
@@ -1067,7 +1057,7 @@ fail:
 	return r;
 }
 
-static int observe_annotations(int dfd, char ***ret)
+int observe_annotations(int dfd, char ***ret)
 {
 	_cleanup_free_ char *names = NULL;
 	char **out = NULL;

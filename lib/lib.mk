@@ -23,7 +23,7 @@ LIBTIER_SONAME  := libtier.so.0
 LIBTIER_PKGS    := libcgroup inih
 
 LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c topology.c cgroup.c glob.c policy.c index.c \
-	evaluate.c apply.c fair.c)
+	evaluate.c apply.c fair.c react.c)
 
 LIBTIER_DIR      := $(BUILD)/lib
 LIBTIER_SO       := $(LIBTIER_DIR)/libtier.so.$(LIBTIER_VERSION)

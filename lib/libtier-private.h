@@ -69,6 +69,21 @@ int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 bool cgroup_path_valid(const char *cgroup);
 int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
+/* What tier_observe() makes and tier_observed_free() frees (react.c makes
+ * one-cgroup ones too). */
+struct observed_owned {
+	struct tier_observed pub;	/* must be first */
+	struct tier_observed_cgroup *cgroups;
+	char **paths;
+	char **units;
+	char ***exes;
+	char ***annotations;
+	size_t n;
+};
+/* The executables of the processes in the cgroup dfd is (deduplicated), and
+ * its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
+int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
+int observe_annotations(int dfd, char ***ret);
 
 /* evaluate.c: the desired values of a class (set_* and values of e), with
  * percentages against capacity, as tier_evaluate() decides them. */

@@ -742,6 +742,36 @@ int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *
  * or all zeros. */
 double tier_jain_index(size_t n, const double *values);
 
+/* ------------------------------------------------------------------------
+ * One cgroup at a time (branch react, lib/react.c; LIBTIER_0.4).  For a
+ * daemon that reacts to events instead of walking the tree.  Kept apart so
+ * that the libtier 1.0 rework can fold it in.
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A tier_observed of the one cgroup path whose directory the caller has
+ * open as dfd (fast_capacity from topo, which may be NULL) (for example from tier_cgroup_open(), or a directory fd an
+ * inotify watcher already holds): unit from tier_cgroup_path_unit(); with
+ * TIER_OBSERVE_EXE the executables of its processes, with
+ * TIER_OBSERVE_ANNOTATIONS its trusted.* xattrs.  Nothing is enumerated
+ * and the current values are not read (mode_supported is true, the values
+ * are the kernel's defaults): tier_apply_entry() reads each value once.
+ * -EINVAL for an invalid path, -ENOENT if the cgroup was removed while its
+ * processes were read.  Free with tier_observed_free().
+ */
+int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+			   const char *path, unsigned flags, struct tier_observed **ret_observed);
+
+/*
+ * The first rule (policy order) with an exe matcher that matches exe,
+ * through the policy's prefix index and the globs compiled at load: 1 and
+ * *ret_rule, or 0 and *ret_rule = NULL if no exe matcher matches.  Whether
+ * that rule decides the class of a cgroup is up to tier_evaluate() (an
+ * earlier rule may match the cgroup otherwise).
+ */
+int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
+			  const struct tier_rule **ret_rule);
+
 #ifdef __cplusplus
 }
 #endif

@@ -161,6 +161,17 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 		if (ch->status == TIER_APPLY_VANISHED ||
 		    (ch->error == -EOPNOTSUPP && !tier_cgroup_exists(m->ctx, e->path)))
 			return log_debug("%s: vanished, skipping", e->path), 0;
+		if (ch->attr == TIER_ATTR_NUMA_BALANCING && ch->error == -EOPNOTSUPP) {
+			/* The reaction path finds this out by reading: say it once. */
+			if (!m->warned_unsupported)
+				log_cgroup(LOG_WARNING, &f,
+					   "%s: no memory.numa_balancing: the kernel lacks the tierd "
+					   "patches (or the memory controller is not enabled for this "
+					   "cgroup); mode '%s' of class %s not applied, ignoring",
+					   e->path, tier_mode_to_string(e->mode), e->class->name);
+			m->warned_unsupported = true;
+			return 0;
+		}
 		return log_cgroup_errno(ch->attr == TIER_ATTR_NUMA_BALANCING ? LOG_WARNING : LOG_DEBUG,
 					ch->error, &f, "%s: cannot read %s: %m, ignoring", e->path,
 					file),
@@ -208,8 +219,13 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 	return 0;
 }
 
+/*
+ * Apply one entry: tier_apply_entry() reads each value the entry sets once,
+ * compares and writes only what differs.  x (may be NULL) records what is
+ * now as desired.
+ */
 static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason,
-		       bool full_pass)
+		       bool full_pass, struct managed *x)
 {
 	struct apply_writer w = {
 		.m = m,
@@ -242,7 +258,6 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 		m->warned_unsupported = true;
 		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
 	}
-	/* Re-reads every value: the observed ones may be stale by now. */
 	r = tier_apply_entry(m->ctx, e, flags, write_attr, &w, &res);
 	if (r < 0) {
 		free(w.unit);
@@ -251,17 +266,23 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 		       0;
 	}
 	r = 0;
-	for (unsigned i = 0; r >= 0 && i < res.n_changes; i++)
-		r = log_change(m, e, &w, &res.changes[i], reason, full_pass);
+	for (unsigned i = 0; r >= 0 && i < res.n_changes; i++) {
+		const struct tier_apply_change *ch = &res.changes[i];
+
+		if (x)
+			x->applied[ch->attr] = ch->status == TIER_APPLY_UNCHANGED ||
+					       (ch->status == TIER_APPLY_CHANGED && !manager_dry_run(m));
+		r = log_change(m, e, &w, ch, reason, full_pass);
+	}
 	free(w.unit);
 	return r;
 }
 
 /*
  * Does what tier_observe() just read already match the entry?  Then the
- * reconcile skips the entry: re-reading every value of every cgroup was
- * most of an idle reconcile.  Anything else (a difference, a missing knob,
- * a limit that is not a page multiple) goes through apply, which re-reads.
+ * full pass skips the entry: re-reading every value of every cgroup was
+ * most of a full pass.  Anything else (a difference, a missing knob, a
+ * limit that is not a page multiple) goes through apply, which re-reads.
  */
 static bool entry_in_sync(const struct tier_plan_entry *e)
 {
@@ -287,36 +308,46 @@ static void cache_set(struct manager *m, struct tier_observed *obs, struct tier_
 	cache_drop(m);
 	m->cache_obs = obs;
 	m->cache_plan = plan;
-	m->cache_gen = m->tree_gen;
 }
 
-void manager_tree_changed(struct manager *m)
+static void fair_plan_drop(struct manager *m)
+{
+	tier_plan_free(m->fair_plan);
+	m->fair_plan = NULL;
+}
+
+/* The table changed: the rebalance's input is made again, soon. */
+static void managed_changed(struct manager *m)
 {
 	m->tree_gen++;
+	manager_schedule_rebalance(m);
 }
 
-int manager_apply_subtree(struct manager *m, const char *subtree, const char *reason)
+static unsigned observe_flags(const struct manager *m)
+{
+	return (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+	       (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
+}
+
+/*
+ * The full pass: the only place the whole tree is observed (startup,
+ * reload, events lost, and periodically only while events cannot cover
+ * the tree).  It rebuilds the table of managed cgroups.
+ */
+static int manager_full_pass(struct manager *m, const char *reason)
 {
 	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
 	struct tier_plan_entry tmp;
-	unsigned flags = 0;
-	size_t n_managed = 0;
 	int r;
 
-	if (m->policy_has_exe)
-		flags |= TIER_OBSERVE_EXE;
-	if (m->policy_has_annotation)
-		flags |= TIER_OBSERVE_ANNOTATIONS;
-	r = tier_observe(m->ctx, m->topo, subtree, flags, &obs);
-	if (r == -ENOENT && subtree)
-		return log_debug("%s: vanished before it could be read, skipping", subtree), 0;
+	m->n_tree_observes++;
+	log_debug("Observing the whole cgroup tree (%s)", reason);
+	r = tier_observe(m->ctx, m->topo, NULL, observe_flags(m), &obs);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
-		return log_warning_errno(r, "Failed to read the cgroup tree below %s: %m, ignoring",
-					 subtree ? subtree : "/"),
-		       0;
+		return log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring"), 0;
 	r = tier_evaluate(m->policy, obs, &plan);
 	if (r < 0) {
 		tier_observed_free(obs);
@@ -324,42 +355,46 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 			return log_oom();
 		return log_warning_errno(r, "Failed to evaluate the policy: %m, ignoring"), 0;
 	}
-	if (!subtree)
-		manager_pending_clear(m);
+	manager_pending_clear(m);
+	fair_plan_drop(m);
+	managed_table_clear(&m->managed);
+	m->tree_gen++;
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		struct managed *x;
+		bool in_sync;
 
 		/* A full pass also catches directories we could not watch. */
-		if (!subtree && m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, e->path)) {
-			r = cgroup_watcher_add_tree(m, e->path);
+		if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, e->path)) {
+			r = cgroup_watcher_add_tree(m, e->path, false);
 			if (r == -ENOMEM)
 				goto out;
 		}
 		if (!e->rule)
 			continue;
-		n_managed++;
+		r = managed_table_put(&m->managed, e, &x);
+		if (r < 0) {
+			r = log_oom();
+			goto out;
+		}
 		/* What fairness holds (promotion off, memory.high) is not undone. */
 		e = fair_filter_entry(m->fair, e, &tmp);
 		/* Just observed and already right: nothing to re-read or write. */
-		if (entry_in_sync(e))
+		in_sync = entry_in_sync(e);
+		for (int a = 0; a < _TIER_ATTR_MAX; a++)
+			x->applied[a] = in_sync;
+		if (in_sync)
 			continue;
-		r = apply_entry(m, e, reason, !subtree);
+		r = apply_entry(m, e, reason, true, x);
 		if (r < 0)
 			goto out;
 	}
-	if (!subtree) {
-		m->pending_valid = true;
-		m->n_cgroups = tier_plan_count(plan);
-		m->n_managed = n_managed;
-		/* The rebalance uses this evaluation until the tree changes. */
-		cache_set(m, obs, plan);
-		obs = NULL;
-		plan = NULL;
-	} else {
-		manager_tree_changed(m);
-		if (n_managed > 0)
-			manager_schedule_rebalance(m); /* a new cgroup shares the fast tier */
-	}
+	m->pending_valid = true;
+	m->n_cgroups = tier_plan_count(plan);
+	/* Unprivileged callers of the bus API are answered from this. */
+	cache_set(m, obs, plan);
+	obs = NULL;
+	plan = NULL;
 	r = 0;
 out:
 	tier_plan_free(plan);
@@ -373,12 +408,12 @@ int manager_reconcile(struct manager *m, const char *reason)
 	uint64_t w0 = m->n_writes;
 	int r;
 
-	r = manager_apply_subtree(m, NULL, reason);
+	r = manager_full_pass(m, reason);
 	if (r < 0)
 		return r;
 	m->n_reconciles++;
-	log_debug("Reconciled %llu cgroups (%llu in a class, %llu writes) in %.1f ms (%s)",
-		  (unsigned long long)m->n_cgroups, (unsigned long long)m->n_managed,
+	log_debug("Reconciled %llu cgroups (%zu in a class, %llu writes) in %.1f ms (%s)",
+		  (unsigned long long)m->n_cgroups, m->managed.n,
 		  (unsigned long long)(m->n_writes - w0),
 		  (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0, reason);
 	manager_update_status(m);
@@ -435,6 +470,12 @@ static int arm_timer(struct manager *m, sd_event_source **source, uint64_t usec,
 	return 0;
 }
 
+/* Can events miss a change?  Then, and only then, a periodic full pass. */
+static bool reconcile_needed(const struct manager *m)
+{
+	return m->cg.fd < 0 || m->cg.limit_hit || (m->policy_has_exe && !m->proc.source);
+}
+
 static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -443,16 +484,144 @@ static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	r = manager_reconcile(m, "periodic reconcile");
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
-	r = arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer,
-		      "reconcile-timer");
-	if (r < 0)
-		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
+	manager_reconcile_timer_update(m);
 	return 0;
 }
 
-static int arm_reconcile_timer(struct manager *m)
+void manager_reconcile_timer_update(struct manager *m)
 {
-	return arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer, "reconcile-timer");
+	int r;
+
+	if (!reconcile_needed(m)) {
+		if (m->reconcile_timer)
+			(void)sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_OFF);
+		return;
+	}
+	r = arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer,
+		      "reconcile-timer");
+	if (r < 0)
+		log_warning_errno(r, "Failed to arm the reconcile timer: %m, ignoring");
+}
+
+/*
+ * The reaction path: obs is one cgroup (tier_observe_cgroup_at(), or built
+ * from it); evaluate it alone (the policy's rule index), update the table,
+ * apply.  No tree observe, no blocking call.
+ */
+static int react_apply(struct manager *m, const struct tier_observed *obs, const char *reason)
+{
+	const struct tier_plan_entry *e;
+	struct tier_plan_entry tmp;
+	struct tier_plan *plan = NULL;
+	struct managed *x;
+	int r;
+
+	r = tier_evaluate(m->policy, obs, &plan);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "%s: cannot evaluate the policy: %m, ignoring",
+					 obs->cgroups[0].path), 0;
+	e = tier_plan_entry(plan, 0);
+	if (!e->rule) {
+		if (managed_table_remove(&m->managed, e->path, false) > 0) {
+			log_debug("%s: no longer in a class", e->path);
+			managed_changed(m);
+		}
+		tier_plan_free(plan);
+		return 0;
+	}
+	r = managed_table_put(&m->managed, e, &x);
+	tier_plan_free(plan);
+	if (r < 0)
+		return log_oom();
+	if (r > 0)
+		managed_changed(m);
+	return apply_entry(m, fair_filter_entry(m->fair, &x->entry, &tmp), reason, false, x);
+}
+
+int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const char *reason)
+{
+	struct tier_observed *obs = NULL;
+	int r;
+
+	r = tier_observe_cgroup_at(m->ctx, m->topo, dfd, cgroup, observe_flags(m), &obs);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_debug_errno(r, "%s: cannot read it: %m, skipping", cgroup), 0;
+	r = react_apply(m, obs, reason);
+	tier_observed_free(obs);
+	return r;
+}
+
+int manager_cgroup_populated(struct manager *m, const char *cgroup, const char *reason)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (m->policy_has_exe) {
+		/* exe= rules may match its processes now. */
+		r = tier_cgroup_open(m->ctx, cgroup, &fd);
+		if (r == -ENOMEM)
+			return log_oom();
+		if (r < 0)
+			return log_debug_errno(r, "%s: cannot open it: %m, skipping", cgroup), 0;
+		r = manager_cgroup_added(m, cgroup, fd, reason);
+		if (r < 0)
+			return r;
+	}
+	/* A managed cgroup with processes shares the fast tier. */
+	if (managed_table_get(&m->managed, cgroup))
+		manager_schedule_rebalance(m);
+	return 0;
+}
+
+int manager_cgroup_exec(struct manager *m, const char *cgroup, const char *exe,
+			const char *reason)
+{
+	const struct managed *x = managed_table_get(&m->managed, cgroup);
+	const char *exes[3] = { exe, NULL, NULL };
+	struct tier_observed *obs = NULL;
+	struct tier_observed_cgroup c;
+	struct tier_observed one;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	/* The exe that put it in its class still counts (first match wins);
+	 * the other processes' executables matched nothing. */
+	if (x && x->entry.matcher && x->entry.matcher->kind == TIER_MATCH_EXE && x->matched &&
+	    strcmp(x->matched, exe) != 0)
+		exes[1] = x->matched;
+	r = tier_cgroup_open(m->ctx, cgroup, &fd);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_debug_errno(r, "%s: cannot open it: %m, skipping", cgroup), 0;
+	r = tier_observe_cgroup_at(m->ctx, m->topo, fd, cgroup,
+				   observe_flags(m) & TIER_OBSERVE_ANNOTATIONS, &obs);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_debug_errno(r, "%s: cannot read it: %m, skipping", cgroup), 0;
+	c = obs->cgroups[0];
+	c.exes = exes;
+	one = (struct tier_observed){ .fast_capacity = obs->fast_capacity, .n_cgroups = 1,
+				      .cgroups = &c };
+	r = react_apply(m, &one, reason);
+	tier_observed_free(obs);
+	return r;
+}
+
+void manager_cgroup_removed(struct manager *m, const char *cgroup, bool subtree)
+{
+	size_t n = managed_table_remove(&m->managed, cgroup, subtree);
+
+	systemd_unit_forget(m, cgroup, subtree);
+	if (n > 0)
+		managed_changed(m);
+	else if (m->fair && fair_state_find(m->fair, cgroup))
+		manager_schedule_rebalance(m);
 }
 
 /* tierd-fair hooks: memory.high the way apply writes it (through systemd for
@@ -569,43 +738,91 @@ static int fair_state_restore(struct manager *m)
 	return 0;
 }
 
+/*
+ * What the rebalance is given: for each managed cgroup, from the table, in
+ * pre-order (a managed cgroup below another is its ancestor's part).  No
+ * tree observe: the plan is the table evaluated again (pure, rule index),
+ * and only when the table changed.  This is the one place the rebalance's
+ * input is made: with libtier's fair share it becomes tier_share_add(share,
+ * x->path, x->entry.class) for each entry.
+ */
+static int manager_fair_input(struct manager *m, const struct tier_plan **ret_plan)
+{
+	_cleanup_free_ struct tier_observed_cgroup *cg = NULL;
+	_cleanup_free_ const char **strs = NULL;
+	_cleanup_free_ struct managed **v = NULL;
+	struct tier_observed obs = {};
+	struct tier_plan *plan = NULL;
+	size_t n = 0;
+	int r;
+
+	if (m->fair_plan && m->fair_gen == m->tree_gen) {
+		*ret_plan = m->fair_plan;
+		return 0;
+	}
+	r = managed_table_list(&m->managed, &v, &n);
+	if (r < 0)
+		return r;
+	cg = calloc(n ?: 1, sizeof(*cg));
+	strs = calloc(2 * n + 1, sizeof(*strs));
+	if (!cg || !strs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct managed *x = v[i];
+		const struct tier_matcher *mt = x->entry.matcher;
+
+		cg[i] = (struct tier_observed_cgroup){
+			.path = x->path,
+			.unit = x->unit,
+			.mode_supported = true,
+			.memory_high = UINT64_MAX,
+		};
+		/* What matched besides path and unit, so the same rule wins. */
+		if (mt && x->matched && mt->kind == TIER_MATCH_EXE) {
+			strs[2 * i] = x->matched;
+			cg[i].exes = &strs[2 * i];
+		} else if (mt && x->matched && mt->kind == TIER_MATCH_ANNOTATION) {
+			strs[2 * i] = x->matched;
+			cg[i].annotations = &strs[2 * i];
+		}
+	}
+	obs.fast_capacity = m->topo ? tier_topology_fast_capacity(m->topo) : 0;
+	obs.n_cgroups = n;
+	obs.cgroups = cg;
+	r = tier_evaluate(m->policy, &obs, &plan);
+	if (r < 0)
+		return r;
+	fair_plan_drop(m);
+	m->fair_plan = plan;
+	m->fair_gen = m->tree_gen;
+	*ret_plan = plan;
+	return 0;
+}
+
 int manager_rebalance(struct manager *m, const char *reason)
 {
 	const struct fair_ops *ops = manager_fair_ops(m);
 	const struct fair_summary *sum;
+	const struct tier_plan *plan = NULL;
 	uint64_t w0, t0 = now_usec(CLOCK_MONOTONIC);
 	int r;
 
 	if (!m->fair)
 		return 0;
 	w0 = fair_state_summary(m->fair)->n_writes;
-	if (!m->cache_plan || m->cache_gen != m->tree_gen) {
-		struct tier_observed *obs = NULL;
-		struct tier_plan *plan = NULL;
-		unsigned flags = (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
-				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
-
-		cache_drop(m);
-		r = tier_observe(m->ctx, m->topo, NULL, flags, &obs);
-		if (r >= 0)
-			r = tier_evaluate(m->policy, obs, &plan);
-		if (r == -ENOMEM) {
-			tier_observed_free(obs);
-			return log_oom();
-		}
-		if (r < 0) {
-			tier_observed_free(obs);
-			return log_warning_errno(r, "Fair-share rebalance cannot read the tree: %m, "
-						    "ignoring"), 0;
-		}
-		cache_set(m, obs, plan);
-	}
-	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, m->cache_plan,
-			   now_usec(CLOCK_MONOTONIC), manager_dry_run(m), ops);
+	r = manager_fair_input(m, &plan);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "Fair-share rebalance cannot evaluate the managed "
+					    "cgroups: %m, ignoring"), 0;
+	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, plan, now_usec(CLOCK_MONOTONIC),
+			   manager_dry_run(m), ops);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
 		return log_warning_errno(r, "Fair-share rebalance failed: %m, ignoring"), 0;
+	m->n_rebalances++;
 	sum = fair_state_summary(m->fair);
 	m->n_writes += sum->n_writes - w0;
 	log_debug("Rebalanced %zu cgroups (%s): %zu limited, %zu with promotion off, Jain %.3f, "
@@ -615,7 +832,7 @@ int manager_rebalance(struct manager *m, const char *reason)
 	return 0;
 }
 
-static int on_rebalance_defer(sd_event_source *s, void *userdata)
+static int on_rebalance_debounce(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
@@ -624,23 +841,27 @@ static int on_rebalance_defer(sd_event_source *s, void *userdata)
 	return 0;
 }
 
+/*
+ * After a change, one rebalance within REBALANCE_DEBOUNCE_USEC (plus the
+ * event loop's timer slack): the first change arms the timer, the others
+ * of a burst find it armed and join that round.
+ */
+#define REBALANCE_DEBOUNCE_USEC (200 * 1000ull)
+
 void manager_schedule_rebalance(struct manager *m)
 {
-	int r;
+	int enabled = SD_EVENT_OFF, r;
 
-	if (!m->fair)
+	if (!m->fair || m->exiting)
 		return;
-	if (m->rebalance_defer) {
-		(void)sd_event_source_set_enabled(m->rebalance_defer, SD_EVENT_ONESHOT);
+	if (m->rebalance_debounce &&
+	    sd_event_source_get_enabled(m->rebalance_debounce, &enabled) >= 0 &&
+	    enabled != SD_EVENT_OFF)
 		return;
-	}
-	r = sd_event_add_defer(m->event, &m->rebalance_defer, on_rebalance_defer, m);
-	if (r < 0) {
+	r = arm_timer(m, &m->rebalance_debounce, REBALANCE_DEBOUNCE_USEC, on_rebalance_debounce,
+		      "rebalance-debounce");
+	if (r < 0)
 		log_warning_errno(r, "Failed to schedule a rebalance: %m, ignoring");
-		return;
-	}
-	(void)sd_event_source_set_description(m->rebalance_defer, "rebalance-now");
-	(void)sd_event_source_set_priority(m->rebalance_defer, SD_EVENT_PRIORITY_IDLE);
 }
 
 static int on_rebalance_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -695,10 +916,10 @@ char *manager_status_text(struct manager *m)
 	char *s = NULL;
 	int r;
 
-	r = asprintf(&s, "%s%llu cgroups, %llu in a class (last full pass), %llu writes; "
+	r = asprintf(&s, "%s%llu cgroups, %zu in a class, %llu writes; "
 		     "fast tier shared by %zu (%s, Jain %.2f)%s%s%s",
 		     manager_dry_run(m) ? "DRY RUN: " : "", (unsigned long long)m->n_cgroups,
-		     (unsigned long long)m->n_managed, (unsigned long long)m->n_writes,
+		     m->managed.n, (unsigned long long)m->n_writes,
 		     fs ? fs->n_cgroups : 0, fair_method_to_string(fs ? fs->method : FAIR_METHOD_NONE),
 		     fs ? fs->jain : 1.0,
 		     m->last_reload_failed ? "; last reload FAILED, old policy kept: " : "",
@@ -743,8 +964,14 @@ int manager_reload(struct manager *m, const char *reason)
 	    strcmp(d->cgroup_root, tier_ctx_get_cgroup_root(m->ctx)) != 0)
 		log_warning("cgroup_root changed to %s; a restart is needed for that, ignoring",
 			    d->cgroup_root);
-	cache_drop(m); /* its plan points into the old policy */
-	manager_tree_changed(m);
+	/* The table, the rebalance's plan and the cache point into the old
+	 * policy; units are looked up again (a reload may follow a change of
+	 * the units, or a daemon-reload of systemd). */
+	cache_drop(m);
+	fair_plan_drop(m);
+	managed_table_clear(&m->managed);
+	m->tree_gen++;
+	systemd_unit_cache_flush(m);
 	tier_policy_free(m->policy);
 	m->policy = np;
 	m->last_reload_failed = false;
@@ -764,9 +991,6 @@ int manager_reload(struct manager *m, const char *reason)
 	r = config_watcher_start(m);
 	if (r == -ENOMEM)
 		return r;
-	r = arm_reconcile_timer(m);
-	if (r < 0)
-		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
 	r = arm_rebalance_timer(m);
 	if (r < 0)
 		log_warning_errno(r, "Failed to re-arm the rebalance timer: %m, ignoring");
@@ -776,6 +1000,7 @@ int manager_reload(struct manager *m, const char *reason)
 	r = manager_rebalance(m, "reload");
 	if (r < 0)
 		return r;
+	manager_reconcile_timer_update(m);
 	log_info("Policy reloaded in %.1f ms: %zu classes, %zu rules",
 		 (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0, tier_policy_class_count(m->policy),
 		 tier_policy_rule_count(m->policy));
@@ -791,7 +1016,7 @@ static int on_exit_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 
 	log_warning("systemd did not answer %zu calls within %llu s, exiting anyway",
-		    m->n_systemd_jobs, EXIT_WAIT_USEC / 1000000);
+		    m->sd.n_jobs, EXIT_WAIT_USEC / 1000000);
 	return sd_event_exit(m->event, 0);
 }
 
@@ -825,7 +1050,7 @@ static void manager_release_done(struct manager *m)
 {
 	if (!m->released || m->run.fd < 0)
 		return;
-	if (m->n_errors != m->release_errors || m->n_systemd_jobs > 0) {
+	if (m->n_errors != m->release_errors || m->sd.n_jobs > 0) {
 		log_warning("Not every value fairness held could be given back; %s/%s keeps them "
 			    "for the next start", m->run.path, FAIR_STATE_NAME);
 		return;
@@ -851,15 +1076,15 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	(void)sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->rebalance_timer, SD_EVENT_OFF);
-	(void)sd_event_source_set_enabled(m->rebalance_defer, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->rebalance_debounce, SD_EVENT_OFF);
 	r = manager_release_fairness(m);
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
-	if (m->n_systemd_jobs == 0)
+	if (m->sd.n_jobs == 0)
 		return sd_event_exit(m->event, 0);
 	/* Wait for systemd's answers (bounded), then exit. */
 	m->exiting = true;
-	log_debug("Waiting for %zu calls to systemd", m->n_systemd_jobs);
+	log_debug("Waiting for %zu calls to systemd", m->sd.n_jobs);
 	r = sd_event_add_time_relative(m->event, &m->exit_timer, CLOCK_MONOTONIC, EXIT_WAIT_USEC, 0,
 				       on_exit_timer, m);
 	if (r < 0)
@@ -899,7 +1124,7 @@ int manager_new(const struct manager_args *args, struct manager **ret)
 	m->cg.fd = -1;
 	m->cfg.fd = -1;
 	m->cfg.wd_dir = m->cfg.wd_dropin = -1;
-	m->api_fd = -1;
+	m->api.fd = -1;
 	m->run.fd = m->run.lock_fd = -1;
 	*ret = m;
 
@@ -1001,9 +1226,7 @@ int manager_startup(struct manager *m)
 	r = manager_rebalance(m, "startup");
 	if (r < 0)
 		return r;
-	r = arm_reconcile_timer(m);
-	if (r < 0)
-		return r;
+	manager_reconcile_timer_update(m);
 	r = arm_rebalance_timer(m);
 	if (r < 0)
 		return r;
@@ -1040,10 +1263,12 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->reconcile_timer);
 	sd_event_source_disable_unref(m->reconcile_defer);
 	sd_event_source_disable_unref(m->rebalance_timer);
-	sd_event_source_disable_unref(m->rebalance_defer);
+	sd_event_source_disable_unref(m->rebalance_debounce);
 	sd_event_source_disable_unref(m->exit_timer);
 	fair_state_free(m->fair);
 	cache_drop(m);
+	fair_plan_drop(m);
+	managed_table_clear(&m->managed);
 	manager_pending_clear(m);
 	free(m->fair_state_saved);
 	sd_event_source_disable_unref(m->sigterm);

@@ -28,7 +28,7 @@ TIERD        := $(BUILD)/bin/tierd
 TIERD_ASAN   := $(BUILD)/test/tierd-asan
 TIERD_SRCS   := $(addprefix controller/tierd/,tierd.c tierd-manager.c tierd-cgwatch.c \
 	tierd-config.c tierd-proc.c tierd-systemd.c tierd-bus.c tierd-log.c tierd-fair.c \
-	tierd-rundir.c)
+	tierd-rundir.c tierd-table.c)
 TIERD_PKGS   := libsystemd libnl-3.0
 TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,$(TIERD_PKGS)) \
 	-DTIERD_VERSION='"$(TIERD_VERSION)"'
