@@ -59,8 +59,50 @@ static void fmt_u64(char *buf, uint64_t v)
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
 	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET)
 
+/* One attribute file of cgroup: by path, or below its open directory dfd
+ * (a file missing there is -EOPNOTSUPP: the directory is still open). */
+static int attr_read(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+		     char **ret)
+{
+	int r;
+
+	if (dfd < 0)
+		return tier_cgroup_read(ctx, cgroup, file, ret);
+	r = sysfs_read_at(dfd, file, ret);
+	return r == -ENOENT ? -EOPNOTSUPP : r;
+}
+
+static int attr_read_u64(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+			 uint64_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	r = attr_read(ctx, dfd, cgroup, file, &buf);
+	if (r < 0)
+		return r;
+	if (strcmp(strip(buf), "max") == 0) {
+		*ret = UINT64_MAX;
+		return 0;
+	}
+	return parse_u64(buf, ret);
+}
+
+static int attr_write(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+		      const char *value)
+{
+	int r;
+
+	if (dfd < 0)
+		return tier_cgroup_write(ctx, cgroup, file, value);
+	r = sysfs_write_at(dfd, file, value);
+	if (r >= 0)
+		dbg(ctx, "wrote '%s' to %s/%s", value, cgroup, file);
+	return r;
+}
+
 /* Read current, compare, maybe write.  Fills ch; logs nothing. */
-static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum tier_attr attr,
 		       const struct tier_plan_entry *e, unsigned flags, tier_apply_write_fn write_fn,
 		       void *userdata, struct tier_apply_change *ch)
 {
@@ -70,10 +112,17 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 
 	ch->attr = attr;
 	if (attr == TIER_ATTR_NUMA_BALANCING) {
+		_cleanup_free_ char *buf = NULL;
 		enum tier_mode cur;
 
 		snprintf(ch->new_value, TIER_VALUE_MAX, "%s", tier_mode_to_string(e->mode));
-		r = tier_cgroup_get_mode(ctx, cgroup, &cur);
+		if (dfd < 0)
+			r = tier_cgroup_get_mode(ctx, cgroup, &cur);
+		else {
+			r = attr_read(ctx, dfd, cgroup, file, &buf);
+			if (r >= 0)
+				r = tier_mode_from_string(strip(buf), &cur);
+		}
 		if (r < 0)
 			goto fail;
 		snprintf(ch->old_value, TIER_VALUE_MAX, "%s", tier_mode_to_string(cur));
@@ -91,7 +140,8 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 			want -= want % page_size();
 
 		fmt_u64(ch->new_value, want);
-		r = tier_cgroup_read_u64(ctx, cgroup, file, &cur);
+		r = dfd < 0 ? tier_cgroup_read_u64(ctx, cgroup, file, &cur) :
+			      attr_read_u64(ctx, dfd, cgroup, file, &cur);
 		if (r < 0)
 			goto fail;
 		fmt_u64(ch->old_value, cur);
@@ -107,10 +157,12 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 		return;
 	}
 	if (!(flags & TIER_APPLY_DRY_RUN)) {
-		if (write_fn)
-			r = write_fn(userdata, ctx, cgroup, ch);
-		else
-			r = tier_cgroup_write(ctx, cgroup, file, ch->new_value);
+		r = write_fn ? write_fn(userdata, ctx, cgroup, ch) : 1;
+		/* 1 from a writer of tier_apply_entry_at(): the raw file, by dfd */
+		if (r == 1 && (!write_fn || dfd >= 0))
+			r = attr_write(ctx, dfd, cgroup, file, ch->new_value);
+		else if (r > 0)
+			r = -EINVAL;
 		if (r < 0)
 			goto fail;
 	}
@@ -145,8 +197,9 @@ static int status_rank(enum tier_apply_status s)
 }
 
 /* The attributes e sets, minus the skipped ones, in order; fills out. */
-static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, unsigned flags,
-		      tier_apply_write_fn write_fn, void *userdata, struct tier_apply_result *out)
+static void apply_one(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *e,
+		      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+		      struct tier_apply_result *out)
 {
 	const bool set[_TIER_ATTR_MAX] = {
 		[TIER_ATTR_NUMA_BALANCING] = e->set_mode,
@@ -161,7 +214,7 @@ static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, uns
 		if (!set[a] || (flags & TIER_APPLY_SKIP(a)))
 			continue;
 		ch = &out->changes[out->n_changes++];
-		apply_attr(ctx, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
+		apply_attr(ctx, dfd, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
 		if (ch->error && !out->error)
 			out->error = ch->error;
 		if (ch->status == TIER_APPLY_VANISHED) {
@@ -204,9 +257,9 @@ static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out
 	}
 }
 
-_public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry,
-			      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
-			      struct tier_apply_result *ret_result)
+int apply_entry_dfd(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+		    unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+		    struct tier_apply_result *ret_result)
 {
 	if (!ctx || !entry || !entry->path || !ret_result || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
@@ -215,8 +268,15 @@ _public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry
 							  .status = TIER_APPLY_UNMANAGED };
 		return 0;
 	}
-	apply_one(ctx, entry, flags, write_fn, userdata, ret_result);
+	apply_one(ctx, dfd, entry, flags, write_fn, userdata, ret_result);
 	return ret_result->status == TIER_APPLY_ERROR;
+}
+
+_public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry,
+			      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+			      struct tier_apply_result *ret_result)
+{
+	return apply_entry_dfd(ctx, -1, entry, flags, write_fn, userdata, ret_result);
 }
 
 _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
@@ -228,7 +288,7 @@ _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
 	if (!ctx || !cls || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
 	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, &e);
-	apply_one(ctx, &e, flags, NULL, NULL, ret_result);
+	apply_one(ctx, -1, &e, flags, NULL, NULL, ret_result);
 	return ret_result->status == TIER_APPLY_ERROR;
 }
 

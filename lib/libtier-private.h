@@ -85,6 +85,11 @@ struct observed_owned {
 int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
 int observe_annotations(int dfd, char ***ret);
 
+/* apply.c: tier_apply_entry() with the files below dfd (-1: by path) */
+int apply_entry_dfd(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+		    unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+		    struct tier_apply_result *ret_result);
+
 /* evaluate.c: the desired values of a class (set_* and values of e), with
  * percentages against capacity, as tier_evaluate() decides them. */
 void class_desired(const struct tier_class *cls, uint64_t capacity, struct tier_plan_entry *e);

@@ -6,6 +6,7 @@
  *    annotations) of one cgroup whose directory the caller already has
  *    open, without enumerating anything and without reading the values
  *    that tier_apply_entry() reads anyway;
+ *  - tier_apply_entry_at(): tier_apply_entry() through that directory fd;
  *  - tier_policy_match_exe(): the first rule an executable selects, through
  *    the policy's prefix index and compiled globs (not a glob per rule).
  */
@@ -114,4 +115,13 @@ _public_ int tier_policy_match_exe(const struct tier_policy *policy, const char 
 	}
 	*ret_rule = NULL;
 	return 0;
+}
+
+_public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+				 unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+				 struct tier_apply_result *ret_result)
+{
+	if (dfd < 0)
+		return -EINVAL;
+	return apply_entry_dfd(ctx, dfd, entry, flags, write_fn, userdata, ret_result);
 }

@@ -763,6 +763,18 @@ int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *top
 			   const char *path, unsigned flags, struct tier_observed **ret_observed);
 
 /*
+ * tier_apply_entry() with the cgroup's files opened below its directory
+ * dfd (O_NOFOLLOW, regular files only) instead of by path: no path walk per
+ * value.  A file missing below dfd is UNSUPPORTED (-EOPNOTSUPP), also when
+ * the cgroup was removed (its directory has no files then): tell the two
+ * apart with tier_cgroup_exists().  write_fn may return 1 for "not mine":
+ * the raw file is written below dfd.  -EINVAL for dfd < 0.
+ */
+int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+			unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+			struct tier_apply_result *ret_result);
+
+/*
  * The first rule (policy order) with an exe matcher that matches exe,
  * through the policy's prefix index and the globs compiled at load: 1 and
  * *ret_rule, or 0 and *ret_rule = NULL if no exe matcher matches.  Whether

@@ -401,6 +401,7 @@ static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
 static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned depth,
 			bool notify)
 {
+	struct stat st;
 	char **names = NULL;
 	size_t n = 0, n_names;
 	int r;
@@ -415,6 +416,11 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 		if (r == -ENOMEM)
 			return r;
 	}
+	/* A directory's link count is 2 + its subdirectories on cgroupfs
+	 * (kernfs) and tmpfs: a leaf, most new cgroups, needs no listing.
+	 * Counted after the watch is added, so none is missed. */
+	if (fstat(dfd, &st) >= 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2)
+		return 0;
 	r = list_subdirs(dfd, &names, &n);
 	if (r == -ENOMEM)
 		return log_oom();

@@ -48,6 +48,7 @@ struct apply_writer {
 	struct manager *m;
 	const char *cgroup;
 	const char *class, *rule, *reason;	/* for the record of a queued write */
+	bool by_fd;				/* tier_apply_entry_at(): raw writes by its dfd */
 	bool unit_known;			/* unit looked up */
 	char *unit;				/* the name says a unit owns it, or NULL */
 	bool queued[_TIER_ATTR_MAX];		/* handed to systemd */
@@ -100,6 +101,8 @@ static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
 		w->queued[ch->attr] = true;
 		return 0;
 	}
+	if (w->by_fd)
+		return 1; /* the raw file, below the directory fd */
 	return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(ch->attr), ch->new_value);
 }
 
@@ -224,11 +227,12 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
  * compares and writes only what differs.  x (may be NULL) records what is
  * now as desired.
  */
-static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason,
-		       bool full_pass, struct managed *x)
+static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int dfd,
+		       const char *reason, bool full_pass, struct managed *x)
 {
 	struct apply_writer w = {
 		.m = m,
+		.by_fd = dfd >= 0,
 		.cgroup = e->path,
 		.class = e->class->name,
 		.rule = e->rule->name,
@@ -258,7 +262,10 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 		m->warned_unsupported = true;
 		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
 	}
-	r = tier_apply_entry(m->ctx, e, flags, write_attr, &w, &res);
+	if (dfd >= 0)
+		r = tier_apply_entry_at(m->ctx, dfd, e, flags, write_attr, &w, &res);
+	else
+		r = tier_apply_entry(m->ctx, e, flags, write_attr, &w, &res);
 	if (r < 0) {
 		free(w.unit);
 		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", e->path,
@@ -385,7 +392,7 @@ static int manager_full_pass(struct manager *m, const char *reason)
 			x->applied[a] = in_sync;
 		if (in_sync)
 			continue;
-		r = apply_entry(m, e, reason, true, x);
+		r = apply_entry(m, e, -1, reason, true, x);
 		if (r < 0)
 			goto out;
 	}
@@ -508,7 +515,8 @@ void manager_reconcile_timer_update(struct manager *m)
  * from it); evaluate it alone (the policy's rule index), update the table,
  * apply.  No tree observe, no blocking call.
  */
-static int react_apply(struct manager *m, const struct tier_observed *obs, const char *reason)
+static int react_apply(struct manager *m, const struct tier_observed *obs, int dfd,
+		       const char *reason)
 {
 	const struct tier_plan_entry *e;
 	struct tier_plan_entry tmp;
@@ -537,7 +545,7 @@ static int react_apply(struct manager *m, const struct tier_observed *obs, const
 		return log_oom();
 	if (r > 0)
 		managed_changed(m);
-	return apply_entry(m, fair_filter_entry(m->fair, &x->entry, &tmp), reason, false, x);
+	return apply_entry(m, fair_filter_entry(m->fair, &x->entry, &tmp), dfd, reason, false, x);
 }
 
 int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const char *reason)
@@ -550,7 +558,7 @@ int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const c
 		return log_oom();
 	if (r < 0)
 		return log_debug_errno(r, "%s: cannot read it: %m, skipping", cgroup), 0;
-	r = react_apply(m, obs, reason);
+	r = react_apply(m, obs, dfd, reason);
 	tier_observed_free(obs);
 	return r;
 }
@@ -608,7 +616,7 @@ int manager_cgroup_exec(struct manager *m, const char *cgroup, const char *exe,
 	c.exes = exes;
 	one = (struct tier_observed){ .fast_capacity = obs->fast_capacity, .n_cgroups = 1,
 				      .cgroups = &c };
-	r = react_apply(m, &one, reason);
+	r = react_apply(m, &one, fd, reason);
 	tier_observed_free(obs);
 	return r;
 }
