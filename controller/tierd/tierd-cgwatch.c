@@ -341,7 +341,12 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names of the directories in dfd (*ret_n of them, malloc'ed). */
+/*
+ * The names of the directories in dfd (*ret_n of them, malloc'ed).
+ * The same listing as lib/cgroup.c's list_subdirs(), which is not exported:
+ * once the internal static archive of libtier (branch lib10) exists, the
+ * watcher links that one and this copy goes.
+ */
 static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
@@ -503,7 +508,6 @@ static void prune_one(struct manager *m, const char *cgroup)
 
 	x = find_path(&m->cg, cgroup);
 	if (x) {
-		log_debug("%s: removed, dropping its watch", x->path);
 		(void)inotify_rm_watch(m->cg.fd, x->wd); /* EINVAL if already gone */
 		watch_free(&m->cg, x);
 	}
@@ -525,6 +529,7 @@ static void prune(struct manager *m, const char *cgroup, bool subtree)
 	struct cgroup_watcher *w = &m->cg;
 	size_t len = strlen(cgroup);
 
+	log_debug("%s: removed%s", cgroup, subtree ? " (moved away)" : "");
 	manager_cgroup_removed(m, cgroup, subtree);
 	if (!subtree) {
 		prune_one(m, cgroup);
