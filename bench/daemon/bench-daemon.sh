@@ -131,14 +131,16 @@ run_tierd() {
 	R[rss,$label]="$(rss_kb $pid) kB"
 	echo "  idle ${idle}s, 11000 cgroups, fair rounds every 10 s: CPU ${R[idle,$label]}, RSS ${R[rss,$label]}"
 	n0=$(grep -c 'Policy reloaded' "$D/log")
-	printf 'rebalance_interval = 1h\n' >"$D/rebal"
-	sed -i '/^\[daemon\]/r '"$D/rebal" "$D/tierd.conf"
 	kill -HUP $pid
 	"$WAITFOR" -t 60 -n $((n0 + 1)) "$D/log" 'Policy reloaded' || exit 1
-	# The config watcher may reload once more for the same edit: let it.
-	sleep 2
 	R[reload,$label]=$(grep 'Policy reloaded' "$D/log" | tail -n 1 | sed 's/.*reloaded in \([0-9.]* ms\).*/\1/')
 	echo "  reload (SIGHUP, parse + full pass of 11000 cgroups): ${R[reload,$label]}"
+	# rebalance_interval = 1h: the file replaced in one rename, which the
+	# config watcher reloads (once); then let it settle.
+	sed '/^\[daemon\]/a rebalance_interval = 1h' "$D/tierd.conf" >"$T/tierd.conf.new"
+	mv "$T/tierd.conf.new" "$D/tierd.conf"
+	"$WAITFOR" -t 60 -n $((n0 + 2)) "$D/log" 'Policy reloaded' || exit 1
+	sleep 5
 	c0=$(cpu_ticks $pid)
 	sleep "$idle"
 	c1=$(cpu_ticks $pid)

@@ -4,6 +4,7 @@
  * the Type=notify-reload protocol, and applying the policy to a subtree.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,9 @@ static int manager_full_pass(struct manager *m, const char *reason)
 out:
 	tier_plan_free(plan);
 	tier_observed_free(obs);
+	/* A pass over the whole tree allocates and frees a lot at once: give
+	 * the free part back rather than keep it resident. */
+	(void)malloc_trim(0);
 	return r;
 }
 
@@ -749,8 +753,7 @@ static int fair_state_restore(struct manager *m)
 /*
  * What the rebalance is given: for each managed cgroup, from the table, in
  * pre-order (a managed cgroup below another is its ancestor's part).  No
- * tree observe: the plan is the table evaluated again (pure, rule index),
- * and only when the table changed.  This is the one place the rebalance's
+ * tree observe: the plan is the table evaluated again (pure, rule index).  This is the one place the rebalance's
  * input is made: with libtier's fair share it becomes tier_share_add(share,
  * x->path, x->entry.class) for each entry.
  */
@@ -764,10 +767,6 @@ static int manager_fair_input(struct manager *m, const struct tier_plan **ret_pl
 	size_t n = 0;
 	int r;
 
-	if (m->fair_plan && m->fair_gen == m->tree_gen) {
-		*ret_plan = m->fair_plan;
-		return 0;
-	}
 	r = managed_table_list(&m->managed, &v, &n);
 	if (r < 0)
 		return r;
@@ -802,7 +801,6 @@ static int manager_fair_input(struct manager *m, const struct tier_plan **ret_pl
 		return r;
 	fair_plan_drop(m);
 	m->fair_plan = plan;
-	m->fair_gen = m->tree_gen;
 	*ret_plan = plan;
 	return 0;
 }
@@ -826,6 +824,9 @@ int manager_rebalance(struct manager *m, const char *reason)
 					    "cgroups: %m, ignoring"), 0;
 	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, plan, now_usec(CLOCK_MONOTONIC),
 			   manager_dry_run(m), ops);
+	/* Made again for the next round (a few ms for 10,000 cgroups): not
+	 * kept, it would be the daemon's largest allocation between rounds. */
+	fair_plan_drop(m);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
@@ -850,23 +851,40 @@ static int on_rebalance_debounce(sd_event_source *s, uint64_t usec, void *userda
 }
 
 /*
- * After a change, one rebalance within REBALANCE_DEBOUNCE_USEC (plus the
- * event loop's timer slack): the first change arms the timer, the others
- * of a burst find it armed and join that round.
+ * After changes, one rebalance once they have settled: the first change of a
+ * burst arms the timer, each later one moves it to REBALANCE_QUIET_USEC
+ * after itself, but never beyond REBALANCE_MAX_DELAY_USEC after the first.
+ * A round reads the usage of every cgroup that shares the fast tier, so it
+ * must not run between the events of a burst, in front of the new cgroups
+ * still waiting for their class.
  */
-#define REBALANCE_DEBOUNCE_USEC (200 * 1000ull)
+#define REBALANCE_QUIET_USEC (200 * 1000ull)
+#define REBALANCE_MAX_DELAY_USEC (5 * 1000000ull)
+
+static bool rebalance_pending(const struct manager *m)
+{
+	int enabled = SD_EVENT_OFF;
+
+	return m->rebalance_debounce &&
+	       sd_event_source_get_enabled(m->rebalance_debounce, &enabled) >= 0 &&
+	       enabled != SD_EVENT_OFF;
+}
 
 void manager_schedule_rebalance(struct manager *m)
 {
-	int enabled = SD_EVENT_OFF, r;
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	int r;
 
 	if (!m->fair || m->exiting)
 		return;
-	if (m->rebalance_debounce &&
-	    sd_event_source_get_enabled(m->rebalance_debounce, &enabled) >= 0 &&
-	    enabled != SD_EVENT_OFF)
+	if (rebalance_pending(m)) {
+		if (now - m->rebalance_first_usec + REBALANCE_QUIET_USEC <= REBALANCE_MAX_DELAY_USEC)
+			(void)sd_event_source_set_time_relative(m->rebalance_debounce,
+								REBALANCE_QUIET_USEC);
 		return;
-	r = arm_timer(m, &m->rebalance_debounce, REBALANCE_DEBOUNCE_USEC, on_rebalance_debounce,
+	}
+	m->rebalance_first_usec = now;
+	r = arm_timer(m, &m->rebalance_debounce, REBALANCE_QUIET_USEC, on_rebalance_debounce,
 		      "rebalance-debounce");
 	if (r < 0)
 		log_warning_errno(r, "Failed to schedule a rebalance: %m, ignoring");
@@ -877,7 +895,8 @@ static int on_rebalance_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	int r;
 
-	if (manager_rebalance(m, "periodic") == -ENOMEM)
+	/* A round after changes is coming anyway, once they settle. */
+	if (!rebalance_pending(m) && manager_rebalance(m, "periodic") == -ENOMEM)
 		return sd_event_exit(m->event, -ENOMEM);
 	r = arm_timer(m, &m->rebalance_timer, m->rebalance_usec, on_rebalance_timer,
 		      "rebalance-timer");

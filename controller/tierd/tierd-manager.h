@@ -63,6 +63,7 @@ struct manager {
 	sd_event_source *reconcile_defer;	/* a full reconcile asked for soon */
 	sd_event_source *rebalance_timer;	/* fair shares, every rebalance_interval */
 	sd_event_source *rebalance_debounce;	/* a rebalance after changes, coalesced */
+	uint64_t rebalance_first_usec;		/* the first change it waits for */
 	struct fair_state *fair;		/* tierd-fair.c: targets, hysteresis */
 	uint64_t rebalance_usec;
 	/* The cgroups in a class, per event (tierd-table.h); tree_gen counts
@@ -70,9 +71,8 @@ struct manager {
 	struct managed_table managed;
 	uint64_t tree_gen;
 	/* What the rebalance is given, made from the table (not from the
-	 * tree) when tree_gen moved on. */
+	 * tree) for each round. */
 	struct tier_plan *fair_plan;
-	uint64_t fair_gen;
 	/* The last full pass (startup, reload, overflow), which unprivileged
 	 * callers of the bus API are answered from. */
 	struct tier_observed *cache_obs;
