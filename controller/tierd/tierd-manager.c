@@ -825,8 +825,10 @@ int manager_rebalance(struct manager *m, const char *reason)
 	r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, plan, now_usec(CLOCK_MONOTONIC),
 			   manager_dry_run(m), ops);
 	/* Made again for the next round (a few ms for 10,000 cgroups): not
-	 * kept, it would be the daemon's largest allocation between rounds. */
+	 * kept, it would be the daemon's largest allocation between rounds;
+	 * and what the round allocated goes back to the system. */
 	fair_plan_drop(m);
+	(void)malloc_trim(0);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)

@@ -60,5 +60,6 @@ Suite *suite_apply(void);
 Suite *suite_fair(void);
 Suite *suite_hostile(void);
 Suite *suite_escape(void);
+Suite *suite_react(void);
 
 #endif
