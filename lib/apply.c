@@ -79,12 +79,55 @@ static void fmt_u64(char *buf, uint64_t v)
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
 	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE)
 
+/* One attribute file of cgroup: by path, or below its open directory dfd
+ * (a file missing there is -EOPNOTSUPP: the directory is still open). */
+static int attr_read(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+		     char **ret)
+{
+	int r;
+
+	if (dfd < 0)
+		return tier_cgroup_read(ctx, cgroup, file, ret);
+	r = sysfs_read_at(dfd, file, ret);
+	return r == -ENOENT ? -EOPNOTSUPP : r;
+}
+
+static int attr_read_u64(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+			 uint64_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	r = attr_read(ctx, dfd, cgroup, file, &buf);
+	if (r < 0)
+		return r;
+	if (strcmp(strip(buf), "max") == 0) {
+		*ret = UINT64_MAX;
+		return 0;
+	}
+	return parse_u64(buf, ret);
+}
+
+static int attr_write(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+		      const char *value)
+{
+	int r;
+
+	if (dfd < 0)
+		return tier_cgroup_write(ctx, cgroup, file, value);
+	r = sysfs_write_at(dfd, file, value);
+	if (r >= 0)
+		dbg(ctx, "wrote '%s' to %s/%s", value, cgroup, file);
+	return r;
+}
+
 /*
  * Read current, compare, maybe write.  Fills ch; logs nothing.  The one
- * read-compare-write of the project: tier_apply(), tier_apply_entry() and
- * tier_class_apply() all end here.
+ * read-compare-write of the project: tier_apply(), tier_apply_entry(),
+ * tier_apply_entry_at(), tier_class_apply() and tier_cgroup_apply_attr() all
+ * end here.  dfd >= 0: the cgroup's files are opened below its directory.
  */
-static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum tier_attr attr,
 		       const struct tier_plan_entry *e, unsigned flags, tier_apply_write_fn write_fn,
 		       void *userdata, struct apply_change *ch)
 {
@@ -94,10 +137,17 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 
 	ch->attr = attr;
 	if (attr == TIER_ATTR_NUMA_BALANCING) {
+		_cleanup_free_ char *buf = NULL;
 		enum tier_mode want = (enum tier_mode)e->desired[attr], cur;
 
 		snprintf(ch->new_value, VALUE_MAX, "%s", tier_mode_to_string(want));
-		r = tier_cgroup_get_mode(ctx, cgroup, &cur);
+		if (dfd < 0)
+			r = tier_cgroup_get_mode(ctx, cgroup, &cur);
+		else {
+			r = attr_read(ctx, dfd, cgroup, file, &buf);
+			if (r >= 0)
+				r = tier_mode_from_string(strip(buf), &cur);
+		}
 		if (r < 0)
 			goto fail;
 		snprintf(ch->old_value, VALUE_MAX, "%s", tier_mode_to_string(cur));
@@ -115,7 +165,8 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 			want -= want % page_size();
 
 		fmt_u64(ch->new_value, want);
-		r = tier_cgroup_read_u64(ctx, cgroup, file, &cur);
+		r = dfd < 0 ? tier_cgroup_read_u64(ctx, cgroup, file, &cur) :
+			      attr_read_u64(ctx, dfd, cgroup, file, &cur);
 		if (r < 0)
 			goto fail;
 		fmt_u64(ch->old_value, cur);
@@ -131,10 +182,12 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 		return;
 	}
 	if (!(flags & TIER_APPLY_DRY_RUN)) {
-		if (write_fn)
-			r = write_fn(userdata, ctx, cgroup, attr, ch->old_value, ch->new_value);
-		else
-			r = tier_cgroup_write(ctx, cgroup, file, ch->new_value);
+		r = write_fn ? write_fn(userdata, ctx, cgroup, attr, ch->old_value, ch->new_value) : 1;
+		/* 1 from a writer: "not mine", the raw file (below dfd if open) */
+		if (r == 1)
+			r = attr_write(ctx, dfd, cgroup, file, ch->new_value);
+		else if (r > 0)
+			r = -EINVAL;
 		if (r < 0)
 			goto fail;
 	}
@@ -181,8 +234,9 @@ static struct tier_apply_result *result_new(const char *path, enum tier_apply_st
 }
 
 /* The attributes e sets, minus the skipped ones, in order; fills out. */
-static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, unsigned flags,
-		      tier_apply_write_fn write_fn, void *userdata, struct tier_apply_result *out)
+static void apply_one(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *e,
+		      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+		      struct tier_apply_result *out)
 {
 	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
 		struct apply_change *ch;
@@ -190,7 +244,7 @@ static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, uns
 		if (!e->set[a] || (flags & TIER_APPLY_SKIP(a)))
 			continue;
 		ch = &out->changes[out->n_changes++];
-		apply_attr(ctx, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
+		apply_attr(ctx, dfd, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
 		if (ch->error && !out->error)
 			out->error = ch->error;
 		if (ch->status == TIER_APPLY_VANISHED) {
@@ -233,8 +287,10 @@ static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out
 	}
 }
 
-static int entry_apply(struct tier_ctx *ctx, const struct tier_plan_entry *entry, unsigned flags,
-		       tier_apply_write_fn write_fn, void *userdata,
+/* The one implementation of tier_apply_entry() and tier_apply_entry_at(),
+ * and tier_apply()'s per entry: by path if dfd < 0, else below dfd. */
+static int entry_apply(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+		       unsigned flags, tier_apply_write_fn write_fn, void *userdata,
 		       struct tier_apply_result **ret_result)
 {
 	struct tier_apply_result *out;
@@ -243,7 +299,7 @@ static int entry_apply(struct tier_ctx *ctx, const struct tier_plan_entry *entry
 	if (!out)
 		return -ENOMEM;
 	if (entry->rule)
-		apply_one(ctx, entry, flags, write_fn, userdata, out);
+		apply_one(ctx, dfd, entry, flags, write_fn, userdata, out);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;
 }
@@ -254,7 +310,16 @@ _public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry
 {
 	if (!ctx || !entry || !ret_result || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	return entry_apply(ctx, entry, flags, write_fn, userdata, ret_result);
+	return entry_apply(ctx, -1, entry, flags, write_fn, userdata, ret_result);
+}
+
+_public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+				 unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+				 struct tier_apply_result **ret_result)
+{
+	if (!ctx || dfd < 0 || !entry || !ret_result || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	return entry_apply(ctx, dfd, entry, flags, write_fn, userdata, ret_result);
 }
 
 _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
@@ -278,7 +343,7 @@ _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
 		free(e);
 		return -ENOMEM;
 	}
-	apply_one(ctx, e, flags, NULL, NULL, out);
+	apply_one(ctx, -1, e, flags, NULL, NULL, out);
 	free(e);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;
@@ -310,7 +375,7 @@ _public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, en
 		free(e);
 		return -ENOMEM;
 	}
-	apply_one(ctx, e, flags, write_fn, userdata, out);
+	apply_one(ctx, -1, e, flags, write_fn, userdata, out);
 	free(e);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;
@@ -403,7 +468,7 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		r = entry_apply(ctx, tier_plan_entry(plan, i), flags, NULL, NULL, &res->r[i]);
+		r = entry_apply(ctx, -1, tier_plan_entry(plan, i), flags, NULL, NULL, &res->r[i]);
 		if (r < 0) {
 			tier_apply_results_free(res);
 			return r;

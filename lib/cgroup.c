@@ -1046,9 +1046,9 @@ _public_ int tier_cgroup_path_unit(const char *path, char **ret_unit)
 
 /* --- observe --- */
 
-/* The observe helpers work on an open cgroup directory
+/* The observe helpers work on an open cgroup directory: one path walk per
  * cgroup instead of one per file. */
-static int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
+int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ int *pids = NULL;
@@ -1091,7 +1091,7 @@ fail:
 	return r;
 }
 
-static int observe_annotations(int dfd, char ***ret)
+int observe_annotations(int dfd, char ***ret)
 {
 	_cleanup_free_ char *names = NULL;
 	char **out = NULL;

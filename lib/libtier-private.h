@@ -150,6 +150,10 @@ struct residency {
 };
 int residency_from_buf(const struct tier_topology *topo, const char *buf,
 		       struct residency *res);
+/* cgroup.c: the executables of the processes in the cgroup dfd is
+ * (deduplicated), and its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
+int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
+int observe_annotations(int dfd, char ***ret);
 
 /* observed.c */
 struct tier_observed_cgroup {

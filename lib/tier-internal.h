@@ -111,6 +111,17 @@ int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *
  * or all zeros. */
 double tier_jain_index(size_t n, const double *values);
 
+/*
+ * The first rule (policy order) with an exe matcher that matches exe,
+ * through the policy's prefix index and the globs compiled at load: 1 and
+ * *ret_rule, or 0 and *ret_rule = NULL if no exe matcher matches.  Whether
+ * that rule decides the class of a cgroup is up to the evaluation (an
+ * earlier rule may match the cgroup otherwise).  tierd's exec events use it
+ * to skip the processes no exe rule selects; -EINVAL, -ENOMEM.
+ */
+int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
+			  const struct tier_rule **ret_rule);
+
 /* ------------------------------------------------------------------------
  * _cleanup_() helpers for the public objects
  * ------------------------------------------------------------------------ */

@@ -513,6 +513,21 @@ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo, const c
 		 unsigned flags, struct tier_observed **ret_observed);
 
 /*
+ * One cgroup, for a caller that reacts to events instead of walking the
+ * tree: a tier_observed of the one cgroup path whose directory the caller
+ * has open as dfd (from tier_cgroup_open(), or a directory fd an inotify
+ * watcher holds); fast_capacity from topo (may be NULL).  Its unit comes
+ * from tier_cgroup_path_unit(); with TIER_OBSERVE_EXE the executables of its
+ * processes, with TIER_OBSERVE_ANNOTATIONS its trusted.* xattrs.  Nothing is
+ * enumerated and the current values are not read (they are the kernel's
+ * defaults, memory.numa_balancing "inherit"): tier_apply_entry_at() reads
+ * each value once.  -EINVAL for an invalid path or dfd < 0, -ENOENT if the
+ * cgroup was removed while its processes were read, -ENOMEM.
+ */
+int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+			   const char *path, unsigned flags, struct tier_observed **ret_observed);
+
+/*
  * Build one by hand (a daemon that knows what changed, tests):
  * tier_observed_new(), then tier_observed_add() per cgroup and its setters.
  * fast_capacity is what percentages of classes resolve against (bytes; the
@@ -733,9 +748,10 @@ const struct tier_apply_result *tier_apply_results_get(const struct tier_apply_r
  * "max") into attr of cgroup the caller's way (for example MemoryLow=
  * through systemd for the cgroup of a unit, falling back to
  * tier_cgroup_write()); old_value is what was read.  Called only for a value
- * that differs, never in a dry run.  Return 0 or a negative errno:
- * -ENOENT/-ENODEV make the attribute VANISHED, -EOPNOTSUPP UNSUPPORTED,
- * anything else ERROR (with that errno).
+ * that differs, never in a dry run.  Return 0, 1 for "not mine: write the
+ * raw file" (by path, or below the directory fd of tier_apply_entry_at()),
+ * or a negative errno: -ENOENT/-ENODEV make the attribute VANISHED,
+ * -EOPNOTSUPP UNSUPPORTED, anything else ERROR (with that errno).
  */
 typedef int (*tier_apply_write_fn)(void *userdata, struct tier_ctx *ctx, const char *cgroup,
 				   enum tier_attr attr, const char *old_value,
@@ -754,6 +770,17 @@ typedef int (*tier_apply_write_fn)(void *userdata, struct tier_ctx *ctx, const c
 int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry, unsigned flags,
 		     tier_apply_write_fn write_fn, void *userdata,
 		     struct tier_apply_result **ret_result);
+
+/*
+ * tier_apply_entry() with the cgroup's files opened below its directory
+ * dfd (O_NOFOLLOW, regular files only) instead of by path: no path walk per
+ * value.  A file missing below dfd is UNSUPPORTED (-EOPNOTSUPP), also when
+ * the cgroup was removed (its directory has no files then): tell the two
+ * apart with tier_cgroup_exists().  -EINVAL also for dfd < 0.
+ */
+int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+			unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+			struct tier_apply_result **ret_result);
 
 /*
  * Apply one class to one cgroup, with the desired values tier_evaluate()

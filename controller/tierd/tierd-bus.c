@@ -146,7 +146,7 @@ static int bus_caller(struct manager *m, sd_bus_message *msg, sd_bus_error *erro
 		return 0;
 	}
 	*ret_privileged = false;
-	if (!bus_ratelimit_take(&m->bus_rl, uid, now_usec())) {
+	if (!bus_ratelimit_take(&m->api.rl, uid, now_usec())) {
 		log_ratelimit(LOG_NOTICE, "Bus caller UID %d over its rate (%s), refusing calls for now",
 			      (int)uid, sd_bus_message_get_member(msg));
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
@@ -805,14 +805,14 @@ static int socket_start(struct manager *m)
 		return 0; /* no run directory: said so */
 	if (r < 0)
 		return r;
-	r = sd_event_add_io(m->event, &m->api_listen, fd, EPOLLIN, on_connection, m);
+	r = sd_event_add_io(m->event, &m->api.listen, fd, EPOLLIN, on_connection, m);
 	if (r < 0) {
 		close(fd);
 		rundir_unlink_socket(m);
 		return log_warning_errno(r, "Cannot watch the bus socket: %m, ignoring"), 0;
 	}
-	(void)sd_event_source_set_description(m->api_listen, "bus-api-listen");
-	m->api_fd = fd;
+	(void)sd_event_source_set_description(m->api.listen, "bus-api-listen");
+	m->api.fd = fd;
 	log_debug("Bus API %s on unix:path=%s", BUS_IFACE, path);
 	return 0;
 }
@@ -831,7 +831,7 @@ static int on_system_bus_retry(sd_event_source *s, uint64_t usec, void *userdata
 {
 	struct manager *m = userdata;
 
-	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
+	m->api.bus = sd_bus_flush_close_unref(m->api.bus);
 	return system_bus_connect(m, true) == -ENOMEM ? sd_event_exit(m->event, -ENOMEM) : 0;
 }
 
@@ -842,12 +842,12 @@ static void system_bus_retry(struct manager *m)
 	int r;
 
 	r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-	if (r >= 0 && m->api_retry)
-		r = sd_event_source_set_time(m->api_retry, now + SYSTEM_BUS_RETRY_USEC);
-	if (r >= 0 && m->api_retry)
-		r = sd_event_source_set_enabled(m->api_retry, SD_EVENT_ONESHOT);
+	if (r >= 0 && m->api.retry)
+		r = sd_event_source_set_time(m->api.retry, now + SYSTEM_BUS_RETRY_USEC);
+	if (r >= 0 && m->api.retry)
+		r = sd_event_source_set_enabled(m->api.retry, SD_EVENT_ONESHOT);
 	else if (r >= 0)
-		r = sd_event_add_time(m->event, &m->api_retry, CLOCK_MONOTONIC,
+		r = sd_event_add_time(m->event, &m->api.retry, CLOCK_MONOTONIC,
 				      now + SYSTEM_BUS_RETRY_USEC, 0, on_system_bus_retry, m);
 	if (r < 0)
 		log_warning_errno(r, "Cannot schedule a system bus reconnect: %m, ignoring");
@@ -918,7 +918,7 @@ static int system_bus_connect(struct manager *m, bool retrying)
 	}
 	/* Asking the bus daemon for a caller's credentials is a call too. */
 	(void)sd_bus_set_method_call_timeout(b, 5 * 1000000ull);
-	m->api_bus = b;
+	m->api.bus = b;
 	if (retrying)
 		log_notice("Bus API %s on the system bus again", BUS_IFACE);
 	else
@@ -937,11 +937,11 @@ void bus_api_stop(struct manager *m)
 {
 	for (size_t i = 0; i < MAX_CONNECTIONS; i++)
 		conns[i].bus = sd_bus_flush_close_unref(conns[i].bus);
-	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
-	m->api_retry = sd_event_source_disable_unref(m->api_retry);
-	m->api_listen = sd_event_source_disable_unref(m->api_listen);
-	if (m->api_fd >= 0)
-		close(m->api_fd);
+	m->api.bus = sd_bus_flush_close_unref(m->api.bus);
+	m->api.retry = sd_event_source_disable_unref(m->api.retry);
+	m->api.listen = sd_event_source_disable_unref(m->api.listen);
+	if (m->api.fd >= 0)
+		close(m->api.fd);
 	rundir_unlink_socket(m);
-	m->api_fd = -1;
+	m->api.fd = -1;
 }

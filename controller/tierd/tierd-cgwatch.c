@@ -253,6 +253,7 @@ static void log_limit_once(struct manager *m, const char *cgroup)
 	if (m->cg.limit_hit)
 		return;
 	m->cg.limit_hit = true;
+	manager_reconcile_timer_update(m);
 	f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
 	if (f && fgets(buf, sizeof(buf), f))
 		max = strtoull(buf, NULL, 10);
@@ -340,7 +341,12 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The names of the directories in dfd (*ret_n of them, malloc'ed). */
+/*
+ * The names of the directories in dfd (*ret_n of them, malloc'ed).
+ * The same listing as lib/cgroup.c's list_subdirs(), which is not exported:
+ * once the internal static archive of libtier (branch lib10) exists, the
+ * watcher links that one and this copy goes.
+ */
 static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
@@ -397,8 +403,10 @@ static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
  * everything below it, going down by fds; the names are read first, so one
  * fd per level is open.
  */
-static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned depth)
+static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned depth,
+			bool notify)
 {
+	struct stat st;
 	char **names = NULL;
 	size_t n = 0, n_names;
 	int r;
@@ -406,6 +414,18 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 	r = watch_one(m, cgroup, dfd);
 	if (r == -ENOMEM)
 		return r;
+	if (notify) {
+		/* Watched first, then applied: nothing below is missed, and the
+		 * directory fd serves both. */
+		r = manager_cgroup_added(m, cgroup, dfd, "new cgroup");
+		if (r == -ENOMEM)
+			return r;
+	}
+	/* A directory's link count is 2 + its subdirectories on cgroupfs
+	 * (kernfs) and tmpfs: a leaf, most new cgroups, needs no listing.
+	 * Counted after the watch is added, so none is missed. */
+	if (fstat(dfd, &st) >= 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2)
+		return 0;
 	r = list_subdirs(dfd, &names, &n);
 	if (r == -ENOMEM)
 		return log_oom();
@@ -433,7 +453,7 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 						    "ignoring", c);
 			continue;
 		}
-		r = add_tree_rec(m, c, cfd, depth + 1);
+		r = add_tree_rec(m, c, cfd, depth + 1, notify);
 		if (r == -ENOMEM)
 			break;
 		r = 0;
@@ -444,7 +464,7 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 	return r == -ENOMEM ? r : 0;
 }
 
-int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
+int cgroup_watcher_add_tree(struct manager *m, const char *cgroup, bool notify)
 {
 	_cleanup_close_ int fd = -1;
 	unsigned depth;
@@ -466,7 +486,7 @@ int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
 	if (r < 0)
 		return log_ratelimit_errno(LOG_WARNING, r, "%s: cannot open it: %m, not watched, "
 					   "ignoring", cgroup), 0;
-	return add_tree_rec(m, cgroup, fd, depth);
+	return add_tree_rec(m, cgroup, fd, depth, notify);
 }
 
 /*
@@ -480,12 +500,41 @@ bool cgroup_watcher_has(struct manager *m, const char *cgroup)
 	return find_path(&m->cg, cgroup) != NULL;
 }
 
-/* Drop the watches of cgroup and everything below it. */
-static void prune(struct manager *m, const char *cgroup)
+/* Drop the watch of cgroup (and its cgroup.events watch). */
+static void prune_one(struct manager *m, const char *cgroup)
+{
+	_cleanup_free_ char *key = events_key(cgroup);
+	struct watch *x;
+
+	x = find_path(&m->cg, cgroup);
+	if (x) {
+		(void)inotify_rm_watch(m->cg.fd, x->wd); /* EINVAL if already gone */
+		watch_free(&m->cg, x);
+	}
+	x = key ? find_path(&m->cg, key) : NULL;
+	if (x) {
+		(void)inotify_rm_watch(m->cg.fd, x->wd);
+		watch_free(&m->cg, x);
+	}
+}
+
+/*
+ * Drop the watches of cgroup, and with subtree of everything below it.  A
+ * removed cgroup (rmdir) has no children, so that is O(1); a directory
+ * moved away (IN_MOVED_FROM) takes its subtree along, and only that walks
+ * the table.  The manager forgets them.
+ */
+static void prune(struct manager *m, const char *cgroup, bool subtree)
 {
 	struct cgroup_watcher *w = &m->cg;
 	size_t len = strlen(cgroup);
 
+	log_debug("%s: removed%s", cgroup, subtree ? " (moved away)" : "");
+	manager_cgroup_removed(m, cgroup, subtree);
+	if (!subtree) {
+		prune_one(m, cgroup);
+		return;
+	}
 	for (size_t i = 0; i < w->n_buckets; i++) {
 		struct watch *x = w->by_wd[i], *next;
 
@@ -495,7 +544,6 @@ static void prune(struct manager *m, const char *cgroup)
 			    (x->path[len] != '\0' && x->path[len] != '/'))
 				continue;
 			log_debug("%s: removed, dropping its watch", x->path);
-			manager_tree_changed(m);
 			(void)inotify_rm_watch(w->fd, x->wd); /* EINVAL if already gone */
 			watch_free(w, x);
 		}
@@ -614,7 +662,7 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 				goto out;
 			}
 			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
-				prune(m, c);
+				prune(m, c, ev->mask & IN_MOVED_FROM);
 				free(c);
 				continue;
 			}
@@ -647,10 +695,7 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 				continue;
 			if (has_ancestor_in(created, n_created, created[i]))
 				continue;
-			r = cgroup_watcher_add_tree(m, created[i]);
-			if (r == -ENOMEM)
-				goto out;
-			r = manager_apply_subtree(m, created[i], "new cgroup");
+			r = cgroup_watcher_add_tree(m, created[i], true);
 			if (r == -ENOMEM)
 				goto out;
 		}
@@ -659,7 +704,7 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 	for (size_t i = 0; i < n_moved; i++) {
 		if (i > 0 && strcmp(moved[i], moved[i - 1]) == 0)
 			continue;
-		r = manager_apply_subtree(m, moved[i], "processes moved in");
+		r = manager_cgroup_populated(m, moved[i], "processes moved in");
 		if (r == -ENOMEM)
 			goto out;
 	}
@@ -693,7 +738,7 @@ int cgroup_watcher_start(struct manager *m)
 	(void)sd_event_source_set_description(m->cg.source, "cgroup-inotify");
 	/* New cgroups first: before the reconcile timer and config reloads. */
 	(void)sd_event_source_set_priority(m->cg.source, SD_EVENT_PRIORITY_NORMAL - 10);
-	r = cgroup_watcher_add_tree(m, "/");
+	r = cgroup_watcher_add_tree(m, "/", false);
 	if (r < 0)
 		return r;
 	log_debug("Watching %zu cgroup directories below %s", m->cg.n_watches,

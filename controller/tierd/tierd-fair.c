@@ -819,7 +819,8 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		x = &in[n++];
 		x->path = path;
 		x->class_name = cls->name;
-		x->rule_name = rule ? rule->name : NULL;
+		x->rule_name = rule ? rule->name :
+			       ops && ops->rule_name ? ops->rule_name(ops->userdata, path) : NULL;
 		x->share = tier_share_target(share, i);
 		x->fast_bytes = tier_share_fast_bytes(share, i);
 		x->demand = tier_share_demand(share, i);

@@ -168,6 +168,10 @@ struct fair_ops {
 	 * dry run): keep what fairness holds (fair_state_serialize()) where a
 	 * restarted tierd finds it.  Only -ENOMEM stops the round. */
 	int (*save)(void *userdata, const struct fair_state *s);
+	/* The name of the rule that put cgroup in its class, for the records,
+	 * when the share does not know it (tier_share_add() rather than
+	 * tier_share_add_plan()); NULL: none. */
+	const char *(*rule_name)(void *userdata, const char *cgroup);
 };
 
 /* What the last fair_rebalance() saw and did, for status and tests. */

@@ -18,7 +18,8 @@
 #   check-daemon        tests/daemon/vm-*.sh in the two-tier VM with the
 #                       patched kernel (skips without qemu or a bzImage)
 #   demo                build everything, boot the VM, show tiering per class
-#   bench-daemon        bench/daemon/: mkdir->knob latency, idle cost, reload
+#   bench-daemon        bench/daemon/: mkdir->knob latency, idle cost, reload, next
+#                       to an old tierd (BENCH_OLD_REV=) and the 5 s rescan loop
 #   install-tierd       binary, tierd.8, tierd.service, the D-Bus policy
 
 TIERD_VERSION ?= $(LIBTIER_VERSION)
@@ -27,7 +28,7 @@ TIERD        := $(BUILD)/bin/tierd
 TIERD_ASAN   := $(BUILD)/test/tierd-asan
 TIERD_SRCS   := $(addprefix controller/tierd/,tierd.c tierd-manager.c tierd-cgwatch.c \
 	tierd-config.c tierd-proc.c tierd-systemd.c tierd-bus.c tierd-log.c tierd-fair.c \
-	tierd-rundir.c)
+	tierd-rundir.c tierd-table.c)
 TIERD_PKGS   := libsystemd libnl-3.0
 TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,$(TIERD_PKGS)) \
 	-DTIERD_VERSION='"$(TIERD_VERSION)"'
@@ -164,8 +165,11 @@ $(BENCH_LAT): bench/daemon/mkdir-latency.c
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $<
 
-bench-daemon: $(TIERD) $(TIERCTL) $(BENCH_LAT) $(TIERD_WAITFOR)
-	$(Q)BUILD=$(BUILD) $(TOP)/bench/daemon/bench-daemon.sh $(BENCH_IDLE)
+# BENCH_OLD_REV=COMMIT adds a column for that commit's tierd (built in a scratch
+# worktree under /tmp), BENCH_TIERD_OLD=PATH one for a tierd already built.
+bench-daemon: $(TIERD) $(TIERCTL) $(BENCH_LAT) $(TIERD_WAITFOR) bench-build
+	$(Q)BUILD=$(BUILD) OLD_REV=$(BENCH_OLD_REV) TIERD_OLD=$(BENCH_TIERD_OLD) \
+		$(TOP)/bench/daemon/bench-daemon.sh $(BENCH_IDLE)
 
 # The same burst on a real cgroupfs, in the VM with the patched kernel.
 bench-daemon-vm: $(TIERD) $(TIERCTL) $(BENCH_LAT) tierd-test-tools

@@ -97,5 +97,6 @@ Suite *suite_fair(void);
 Suite *suite_share(void);
 Suite *suite_hostile(void);
 Suite *suite_escape(void);
+Suite *suite_react(void);
 
 #endif
