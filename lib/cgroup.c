@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "libtier-private.h"
+#include "tier-internal.h"
 
 /* Reject relative paths and "." / ".." components: cgroup names come from
  * policy files and the command line. */
@@ -819,9 +820,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names of the subdirectories of the directory open at dfd (which
- * stays open: the DIR works on a duplicate). */
-static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
+/* tier-internal.h; the DIR works on a duplicate of dfd. */
+int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	char **names = NULL;
@@ -916,7 +916,7 @@ static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
 		free(copy);
 		return r;
 	}
-	r = list_subdirs(dfd, &children, &nc);
+	r = tier_dir_list_subdirs(dfd, &children, &nc);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -1161,12 +1161,45 @@ static int read_u64_at(int dfd, const char *file, uint64_t *ret)
 	return parse_u64_or_max(buf, ret);
 }
 
+/*
+ * What rules match on besides the path, read below the cgroup's directory
+ * dfd: the unit (from the path), with the flags the executables of its
+ * processes and its trusted.* annotations.  -ENOMEM; with strict, also
+ * -ENOENT/-ENODEV if the cgroup went away while its processes were read
+ * (else a cgroup whose processes cannot be read just has no executables).
+ */
+static int observe_matched(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup *c,
+			   unsigned flags, bool strict)
+{
+	char **strv = NULL;
+	int r;
+
+	r = tier_cgroup_path_unit(c->path, &c->unit);
+	if (r == -ENOMEM)
+		return r;
+	if (flags & TIER_OBSERVE_EXE) {
+		r = observe_exes(ctx, dfd, &strv);
+		if (r == -ENOMEM || (strict && (r == -ENOENT || r == -ENODEV)))
+			return r;
+		if (r >= 0)
+			observed_cgroup_take_exes(c, strv);
+	}
+	if (flags & TIER_OBSERVE_ANNOTATIONS) {
+		strv = NULL;
+		r = observe_annotations(dfd, &strv);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0)
+			observed_cgroup_take_annotations(c, strv);
+	}
+	return 0;
+}
+
 /* Fill one observed cgroup; -ENOENT if it vanished. */
 static int observe_one(struct tier_ctx *ctx, struct tier_observed_cgroup *c, unsigned flags)
 {
 	_cleanup_free_ char *mode = NULL;
 	_cleanup_close_ int dfd = -1;
-	char **strv = NULL;
 	uint64_t v;
 	int r;
 
@@ -1183,25 +1216,7 @@ static int observe_one(struct tier_ctx *ctx, struct tier_observed_cgroup *c, uns
 		c->memory_low = v;
 	if (read_u64_at(dfd, "memory.high", &v) >= 0)
 		c->memory_high = v;
-	r = tier_cgroup_path_unit(c->path, &c->unit);
-	if (r == -ENOMEM)
-		return r;
-	if (flags & TIER_OBSERVE_EXE) {
-		r = observe_exes(ctx, dfd, &strv);
-		if (r == -ENOMEM)
-			return r;
-		if (r >= 0)
-			observed_cgroup_take_exes(c, strv);
-	}
-	if (flags & TIER_OBSERVE_ANNOTATIONS) {
-		strv = NULL;
-		r = observe_annotations(dfd, &strv);
-		if (r == -ENOMEM)
-			return r;
-		if (r >= 0)
-			observed_cgroup_take_annotations(c, strv);
-	}
-	return 0;
+	return observe_matched(ctx, dfd, c, flags, false);
 }
 
 _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo,
@@ -1242,4 +1257,31 @@ fail:
 	tier_strv_free(paths);
 	tier_observed_free(o);
 	return r;
+}
+
+_public_ int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+				    const char *path, unsigned flags,
+				    struct tier_observed **ret_observed)
+{
+	_cleanup_(tier_observed_freep) struct tier_observed *o = NULL;
+	struct tier_observed_cgroup *c;
+	int r;
+
+	if (!ctx || dfd < 0 || !path || !cgroup_path_valid(path) || !ret_observed ||
+	    (flags & ~(TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS)))
+		return -EINVAL;
+	r = tier_observed_new(topo ? tier_topology_fast_capacity(topo) : 0, &o);
+	if (r >= 0)
+		r = tier_observed_add(o, path, &c);
+	if (r < 0)
+		return r;
+	/* Not read: the apply reads each value once.  The kernel's defaults
+	 * (memory.low 0 and memory.high max are tier_observed_add()'s). */
+	c->mode_supported = true;
+	c->mode = TIER_MODE_INHERIT;
+	r = observe_matched(ctx, dfd, c, flags, true);
+	if (r < 0)
+		return r;
+	*ret_observed = TAKE_PTR(o);
+	return 0;
 }

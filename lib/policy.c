@@ -34,6 +34,7 @@
 
 #include "libtier-private.h"
 #include "policy.h"
+#include "tier-internal.h"
 
 #define NAME_MAX_LEN 64
 #define DEFAULT_CGROUP_ROOT "/sys/fs/cgroup"
@@ -1474,4 +1475,41 @@ _public_ size_t tier_policy_file_count(const struct tier_policy *policy)
 _public_ const char *tier_policy_file(const struct tier_policy *policy, size_t i)
 {
 	return i < policy->n_files ? policy->files[i] : NULL;
+}
+
+/* tier-internal.h: exe rules through the prefix index, not a glob per rule. */
+static int cmp_exe_cand(const void *a, const void *b)
+{
+	const struct index_cand *x = a, *y = b;
+
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
+	return (x->matcher > y->matcher) - (x->matcher < y->matcher);
+}
+
+int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
+				   const struct tier_rule **ret_rule)
+{
+	_cleanup_free_ struct index_cand *cands = NULL;
+	size_t n = 0, alloc = 0;
+	int r;
+
+	if (!policy || !exe || !ret_rule)
+		return -EINVAL;
+	r = prefix_index_lookup(&policy->index[TIER_MATCH_EXE], exe, strlen(exe), &cands, &n,
+				&alloc);
+	if (r < 0)
+		return r;
+	if (n > 1)
+		qsort(cands, n, sizeof(*cands), cmp_exe_cand);
+	for (size_t i = 0; i < n; i++) {
+		const struct policy_rule *rule = policy->rules[cands[i].rule];
+
+		if (glob_match_compiled(&rule->globs[cands[i].matcher], exe)) {
+			*ret_rule = &rule->pub;
+			return 1;
+		}
+	}
+	*ret_rule = NULL;
+	return 0;
 }

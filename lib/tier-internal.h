@@ -112,6 +112,14 @@ int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *
 double tier_jain_index(size_t n, const double *values);
 
 /*
+ * The sorted names of the subdirectories of the directory open at dfd
+ * (which stays open), a NULL-terminated array of *ret_n malloc'ed names for
+ * tier_strv_free(); never through a symlink.  The one listing of
+ * tier_cgroup_enumerate() and tierd's cgroup watcher.  Negative errno.
+ */
+int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n);
+
+/*
  * The first rule (policy order) with an exe matcher that matches exe,
  * through the policy's prefix index and the globs compiled at load: 1 and
  * *ret_rule, or 0 and *ret_rule = NULL if no exe matcher matches.  Whether

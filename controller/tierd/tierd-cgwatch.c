@@ -60,15 +60,6 @@ struct watch {
 	struct watch *next_path;
 };
 
-static size_t hash_str(const char *s)
-{
-	size_t h = 5381;
-
-	for (; *s; s++)
-		h = h * 33 + (unsigned char)*s;
-	return h;
-}
-
 static size_t hash_wd(int wd)
 {
 	return (size_t)wd * 2654435761u;
@@ -96,7 +87,7 @@ static int tables_grow(struct cgroup_watcher *w)
 			by_wd[b] = x;
 		}
 		for (x = w->by_path[i]; x; x = next) {
-			size_t b = hash_str(x->path) % nb;
+			size_t b = cgroup_path_hash(x->path) % nb;
 
 			next = x->next_path;
 			x->next_path = by_path[b];
@@ -125,7 +116,7 @@ static struct watch *find_path(struct cgroup_watcher *w, const char *path)
 {
 	if (!w->n_buckets)
 		return NULL;
-	for (struct watch *x = w->by_path[hash_str(path) % w->n_buckets]; x; x = x->next_path)
+	for (struct watch *x = w->by_path[cgroup_path_hash(path) % w->n_buckets]; x; x = x->next_path)
 		if (strcmp(x->path, path) == 0)
 			return x;
 	return NULL;
@@ -133,7 +124,7 @@ static struct watch *find_path(struct cgroup_watcher *w, const char *path)
 
 static void unlink_path(struct cgroup_watcher *w, struct watch *x)
 {
-	struct watch **p = &w->by_path[hash_str(x->path) % w->n_buckets];
+	struct watch **p = &w->by_path[cgroup_path_hash(x->path) % w->n_buckets];
 
 	for (; *p; p = &(*p)->next_path)
 		if (*p == x) {
@@ -178,7 +169,7 @@ static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
 		unlink_path(w, x);
 		free(x->path);
 		x->path = p;
-		b = hash_str(p) % w->n_buckets;
+		b = cgroup_path_hash(p) % w->n_buckets;
 		x->next_path = w->by_path[b];
 		w->by_path[b] = x;
 		return 0;
@@ -201,7 +192,7 @@ static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
 	b = hash_wd(wd) % w->n_buckets;
 	x->next_wd = w->by_wd[b];
 	w->by_wd[b] = x;
-	b = hash_str(path) % w->n_buckets;
+	b = cgroup_path_hash(path) % w->n_buckets;
 	x->next_path = w->by_path[b];
 	w->by_path[b] = x;
 	w->n_watches++;
@@ -336,67 +327,6 @@ static int watch_one(struct manager *m, const char *cgroup, int dfd)
 	return watch_events(m, cgroup, dfd);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * The names of the directories in dfd (*ret_n of them, malloc'ed).
- * The same listing as lib/cgroup.c's list_subdirs(), which is not exported:
- * once the internal static archive of libtier (branch lib10) exists, the
- * watcher links that one and this copy goes.
- */
-static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
-{
-	_cleanup_closedir_ DIR *d = NULL;
-	char **v = NULL;
-	size_t n = 0, alloc = 0;
-	struct dirent *de;
-	int fd, r = 0;
-
-	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		char *c;
-
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-			continue;
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
-
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !S_ISDIR(st.st_mode))
-				continue;
-		} else if (de->d_type != DT_DIR) {
-			continue;
-		}
-		c = strdup(de->d_name);
-		if (!c || ARRAY_PUSH(v, n, alloc, c) < 0) {
-			free(c);
-			r = -ENOMEM;
-			break;
-		}
-	}
-	if (r >= 0 && n)
-		qsort(v, n, sizeof(*v), cmp_name);
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
 
 /*
  * Watch cgroup (its directory is dfd, depth components below the root) and
@@ -408,7 +338,7 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 {
 	struct stat st;
 	char **names = NULL;
-	size_t n = 0, n_names;
+	size_t n = 0;
 	int r;
 
 	r = watch_one(m, cgroup, dfd);
@@ -426,12 +356,11 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 	 * Counted after the watch is added, so none is missed. */
 	if (fstat(dfd, &st) >= 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2)
 		return 0;
-	r = list_subdirs(dfd, &names, &n);
+	r = tier_dir_list_subdirs(dfd, &names, &n);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
 		return 0; /* vanished or unreadable: the watch (if any) reports the rest */
-	n_names = n;
 	if (n > 0 && depth >= CG_WATCH_MAX_DEPTH) {
 		log_ratelimit(LOG_WARNING, "%s: subtree deeper than %u levels, not watched (and "
 			      "left out of every pass), ignoring", cgroup, CG_WATCH_MAX_DEPTH);
@@ -458,9 +387,7 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 			break;
 		r = 0;
 	}
-	for (size_t i = 0; i < n_names; i++)
-		free(names[i]);
-	free(names);
+	tier_strv_free(names);
 	return r == -ENOMEM ? r : 0;
 }
 

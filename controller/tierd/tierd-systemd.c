@@ -344,22 +344,13 @@ static int job_set(struct systemd_job *j)
 	return 0;
 }
 
-static size_t hash_cgroup(const char *s)
-{
-	size_t h = 5381;
-
-	for (; *s; s++)
-		h = h * 33 + (unsigned char)*s;
-	return h;
-}
-
 static struct systemd_unit *unit_find(struct manager *m, const char *cgroup)
 {
 	struct systemd_client *c = &m->sd;
 
 	if (!c->n_unit_buckets)
 		return NULL;
-	for (struct systemd_unit *u = c->units[hash_cgroup(cgroup) % c->n_unit_buckets]; u;
+	for (struct systemd_unit *u = c->units[cgroup_path_hash(cgroup) % c->n_unit_buckets]; u;
 	     u = u->next)
 		if (strcmp(u->cgroup, cgroup) == 0)
 			return u;
@@ -386,7 +377,7 @@ static int units_grow(struct systemd_client *c)
 		struct systemd_unit *u, *next;
 
 		for (u = c->units[i]; u; u = next) {
-			size_t k = hash_cgroup(u->cgroup) % nb;
+			size_t k = cgroup_path_hash(u->cgroup) % nb;
 
 			next = u->next;
 			u->next = b[k];
@@ -418,7 +409,7 @@ static int unit_add(struct manager *m, const char *cgroup, const char *unit,
 		unit_free(u);
 		return -ENOMEM;
 	}
-	k = hash_cgroup(cgroup) % c->n_unit_buckets;
+	k = cgroup_path_hash(cgroup) % c->n_unit_buckets;
 	u->next = c->units[k];
 	c->units[k] = u;
 	c->n_units++;
@@ -430,7 +421,7 @@ static void unit_remove(struct manager *m, struct systemd_unit *u)
 {
 	struct systemd_client *c = &m->sd;
 
-	for (struct systemd_unit **p = &c->units[hash_cgroup(u->cgroup) % c->n_unit_buckets]; *p;
+	for (struct systemd_unit **p = &c->units[cgroup_path_hash(u->cgroup) % c->n_unit_buckets]; *p;
 	     p = &(*p)->next)
 		if (*p == u) {
 			*p = u->next;

@@ -11,15 +11,6 @@
 
 #include "tierd-table.h"
 
-static size_t hash_path(const char *s)
-{
-	size_t h = 5381;
-
-	for (; *s; s++)
-		h = h * 33 + (unsigned char)*s;
-	return h;
-}
-
 static void managed_free(struct managed *x)
 {
 	tier_plan_entry_free(x->entry);
@@ -38,7 +29,7 @@ static int grow(struct managed_table *t)
 		struct managed *x, *next;
 
 		for (x = t->buckets[i]; x; x = next) {
-			size_t k = hash_path(x->path) % nb;
+			size_t k = cgroup_path_hash(x->path) % nb;
 
 			next = x->next;
 			x->next = b[k];
@@ -55,7 +46,7 @@ struct managed *managed_table_get(const struct managed_table *t, const char *pat
 {
 	if (!t->n_buckets)
 		return NULL;
-	for (struct managed *x = t->buckets[hash_path(path) % t->n_buckets]; x; x = x->next)
+	for (struct managed *x = t->buckets[cgroup_path_hash(path) % t->n_buckets]; x; x = x->next)
 		if (strcmp(x->path, path) == 0)
 			return x;
 	return NULL;
@@ -93,7 +84,7 @@ int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e,
 	}
 	if (t->n >= t->n_buckets && grow(t) < 0)
 		goto oom;
-	k = hash_path(n->path) % t->n_buckets;
+	k = cgroup_path_hash(n->path) % t->n_buckets;
 	n->next = t->buckets[k];
 	t->buckets[k] = n;
 	t->n++;
@@ -120,7 +111,7 @@ size_t managed_table_remove(struct managed_table *t, const char *path, bool subt
 	if (!t->n_buckets)
 		return 0;
 	if (!subtree) {
-		struct managed **p = &t->buckets[hash_path(path) % t->n_buckets];
+		struct managed **p = &t->buckets[cgroup_path_hash(path) % t->n_buckets];
 
 		for (; *p; p = &(*p)->next)
 			if (strcmp((*p)->path, path) == 0) {

@@ -43,6 +43,17 @@ void managed_table_clear(struct managed_table *t);
 /* Every entry, in pre-order (a parent before its children, siblings by
  * name), as tier_cgroup_enumerate() lists them; the array is malloc'ed. */
 int managed_table_list(const struct managed_table *t, struct managed ***ret, size_t *ret_n);
+/* The hash of a cgroup path for tierd's tables (this one, the watcher's,
+ * the unit cache): djb2. */
+static inline size_t cgroup_path_hash(const char *s)
+{
+	size_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
 /* strcmp() with '/' lowest: the order of a pre-order walk. */
 int cgroup_path_cmp(const char *a, const char *b);
 
