@@ -885,10 +885,18 @@ fail:
  * or one that cannot be read, is left out and the rest is walked. */
 #define CGROUP_WALK_MAX_DEPTH 256
 
+/* One walk, two uses: tier_cgroup_enumerate() collects the paths,
+ * tier_observe() reads each cgroup through the directory fd the walk has
+ * open (no second path walk per cgroup). */
 struct walk {
 	struct tier_ctx *ctx;
-	char **out;
+	/* each cgroup, in pre-order, with its directory open as dfd; a
+	 * negative errno stops the walk (only -ENOMEM does) */
+	int (*visit)(struct walk *w, int dfd, const char *cgroup);
+	char **out;			/* enumerate */
 	size_t n, alloc;
+	struct tier_observed *obs;	/* observe */
+	unsigned flags;
 	unsigned skipped;
 };
 
@@ -901,21 +909,31 @@ static void walk_skip(struct walk *w, const char *cgroup, int r)
 				 : strerror(-r));
 }
 
+static int visit_enumerate(struct walk *w, int dfd, const char *cgroup)
+{
+	char *copy = strdup(cgroup);
+
+	if (!copy || strv_push(&w->out, &w->n, &w->alloc, copy) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
 {
 	char **children = NULL;
 	size_t nc = 0, l = strlen(cgroup);
-	char *copy;
+	struct stat st;
 	int r;
 
-	copy = strdup(cgroup);
-	if (!copy)
-		return -ENOMEM;
-	r = strv_push(&w->out, &w->n, &w->alloc, copy);
-	if (r < 0) {
-		free(copy);
+	r = w->visit(w, dfd, cgroup);
+	if (r < 0)
 		return r;
-	}
+	/* kernfs (cgroupfs) and tmpfs count 2 + the subdirectories as a
+	 * directory's links: a leaf, most cgroups, needs no listing. */
+	if (fstat(dfd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2)
+		return 0;
 	r = tier_dir_list_subdirs(dfd, &children, &nc);
 	if (r == -ENOMEM)
 		return r;
@@ -957,29 +975,40 @@ out:
 	return r;
 }
 
-_public_ int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, char ***ret_paths,
-				   size_t *ret_n)
+/* Walk subtree (NULL: all) with w->visit. */
+static int walk_tree(struct walk *w, const char *subtree)
 {
-	struct walk w = { .ctx = ctx };
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	if (!ctx || !ret_paths)
-		return -EINVAL;
 	if (!subtree)
 		subtree = "/";
 	if (!cgroup_path_valid(subtree))
 		return -EINVAL;
-	fd = cgroup_open_dir(ctx, subtree);
+	fd = cgroup_open_dir(w->ctx, subtree);
 	if (fd < 0)
 		return fd == -ENOTDIR ? -ENOENT : fd;
-	r = walk_rec(&w, fd, subtree, 0);
+	r = walk_rec(w, fd, subtree, 0);
+	if (r < 0)
+		return r;
+	if (w->skipped > 1)
+		warn(w->ctx, "%u subtrees below %s skipped in all", w->skipped, subtree);
+	return 0;
+}
+
+_public_ int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, char ***ret_paths,
+				   size_t *ret_n)
+{
+	struct walk w = { .ctx = ctx, .visit = visit_enumerate };
+	int r;
+
+	if (!ctx || !ret_paths)
+		return -EINVAL;
+	r = walk_tree(&w, subtree);
 	if (r < 0) {
 		tier_strv_free(w.out);
 		return r;
 	}
-	if (w.skipped > 1)
-		warn(ctx, "%u subtrees below %s skipped in all", w.skipped, subtree);
 	if (!w.out) {
 		w.out = calloc(1, sizeof(char *));
 		if (!w.out)
@@ -1195,17 +1224,14 @@ static int observe_matched(struct tier_ctx *ctx, int dfd, struct tier_observed_c
 	return 0;
 }
 
-/* Fill one observed cgroup; -ENOENT if it vanished. */
-static int observe_one(struct tier_ctx *ctx, struct tier_observed_cgroup *c, unsigned flags)
+/* Fill one observed cgroup from its open directory dfd. */
+static int observe_at(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup *c,
+		      unsigned flags)
 {
 	_cleanup_free_ char *mode = NULL;
-	_cleanup_close_ int dfd = -1;
 	uint64_t v;
 	int r;
 
-	dfd = cgroup_open_dir(ctx, c->path);
-	if (dfd < 0)
-		return dfd;
 	r = sysfs_read_at(dfd, "memory.numa_balancing", &mode);
 	if (r == -ENOMEM)
 		return r;
@@ -1219,12 +1245,30 @@ static int observe_one(struct tier_ctx *ctx, struct tier_observed_cgroup *c, uns
 	return observe_matched(ctx, dfd, c, flags, false);
 }
 
+static int visit_observe(struct walk *w, int dfd, const char *cgroup)
+{
+	struct tier_observed_cgroup *c;
+	int r;
+
+	r = tier_observed_add(w->obs, cgroup, &c);
+	if (r < 0)
+		return r;
+	r = observe_at(w->ctx, dfd, c, w->flags);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		/* vanished (or unreadable): leave it out */
+		dbg(w->ctx, "%s: %s, skipping", cgroup, strerror(-r));
+		observed_drop_last(w->obs);
+	}
+	return 0;
+}
+
 _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo,
 			  const char *subtree, unsigned flags, struct tier_observed **ret_observed)
 {
-	struct tier_observed *o = NULL;
-	char **paths = NULL;
-	size_t n = 0;
+	_cleanup_(tier_observed_freep) struct tier_observed *o = NULL;
+	struct walk w = { .ctx = ctx, .visit = visit_observe, .flags = flags };
 	int r;
 
 	if (!ctx || !ret_observed)
@@ -1232,31 +1276,14 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
 	r = tier_observed_new(topo ? tier_topology_fast_capacity(topo) : 0, &o);
 	if (r < 0)
 		return r;
-	r = tier_cgroup_enumerate(ctx, subtree, &paths, &n);
+	w.obs = o;
+	/* One walk by directory fds: each cgroup is read through the fd the
+	 * walk opened (relative to its parent's), never by its path again. */
+	r = walk_tree(&w, subtree);
 	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		struct tier_observed_cgroup *c;
-
-		r = tier_observed_add(o, paths[i], &c);
-		if (r < 0)
-			goto fail;
-		r = observe_one(ctx, c, flags);
-		if (r == -ENOMEM)
-			goto fail;
-		if (r < 0) {
-			/* vanished (or unreadable): leave it out */
-			dbg(ctx, "%s: %s, skipping", paths[i], strerror(-r));
-			observed_drop_last(o);
-		}
-	}
-	tier_strv_free(paths);
-	*ret_observed = o;
+		return r;
+	*ret_observed = TAKE_PTR(o);
 	return 0;
-fail:
-	tier_strv_free(paths);
-	tier_observed_free(o);
-	return r;
 }
 
 _public_ int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,

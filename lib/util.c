@@ -91,8 +91,10 @@ int open_regular_at(int dfd, const char *path, int flags, unsigned rflags)
 	return TAKE_FD(fd);
 }
 
-/* Read at most max bytes of a regular file: -EFBIG if it holds more. */
-int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size)
+/* Read at most max bytes of a regular file: -EFBIG if it holds more.  With
+ * READ_SHORT_EOF a short read ends the file (attributes: see sysfs_read_flags()). */
+static int read_fd_max_flags(int fd, size_t max, unsigned rflags, char **ret_buf,
+			     size_t *ret_size)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0, alloc = 4096;
@@ -130,12 +132,19 @@ int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size)
 		size += (size_t)n;
 		if (size > max)
 			return -EFBIG;
+		if ((rflags & READ_SHORT_EOF) && (size_t)n < alloc - (size - (size_t)n) - 1)
+			break;
 	}
 	buf[size] = '\0';
 	*ret_buf = TAKE_PTR(buf);
 	if (ret_size)
 		*ret_size = size;
 	return 0;
+}
+
+int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size)
+{
+	return read_fd_max_flags(fd, max, 0, ret_buf, ret_size);
 }
 
 int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
@@ -146,14 +155,17 @@ int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, cha
 	fd = open_regular_at(dfd, path, O_RDONLY, rflags);
 	if (fd < 0)
 		return fd;
-	return read_fd_max(fd, max, ret_buf, ret_size);
+	return read_fd_max_flags(fd, max, rflags, ret_buf, ret_size);
 }
 
 /*
  * One attribute value: open O_CLOEXEC, read, strip the trailing newline.
  * cgroup/sysfs attributes fit in a page, but files like memory.stat and
  * cgroup.procs do not, so this reads until EOF with a growing buffer (up to
- * READ_MAX_DEFAULT).
+ * READ_MAX_DEFAULT).  A read shorter than asked is the end: kernfs and
+ * seq_file fill the buffer unless the file ends, as regular files on tmpfs
+ * and local file systems do; that spares the read of 0 bytes per value
+ * (a third of the reads of an observe).
  */
 static int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value)
 {
@@ -161,7 +173,7 @@ static int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **r
 	size_t size;
 	int r;
 
-	r = read_file_at_max(dfd, path, READ_MAX_DEFAULT, rflags, &buf, &size);
+	r = read_file_at_max(dfd, path, READ_MAX_DEFAULT, rflags | READ_SHORT_EOF, &buf, &size);
 	if (r < 0)
 		return r;
 	if (size > 0 && buf[size - 1] == '\n')
