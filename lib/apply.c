@@ -80,7 +80,8 @@ static void fmt_u64(char *buf, uint64_t v)
 	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE)
 
 /* One attribute file of cgroup: by path, or below its open directory dfd
- * (a file missing there is -EOPNOTSUPP: the directory is still open). */
+ * (a file missing there is -EOPNOTSUPP while the cgroup exists, -ENOENT
+ * once it is gone: kernfs empties a removed directory). */
 static int attr_read(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
 		     char **ret)
 {
@@ -89,7 +90,7 @@ static int attr_read(struct tier_ctx *ctx, int dfd, const char *cgroup, const ch
 	if (dfd < 0)
 		return tier_cgroup_read(ctx, cgroup, file, ret);
 	r = sysfs_read_at(dfd, file, ret);
-	return r == -ENOENT ? -EOPNOTSUPP : r;
+	return r == -ENOENT ? cgroup_classify_enoent(ctx, cgroup, r) : r;
 }
 
 static int attr_read_u64(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
@@ -116,8 +117,9 @@ static int attr_write(struct tier_ctx *ctx, int dfd, const char *cgroup, const c
 	if (dfd < 0)
 		return tier_cgroup_write(ctx, cgroup, file, value);
 	r = sysfs_write_at(dfd, file, value);
-	if (r >= 0)
-		dbg(ctx, "wrote '%s' to %s/%s", value, cgroup, file);
+	if (r < 0)
+		return r == -ENOENT ? cgroup_classify_enoent(ctx, cgroup, r) : r;
+	dbg(ctx, "wrote '%s' to %s/%s", value, cgroup, file);
 	return r;
 }
 
@@ -455,6 +457,7 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 {
 	struct tier_apply_results *res;
 	size_t n = tier_plan_count(plan);
+	_cleanup_close_ int root = -1;
 	int n_err = 0, r;
 
 	if (!ctx || !plan || !ret_results || (flags & ~APPLY_FLAGS))
@@ -467,8 +470,23 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 		free(res);
 		return -ENOMEM;
 	}
+	/* Each managed cgroup's files are read and written below its
+	 * directory, opened once from the root opened once: no path walk per
+	 * value.  One that cannot be opened goes by path (which tells a
+	 * vanished cgroup from anything else the usual way). */
+	root = cgroup_root_open(ctx);
 	for (size_t i = 0; i < n; i++) {
-		r = entry_apply(ctx, -1, tier_plan_entry(plan, i), flags, NULL, NULL, &res->r[i]);
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		_cleanup_close_ int dfd = -1;
+
+		if (root >= 0 && e->rule) {
+			dfd = cgroup_open_below(root, e->path);
+			if (dfd == -ENOMEM) {
+				tier_apply_results_free(res);
+				return dfd;
+			}
+		}
+		r = entry_apply(ctx, dfd >= 0 ? dfd : -1, e, flags, NULL, NULL, &res->r[i]);
 		if (r < 0) {
 			tier_apply_results_free(res);
 			return r;

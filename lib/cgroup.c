@@ -221,7 +221,7 @@ _public_ bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup)
  * after it was opened (kernfs empties a removed directory). The second
  * lookup happens on this error path only.
  */
-static int classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r)
+int cgroup_classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r)
 {
 	if (r != -ENOENT)
 		return r;
@@ -258,7 +258,7 @@ _public_ int tier_cgroup_read(struct tier_ctx *ctx, const char *cgroup, const ch
 		return dfd;
 	r = sysfs_read_at(dfd, file, &value);
 	if (r < 0) {
-		r = classify_enoent(ctx, cgroup, r);
+		r = cgroup_classify_enoent(ctx, cgroup, r);
 		dbg(ctx, "read %s/%s: %s", cgroup, file, strerror(-r));
 		return r;
 	}
@@ -279,7 +279,7 @@ _public_ int tier_cgroup_write(struct tier_ctx *ctx, const char *cgroup, const c
 		return dfd;
 	r = sysfs_write_at(dfd, file, value);
 	if (r < 0) {
-		r = classify_enoent(ctx, cgroup, r);
+		r = cgroup_classify_enoent(ctx, cgroup, r);
 		dbg(ctx, "write '%s' to %s/%s: %s", value, cgroup, file, strerror(-r));
 		return r;
 	}

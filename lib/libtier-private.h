@@ -141,6 +141,9 @@ int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
  * the root once, then each cgroup below it (never through a symlink). */
 int cgroup_root_open(const struct tier_ctx *ctx);
 int cgroup_open_below(int root_fd, const char *cgroup);
+/* A file of cgroup missing (r == -ENOENT): -EOPNOTSUPP if the cgroup is
+ * there (a kernel without the knob), -ENOENT if it is gone; r otherwise. */
+int cgroup_classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
 /* "key value" lines (memory.stat, cgroup.events): -ENODATA if key is absent. */
 int stat_buf_lookup(const char *buf, const char *key, uint64_t *ret);

@@ -774,9 +774,9 @@ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry, 
 /*
  * tier_apply_entry() with the cgroup's files opened below its directory
  * dfd (O_NOFOLLOW, regular files only) instead of by path: no path walk per
- * value.  A file missing below dfd is UNSUPPORTED (-EOPNOTSUPP), also when
- * the cgroup was removed (its directory has no files then): tell the two
- * apart with tier_cgroup_exists().  -EINVAL also for dfd < 0.
+ * value.  A file missing below dfd is UNSUPPORTED (-EOPNOTSUPP) while the
+ * cgroup exists and VANISHED once it was removed (its directory has no files
+ * then), as by path.  -EINVAL also for dfd < 0.
  */
 int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
 			unsigned flags, tier_apply_write_fn write_fn, void *userdata,
