@@ -3,7 +3,7 @@
  * The table of managed cgroups: a chained hash table by path.  A lookup,
  * an insert and the removal of one cgroup are O(1); only the removal of a
  * subtree (a directory moved away, which cgroupfs does not allow outside
- * its parent) and the sorted listing for the rebalance walk the table.
+ * its parent) and clearing it walk the table.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -156,48 +156,4 @@ void managed_table_clear(struct managed_table *t)
 	free(t->buckets);
 	t->buckets = NULL;
 	t->n_buckets = t->n = 0;
-}
-
-int cgroup_path_cmp(const char *a, const char *b)
-{
-	for (;; a++, b++) {
-		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
-
-		if (x != y) {
-			/* '/' sorts before every other byte (but after the end):
-			 * "/a" < "/a/b" < "/a-b". */
-			if (!x || !y)
-				return x ? 1 : -1;
-			if (x == '/')
-				return -1;
-			if (y == '/')
-				return 1;
-			return x < y ? -1 : 1;
-		}
-		if (!x)
-			return 0;
-	}
-}
-
-static int cmp_managed(const void *a, const void *b)
-{
-	return cgroup_path_cmp((*(struct managed *const *)a)->path,
-			       (*(struct managed *const *)b)->path);
-}
-
-int managed_table_list(const struct managed_table *t, struct managed ***ret, size_t *ret_n)
-{
-	struct managed **v;
-	size_t n = 0;
-
-	v = malloc((t->n ?: 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n_buckets; i++)
-		for (struct managed *x = t->buckets[i]; x; x = x->next)
-			v[n++] = x;
-	qsort(v, n, sizeof(*v), cmp_managed);
-	*ret = v;
-	*ret_n = n;
-	return 0;
 }

@@ -40,9 +40,7 @@ struct managed *managed_table_get(const struct managed_table *t, const char *pat
 /* Remove path (and, with subtree, everything below it); the number removed. */
 size_t managed_table_remove(struct managed_table *t, const char *path, bool subtree);
 void managed_table_clear(struct managed_table *t);
-/* Every entry, in pre-order (a parent before its children, siblings by
- * name), as tier_cgroup_enumerate() lists them; the array is malloc'ed. */
-int managed_table_list(const struct managed_table *t, struct managed ***ret, size_t *ret_n);
+
 /* The hash of a cgroup path for tierd's tables (this one, the watcher's,
  * the unit cache): djb2. */
 static inline size_t cgroup_path_hash(const char *s)
@@ -53,8 +51,5 @@ static inline size_t cgroup_path_hash(const char *s)
 		h = h * 33 + (unsigned char)*s;
 	return h;
 }
-
-/* strcmp() with '/' lowest: the order of a pre-order walk. */
-int cgroup_path_cmp(const char *a, const char *b);
 
 #endif
