@@ -89,7 +89,7 @@ static int attr_read(struct tier_ctx *ctx, int dfd, const char *cgroup, const ch
 
 	if (dfd < 0)
 		return tier_cgroup_read(ctx, cgroup, file, ret);
-	r = sysfs_read_at(dfd, file, ret);
+	r = sysfs_read_attr_at(dfd, file, ret);
 	return r == -ENOENT ? cgroup_classify_enoent(ctx, cgroup, r) : r;
 }
 

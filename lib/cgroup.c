@@ -1184,7 +1184,7 @@ static int read_u64_at(int dfd, const char *file, uint64_t *ret)
 	_cleanup_free_ char *buf = NULL;
 	int r;
 
-	r = sysfs_read_at(dfd, file, &buf);
+	r = sysfs_read_attr_at(dfd, file, &buf);
 	if (r < 0)
 		return r;
 	return parse_u64_or_max(buf, ret);
@@ -1232,7 +1232,7 @@ static int observe_at(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup
 	uint64_t v;
 	int r;
 
-	r = sysfs_read_at(dfd, "memory.numa_balancing", &mode);
+	r = sysfs_read_attr_at(dfd, "memory.numa_balancing", &mode);
 	if (r == -ENOMEM)
 		return r;
 	c->mode_supported = r >= 0 && tier_mode_from_string(strip(mode), &c->mode) >= 0;

@@ -64,7 +64,7 @@ int path_join(char **ret, const char *a, const char *b, const char *c);
  * cgroup included) at READ_MAX_DEFAULT. */
 #define READ_MAX_DEFAULT (16u << 20)
 #define READ_NOFOLLOW 1u	/* refuse a symlink as the last component */
-#define READ_SHORT_EOF 2u	/* a short read is the end (kernfs, seq_file) */
+#define READ_SHORT_EOF 2u	/* a short read is the end (one-record attributes) */
 int open_regular_at(int dfd, const char *path, int flags, unsigned rflags);
 int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size);
 int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
@@ -73,6 +73,7 @@ int read_file_full(const char *path, char **ret_buf, size_t *ret_size);
 int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size);
 int sysfs_read(const char *path, char **ret_value);
 int sysfs_read_at(int dfd, const char *path, char **ret_value);
+int sysfs_read_attr_at(int dfd, const char *path, char **ret_value);
 int sysfs_write(const char *path, const char *value);
 int sysfs_write_at(int dfd, const char *path, const char *value);
 int parse_u64(const char *s, uint64_t *ret);

@@ -92,7 +92,7 @@ int open_regular_at(int dfd, const char *path, int flags, unsigned rflags)
 }
 
 /* Read at most max bytes of a regular file: -EFBIG if it holds more.  With
- * READ_SHORT_EOF a short read ends the file (attributes: see sysfs_read_flags()). */
+ * READ_SHORT_EOF a short read ends the file (see sysfs_read_attr_at()). */
 static int read_fd_max_flags(int fd, size_t max, unsigned rflags, char **ret_buf,
 			     size_t *ret_size)
 {
@@ -162,10 +162,7 @@ int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, cha
  * One attribute value: open O_CLOEXEC, read, strip the trailing newline.
  * cgroup/sysfs attributes fit in a page, but files like memory.stat and
  * cgroup.procs do not, so this reads until EOF with a growing buffer (up to
- * READ_MAX_DEFAULT).  A read shorter than asked is the end: kernfs and
- * seq_file fill the buffer unless the file ends, as regular files on tmpfs
- * and local file systems do; that spares the read of 0 bytes per value
- * (a third of the reads of an observe).
+ * READ_MAX_DEFAULT).
  */
 static int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value)
 {
@@ -173,7 +170,7 @@ static int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **r
 	size_t size;
 	int r;
 
-	r = read_file_at_max(dfd, path, READ_MAX_DEFAULT, rflags | READ_SHORT_EOF, &buf, &size);
+	r = read_file_at_max(dfd, path, READ_MAX_DEFAULT, rflags, &buf, &size);
 	if (r < 0)
 		return r;
 	if (size > 0 && buf[size - 1] == '\n')
@@ -192,6 +189,20 @@ int sysfs_read(const char *path, char **ret_value)
 int sysfs_read_at(int dfd, const char *path, char **ret_value)
 {
 	return sysfs_read_flags(dfd, path, READ_NOFOLLOW, ret_value);
+}
+
+/*
+ * sysfs_read_at() of a one-value attribute (memory.numa_balancing,
+ * memory.low, memory.high): a read shorter than asked is the end.  The
+ * kernel shows such a file as one seq_file record, which a read returns
+ * whole or up to the size asked; a regular file (a test tree) returns less
+ * only at its end.  That spares the read of 0 bytes per value, a third of
+ * the reads of an observe.  Not for multi-record files (cgroup.procs,
+ * mountinfo): seq_file ends a read early when its page is full.
+ */
+int sysfs_read_attr_at(int dfd, const char *path, char **ret_value)
+{
+	return sysfs_read_flags(dfd, path, READ_NOFOLLOW | READ_SHORT_EOF, ret_value);
 }
 
 /* One write() of value (no newline appended, like echo -n). */
