@@ -483,8 +483,8 @@ int main(int argc, char **argv)
 			for (size_t k = 0; k < tier_apply_results_count(res); k++) {
 				const struct tier_apply_result *ar = tier_apply_results_get(res, k);
 
-				managed += ar->status != TIER_APPLY_UNMANAGED;
-				changed += ar->status == TIER_APPLY_CHANGED;
+				managed += tier_apply_result_status(ar) != TIER_APPLY_UNMANAGED;
+				changed += tier_apply_result_status(ar) == TIER_APPLY_CHANGED;
 			}
 		}
 		tier_apply_results_free(res);

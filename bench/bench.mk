@@ -3,7 +3,7 @@
 #   make bench [BENCH_ARGS="-n 10000 -r 200 -i 7 -R 100000"]
 #
 # Builds $(BUILD)/bench/tier-bench against the unsanitized static libtier
-# (libtier-plain.a, built with the normal CFLAGS minus sanitizers) and runs
+# (libtier-internal-plain.a, built with the normal CFLAGS minus sanitizers) and runs
 # it: a synthetic tree of 10,000 cgroups and a 200-rule policy in a temp dir
 # under /dev/shm (or /tmp), timing parse, topology, observe, evaluate and
 # dry-run apply (min/median/max over the iterations) and reporting peak RSS;
@@ -21,10 +21,10 @@ $(BUILD)/obj/bench/bench.o: bench/bench.c
 
 -include $(BUILD)/obj/bench/bench.d
 
-$(BENCH_BIN): $(BUILD)/obj/bench/bench.o $(LIBTIER_PLAIN_A)
+$(BENCH_BIN): $(BUILD)/obj/bench/bench.o $(LIBTIER_INTERNAL_PLAIN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) -o $@ $< $(LIBTIER_PLAIN_LIBS)
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) -o $@ $< $(LIBTIER_INTERNAL_PLAIN_LIBS)
 
 .PHONY: bench bench-build
 bench-build: $(BENCH_BIN)

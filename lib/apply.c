@@ -8,8 +8,28 @@
 
 #include "libtier-private.h"
 
+/* Holds any mode name, or a u64 / "max". */
+#define VALUE_MAX 32
+
+struct apply_change {
+	enum tier_attr attr;
+	enum tier_apply_status status;
+	int error;
+	char old_value[VALUE_MAX];
+	char new_value[VALUE_MAX];
+};
+
+/* One allocation, the path at its end. */
+struct tier_apply_result {
+	enum tier_apply_status status;
+	int error;
+	unsigned n_changes;
+	struct apply_change changes[_TIER_ATTR_MAX];
+	char path[];
+};
+
 struct tier_apply_results {
-	struct tier_apply_result *r;
+	struct tier_apply_result **r;
 	size_t n;
 };
 
@@ -50,19 +70,68 @@ static uint64_t page_size(void)
 static void fmt_u64(char *buf, uint64_t v)
 {
 	if (v == UINT64_MAX)
-		snprintf(buf, TIER_VALUE_MAX, "max");
+		snprintf(buf, VALUE_MAX, "max");
 	else
-		snprintf(buf, TIER_VALUE_MAX, "%llu", (unsigned long long)v);
+		snprintf(buf, VALUE_MAX, "%llu", (unsigned long long)v);
 }
 
 #define APPLY_FLAGS                                                                       \
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
-	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET)
+	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE)
 
-/* Read current, compare, maybe write.  Fills ch; logs nothing. */
-static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+/* One attribute file of cgroup: by path, or below its open directory dfd
+ * (a file missing there is -EOPNOTSUPP while the cgroup exists, -ENOENT
+ * once it is gone: kernfs empties a removed directory). */
+static int attr_read(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+		     char **ret)
+{
+	int r;
+
+	if (dfd < 0)
+		return tier_cgroup_read(ctx, cgroup, file, ret);
+	r = sysfs_read_attr_at(dfd, file, ret);
+	return r == -ENOENT ? cgroup_classify_enoent(ctx, cgroup, r) : r;
+}
+
+static int attr_read_u64(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+			 uint64_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	r = attr_read(ctx, dfd, cgroup, file, &buf);
+	if (r < 0)
+		return r;
+	if (strcmp(strip(buf), "max") == 0) {
+		*ret = UINT64_MAX;
+		return 0;
+	}
+	return parse_u64(buf, ret);
+}
+
+static int attr_write(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
+		      const char *value)
+{
+	int r;
+
+	if (dfd < 0)
+		return tier_cgroup_write(ctx, cgroup, file, value);
+	r = sysfs_write_at(dfd, file, value);
+	if (r < 0)
+		return r == -ENOENT ? cgroup_classify_enoent(ctx, cgroup, r) : r;
+	dbg(ctx, "wrote '%s' to %s/%s", value, cgroup, file);
+	return r;
+}
+
+/*
+ * Read current, compare, maybe write.  Fills ch; logs nothing.  The one
+ * read-compare-write of the project: tier_apply(), tier_apply_entry(),
+ * tier_apply_entry_at(), tier_class_apply() and tier_cgroup_apply_attr() all
+ * end here.  dfd >= 0: the cgroup's files are opened below its directory.
+ */
+static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum tier_attr attr,
 		       const struct tier_plan_entry *e, unsigned flags, tier_apply_write_fn write_fn,
-		       void *userdata, struct tier_apply_change *ch)
+		       void *userdata, struct apply_change *ch)
 {
 	const char *file = tier_attr_to_string(attr);
 	bool differs, at_default = true;
@@ -70,16 +139,23 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 
 	ch->attr = attr;
 	if (attr == TIER_ATTR_NUMA_BALANCING) {
-		enum tier_mode cur;
+		_cleanup_free_ char *buf = NULL;
+		enum tier_mode want = (enum tier_mode)e->desired[attr], cur;
 
-		snprintf(ch->new_value, TIER_VALUE_MAX, "%s", tier_mode_to_string(e->mode));
-		r = tier_cgroup_get_mode(ctx, cgroup, &cur);
+		snprintf(ch->new_value, VALUE_MAX, "%s", tier_mode_to_string(want));
+		if (dfd < 0)
+			r = tier_cgroup_get_mode(ctx, cgroup, &cur);
+		else {
+			r = attr_read(ctx, dfd, cgroup, file, &buf);
+			if (r >= 0)
+				r = tier_mode_from_string(strip(buf), &cur);
+		}
 		if (r < 0)
 			goto fail;
-		snprintf(ch->old_value, TIER_VALUE_MAX, "%s", tier_mode_to_string(cur));
-		differs = cur != e->mode;
+		snprintf(ch->old_value, VALUE_MAX, "%s", tier_mode_to_string(cur));
+		differs = cur != want;
 	} else {
-		uint64_t want = attr == TIER_ATTR_MEMORY_LOW ? e->memory_low : e->memory_high;
+		uint64_t want = e->desired[attr];
 		uint64_t dflt = attr == TIER_ATTR_MEMORY_LOW ? 0 : UINT64_MAX;
 		uint64_t cur;
 
@@ -91,14 +167,15 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 			want -= want % page_size();
 
 		fmt_u64(ch->new_value, want);
-		r = tier_cgroup_read_u64(ctx, cgroup, file, &cur);
+		r = dfd < 0 ? tier_cgroup_read_u64(ctx, cgroup, file, &cur) :
+			      attr_read_u64(ctx, dfd, cgroup, file, &cur);
 		if (r < 0)
 			goto fail;
 		fmt_u64(ch->old_value, cur);
 		differs = cur != want;
 		at_default = cur == dflt;
 	}
-	if (!differs) {
+	if (!differs && !(flags & TIER_APPLY_REWRITE)) {
 		ch->status = TIER_APPLY_UNCHANGED;
 		return;
 	}
@@ -107,10 +184,12 @@ static void apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr 
 		return;
 	}
 	if (!(flags & TIER_APPLY_DRY_RUN)) {
-		if (write_fn)
-			r = write_fn(userdata, ctx, cgroup, ch);
-		else
-			r = tier_cgroup_write(ctx, cgroup, file, ch->new_value);
+		r = write_fn ? write_fn(userdata, ctx, cgroup, attr, ch->old_value, ch->new_value) : 1;
+		/* 1 from a writer: "not mine", the raw file (below dfd if open) */
+		if (r == 1)
+			r = attr_write(ctx, dfd, cgroup, file, ch->new_value);
+		else if (r > 0)
+			r = -EINVAL;
 		if (r < 0)
 			goto fail;
 	}
@@ -144,24 +223,30 @@ static int status_rank(enum tier_apply_status s)
 	}
 }
 
-/* The attributes e sets, minus the skipped ones, in order; fills out. */
-static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, unsigned flags,
-		      tier_apply_write_fn write_fn, void *userdata, struct tier_apply_result *out)
+static struct tier_apply_result *result_new(const char *path, enum tier_apply_status status)
 {
-	const bool set[_TIER_ATTR_MAX] = {
-		[TIER_ATTR_NUMA_BALANCING] = e->set_mode,
-		[TIER_ATTR_MEMORY_LOW] = e->set_low,
-		[TIER_ATTR_MEMORY_HIGH] = e->set_high,
-	};
+	size_t len = strlen(path);
+	struct tier_apply_result *out = calloc(1, sizeof(*out) + len + 1);
 
-	*out = (struct tier_apply_result){ .path = e->path, .status = TIER_APPLY_UNCHANGED };
+	if (!out)
+		return NULL;
+	memcpy(out->path, path, len + 1);
+	out->status = status;
+	return out;
+}
+
+/* The attributes e sets, minus the skipped ones, in order; fills out. */
+static void apply_one(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *e,
+		      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+		      struct tier_apply_result *out)
+{
 	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
-		struct tier_apply_change *ch;
+		struct apply_change *ch;
 
-		if (!set[a] || (flags & TIER_APPLY_SKIP(a)))
+		if (!e->set[a] || (flags & TIER_APPLY_SKIP(a)))
 			continue;
 		ch = &out->changes[out->n_changes++];
-		apply_attr(ctx, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
+		apply_attr(ctx, dfd, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
 		if (ch->error && !out->error)
 			out->error = ch->error;
 		if (ch->status == TIER_APPLY_VANISHED) {
@@ -177,7 +262,7 @@ static void apply_one(struct tier_ctx *ctx, const struct tier_plan_entry *e, uns
 static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out, bool dry_run)
 {
 	for (unsigned i = 0; i < out->n_changes; i++) {
-		const struct tier_apply_change *ch = &out->changes[i];
+		const struct apply_change *ch = &out->changes[i];
 		const char *file = tier_attr_to_string(ch->attr);
 
 		switch (ch->status) {
@@ -204,32 +289,167 @@ static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out
 	}
 }
 
+/* The one implementation of tier_apply_entry() and tier_apply_entry_at(),
+ * and tier_apply()'s per entry: by path if dfd < 0, else below dfd. */
+static int entry_apply(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+		       unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+		       struct tier_apply_result **ret_result)
+{
+	struct tier_apply_result *out;
+
+	out = result_new(entry->path, entry->rule ? TIER_APPLY_UNCHANGED : TIER_APPLY_UNMANAGED);
+	if (!out)
+		return -ENOMEM;
+	if (entry->rule)
+		apply_one(ctx, dfd, entry, flags, write_fn, userdata, out);
+	*ret_result = out;
+	return out->status == TIER_APPLY_ERROR;
+}
+
 _public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry,
 			      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
-			      struct tier_apply_result *ret_result)
+			      struct tier_apply_result **ret_result)
 {
-	if (!ctx || !entry || !entry->path || !ret_result || (flags & ~APPLY_FLAGS))
+	if (!ctx || !entry || !ret_result || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	if (!entry->rule) {
-		*ret_result = (struct tier_apply_result){ .path = entry->path,
-							  .status = TIER_APPLY_UNMANAGED };
-		return 0;
-	}
-	apply_one(ctx, entry, flags, write_fn, userdata, ret_result);
-	return ret_result->status == TIER_APPLY_ERROR;
+	return entry_apply(ctx, -1, entry, flags, write_fn, userdata, ret_result);
+}
+
+_public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+				 unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+				 struct tier_apply_result **ret_result)
+{
+	if (!ctx || dfd < 0 || !entry || !ret_result || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	return entry_apply(ctx, dfd, entry, flags, write_fn, userdata, ret_result);
 }
 
 _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
 			      const struct tier_class *cls, const struct tier_topology *topo,
-			      unsigned flags, struct tier_apply_result *ret_result)
+			      unsigned flags, struct tier_apply_result **ret_result)
 {
-	struct tier_plan_entry e = { .path = cgroup };
+	struct tier_apply_result *out;
+	struct tier_plan_entry *e;
+	size_t len;
 
 	if (!ctx || !cls || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, &e);
-	apply_one(ctx, &e, flags, NULL, NULL, ret_result);
-	return ret_result->status == TIER_APPLY_ERROR;
+	len = strlen(cgroup);
+	e = calloc(1, sizeof(*e) + len + 1);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->path, cgroup, len + 1);
+	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
+	out = result_new(cgroup, TIER_APPLY_UNCHANGED);
+	if (!out) {
+		free(e);
+		return -ENOMEM;
+	}
+	apply_one(ctx, -1, e, flags, NULL, NULL, out);
+	free(e);
+	*ret_result = out;
+	return out->status == TIER_APPLY_ERROR;
+}
+
+_public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+				    uint64_t value, unsigned flags, tier_apply_write_fn write_fn,
+				    void *userdata, struct tier_apply_result **ret_result)
+{
+	struct tier_apply_result *out;
+	struct tier_plan_entry *e;
+	size_t len;
+	int r;
+
+	if (!ctx || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	len = strlen(cgroup);
+	e = calloc(1, sizeof(*e) + len + 1);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->path, cgroup, len + 1);
+	r = tier_plan_entry_set_desired(e, attr, value);
+	if (r < 0) {
+		free(e);
+		return r;
+	}
+	out = result_new(cgroup, TIER_APPLY_UNCHANGED);
+	if (!out) {
+		free(e);
+		return -ENOMEM;
+	}
+	apply_one(ctx, -1, e, flags, write_fn, userdata, out);
+	free(e);
+	*ret_result = out;
+	return out->status == TIER_APPLY_ERROR;
+}
+
+_public_ void tier_apply_result_free(struct tier_apply_result *result)
+{
+	free(result);
+}
+
+_public_ const char *tier_apply_result_path(const struct tier_apply_result *result)
+{
+	return result ? result->path : NULL;
+}
+
+_public_ enum tier_apply_status tier_apply_result_status(const struct tier_apply_result *result)
+{
+	return result ? result->status : TIER_APPLY_UNMANAGED;
+}
+
+_public_ int tier_apply_result_error(const struct tier_apply_result *result)
+{
+	return result ? result->error : 0;
+}
+
+_public_ size_t tier_apply_result_change_count(const struct tier_apply_result *result)
+{
+	return result ? result->n_changes : 0;
+}
+
+static const struct apply_change *change(const struct tier_apply_result *result, size_t i)
+{
+	return result && i < result->n_changes ? &result->changes[i] : NULL;
+}
+
+_public_ enum tier_attr tier_apply_result_change_attr(const struct tier_apply_result *result,
+						      size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->attr : _TIER_ATTR_MAX;
+}
+
+_public_ enum tier_apply_status
+tier_apply_result_change_status(const struct tier_apply_result *result, size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->status : TIER_APPLY_UNMANAGED;
+}
+
+_public_ int tier_apply_result_change_error(const struct tier_apply_result *result, size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->error : 0;
+}
+
+_public_ const char *tier_apply_result_change_old_value(const struct tier_apply_result *result,
+							size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->old_value : NULL;
+}
+
+_public_ const char *tier_apply_result_change_new_value(const struct tier_apply_result *result,
+							size_t i)
+{
+	const struct apply_change *ch = change(result, i);
+
+	return ch ? ch->new_value : NULL;
 }
 
 _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsigned flags,
@@ -237,7 +457,8 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 {
 	struct tier_apply_results *res;
 	size_t n = tier_plan_count(plan);
-	int n_err = 0;
+	_cleanup_close_ int root = -1;
+	int n_err = 0, r;
 
 	if (!ctx || !plan || !ret_results || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
@@ -249,12 +470,30 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 		free(res);
 		return -ENOMEM;
 	}
-	res->n = n;
+	/* Each managed cgroup's files are read and written below its
+	 * directory, opened once from the root opened once: no path walk per
+	 * value.  One that cannot be opened goes by path (which tells a
+	 * vanished cgroup from anything else the usual way). */
+	root = cgroup_root_open(ctx);
 	for (size_t i = 0; i < n; i++) {
-		struct tier_apply_result *out = &res->r[i];
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		_cleanup_close_ int dfd = -1;
 
-		n_err += tier_apply_entry(ctx, tier_plan_entry(plan, i), flags, NULL, NULL, out);
-		log_result(ctx, out, flags & TIER_APPLY_DRY_RUN);
+		if (root >= 0 && e->rule) {
+			dfd = cgroup_open_below(root, e->path);
+			if (dfd == -ENOMEM) {
+				tier_apply_results_free(res);
+				return dfd;
+			}
+		}
+		r = entry_apply(ctx, dfd >= 0 ? dfd : -1, e, flags, NULL, NULL, &res->r[i]);
+		if (r < 0) {
+			tier_apply_results_free(res);
+			return r;
+		}
+		res->n = i + 1;
+		n_err += r;
+		log_result(ctx, res->r[i], flags & TIER_APPLY_DRY_RUN);
 	}
 	*ret_results = res;
 	return n_err;
@@ -264,6 +503,8 @@ _public_ void tier_apply_results_free(struct tier_apply_results *results)
 {
 	if (!results)
 		return;
+	for (size_t i = 0; i < results->n; i++)
+		free(results->r[i]);
 	free(results->r);
 	free(results);
 }
@@ -276,5 +517,5 @@ _public_ size_t tier_apply_results_count(const struct tier_apply_results *result
 _public_ const struct tier_apply_result *tier_apply_results_get(
 	const struct tier_apply_results *results, size_t i)
 {
-	return results && i < results->n ? &results->r[i] : NULL;
+	return results && i < results->n ? results->r[i] : NULL;
 }

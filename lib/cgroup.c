@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "libtier-private.h"
+#include "tier-internal.h"
 
 /* Reject relative paths and "." / ".." components: cgroup names come from
  * policy files and the command line. */
@@ -220,7 +221,7 @@ _public_ bool tier_cgroup_exists(struct tier_ctx *ctx, const char *cgroup)
  * after it was opened (kernfs empties a removed directory). The second
  * lookup happens on this error path only.
  */
-static int classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r)
+int cgroup_classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r)
 {
 	if (r != -ENOENT)
 		return r;
@@ -257,7 +258,7 @@ _public_ int tier_cgroup_read(struct tier_ctx *ctx, const char *cgroup, const ch
 		return dfd;
 	r = sysfs_read_at(dfd, file, &value);
 	if (r < 0) {
-		r = classify_enoent(ctx, cgroup, r);
+		r = cgroup_classify_enoent(ctx, cgroup, r);
 		dbg(ctx, "read %s/%s: %s", cgroup, file, strerror(-r));
 		return r;
 	}
@@ -278,7 +279,7 @@ _public_ int tier_cgroup_write(struct tier_ctx *ctx, const char *cgroup, const c
 		return dfd;
 	r = sysfs_write_at(dfd, file, value);
 	if (r < 0) {
-		r = classify_enoent(ctx, cgroup, r);
+		r = cgroup_classify_enoent(ctx, cgroup, r);
 		dbg(ctx, "write '%s' to %s/%s: %s", value, cgroup, file, strerror(-r));
 		return r;
 	}
@@ -453,7 +454,7 @@ _public_ int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup
 }
 
 int residency_from_buf(const struct tier_topology *topo, const char *buf,
-		       struct tier_residency *res)
+		       struct residency *res)
 {
 	static const char *const keys[] = { "anon", "file" };
 
@@ -478,13 +479,14 @@ int residency_from_buf(const struct tier_topology *topo, const char *buf,
 }
 
 _public_ int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_topology *topo,
-					const char *cgroup, struct tier_residency *ret_res)
+					const char *cgroup, uint64_t *ret_fast_bytes,
+					uint64_t *ret_slow_bytes)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct tier_residency res;
+	struct residency res;
 	int r;
 
-	if (!topo || !ret_res)
+	if (!topo || !ret_fast_bytes || !ret_slow_bytes)
 		return -EINVAL;
 	r = tier_cgroup_read(ctx, cgroup, "memory.numa_stat", &buf);
 	if (r < 0)
@@ -492,7 +494,8 @@ _public_ int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_
 	r = residency_from_buf(topo, buf, &res);
 	if (r < 0)
 		return r;
-	*ret_res = res;
+	*ret_fast_bytes = res.fast_bytes;
+	*ret_slow_bytes = res.slow_bytes;
 	return 0;
 }
 
@@ -535,12 +538,20 @@ _public_ int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum
 	return tier_cgroup_write(ctx, cgroup, "memory.numa_balancing", s);
 }
 
-/* The effective mode of cgroup: one walk down from the root by directory
- * fds, each level's file read relative to its own directory. */
-static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum tier_mode *ret_mode)
+/*
+ * The effective mode of cgroup: one walk down from the root by directory
+ * fds, each level's file read relative to its own directory.  The source is
+ * the top-most cgroup holding the binding value: walking down, the first
+ * level that makes the mode more restrictive than everything above it.
+ * The one effective-mode walk of the project (tierctl, tierd-metrics and
+ * tier_cgroup_info_read() use it).
+ */
+static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum tier_mode *ret_mode,
+			       size_t *ret_source_len)
 {
 	_cleanup_close_ int fd = -1;
 	enum tier_mode eff = TIER_MODE_INHERIT;
+	size_t source_len = 0;
 	const char *p;
 
 	fd = cgroup_open_dir(ctx, "/");
@@ -552,7 +563,7 @@ static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum ti
 	while (*p) {
 		_cleanup_free_ char *name = NULL, *buf = NULL;
 		const char *e = strchrnul(p, '/');
-		enum tier_mode m;
+		enum tier_mode m, n;
 		int child, r;
 
 		name = strndup(p, (size_t)(e - p));
@@ -570,67 +581,105 @@ static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum ti
 			r = mode_from_file(ctx, cgroup, buf, &m);
 		if (r < 0)
 			return r;
-		eff = tier_mode_restrict(eff, m);
+		n = tier_mode_restrict(eff, m);
+		if (n != eff) {
+			eff = n;
+			source_len = (size_t)(e - cgroup);
+		}
 		p = e;
 		while (*p == '/')
 			p++;
 	}
-	*ret_mode = eff == TIER_MODE_INHERIT ? TIER_MODE_FULL : eff;
+	if (eff == TIER_MODE_INHERIT || eff == TIER_MODE_FULL) {
+		/* Nothing restricts the global sysctl. */
+		eff = TIER_MODE_FULL;
+		source_len = 0;
+	}
+	*ret_mode = eff;
+	*ret_source_len = source_len;
 	return 0;
 }
 
 _public_ int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
-					    enum tier_mode *ret_mode)
+					    enum tier_mode *ret_mode, char **ret_source)
 {
+	char *source = NULL;
 	enum tier_mode m;
+	size_t len;
 	int r;
 
 	if (!ctx || !ret_mode || !cgroup_path_valid(cgroup))
 		return -EINVAL;
-	r = effective_mode_walk(ctx, cgroup, &m);
+	r = effective_mode_walk(ctx, cgroup, &m, &len);
 	if (r < 0)
 		return r;
+	if (ret_source && len > 0) {
+		source = strndup(cgroup, len);
+		if (!source)
+			return -ENOMEM;
+	}
 	*ret_mode = m;
+	if (ret_source)
+		*ret_source = source;
 	return 0;
-}
-
-_public_ int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topology *topo,
-				   const char *cgroup, struct tier_cgroup_info *ret_info)
-{
-	return tier_cgroup_read_info_mask(ctx, topo, cgroup, TIER_INFO_ALL, ret_info);
 }
 
 static int read_u64_at(int dfd, const char *file, uint64_t *ret);
 
-_public_ int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_topology *topo,
-					const char *cgroup, unsigned want,
-					struct tier_cgroup_info *ret_info)
+struct tier_cgroup_info {
+	unsigned valid;			/* TIER_INFO_* bits of the values read */
+	uint64_t values[13];		/* by bit number */
+};
+
+_public_ void tier_cgroup_info_free(struct tier_cgroup_info *info)
+{
+	free(info);
+}
+
+static void info_set(struct tier_cgroup_info *info, unsigned bit, uint64_t v)
+{
+	info->values[__builtin_ctz(bit)] = v;
+	info->valid |= bit;
+}
+
+_public_ int tier_cgroup_info_get(const struct tier_cgroup_info *info, unsigned what,
+				  uint64_t *ret_value)
+{
+	if (!info || !ret_value || !what || (what & (what - 1)) || (what & ~TIER_INFO_ALL))
+		return -EINVAL;
+	if (!(info->valid & what))
+		return -ENODATA;
+	*ret_value = info->values[__builtin_ctz(what)];
+	return 0;
+}
+
+_public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topology *topo,
+				   const char *cgroup, unsigned want,
+				   struct tier_cgroup_info **ret_info)
 {
 	static const struct {
 		const char *file;
 		unsigned bit;
-		size_t offset;
 	} u64s[] = {
-		{ "memory.current", TIER_INFO_CURRENT, offsetof(struct tier_cgroup_info, current) },
-		{ "memory.min", TIER_INFO_MIN, offsetof(struct tier_cgroup_info, min) },
-		{ "memory.low", TIER_INFO_LOW, offsetof(struct tier_cgroup_info, low) },
-		{ "memory.high", TIER_INFO_HIGH, offsetof(struct tier_cgroup_info, high) },
-		{ "memory.max", TIER_INFO_MAX, offsetof(struct tier_cgroup_info, max) },
-		{ "memory.toptier_min", TIER_INFO_TOPTIER_MIN,
-		  offsetof(struct tier_cgroup_info, toptier_min) },
-		{ "memory.toptier_low", TIER_INFO_TOPTIER_LOW,
-		  offsetof(struct tier_cgroup_info, toptier_low) },
-		{ "memory.toptier_high", TIER_INFO_TOPTIER_HIGH,
-		  offsetof(struct tier_cgroup_info, toptier_high) },
-		{ "memory.toptier_max", TIER_INFO_TOPTIER_MAX,
-		  offsetof(struct tier_cgroup_info, toptier_max) },
+		{ "memory.current", TIER_INFO_CURRENT },
+		{ "memory.min", TIER_INFO_MIN },
+		{ "memory.low", TIER_INFO_LOW },
+		{ "memory.high", TIER_INFO_HIGH },
+		{ "memory.max", TIER_INFO_MAX },
+		{ "memory.toptier_min", TIER_INFO_TOPTIER_MIN },
+		{ "memory.toptier_low", TIER_INFO_TOPTIER_LOW },
+		{ "memory.toptier_high", TIER_INFO_TOPTIER_HIGH },
+		{ "memory.toptier_max", TIER_INFO_TOPTIER_MAX },
 	};
-	struct tier_cgroup_info info = { 0 };
+	_cleanup_free_ struct tier_cgroup_info *info = NULL;
 	_cleanup_close_ int dfd = -1;
 	int r;
 
-	if (!ctx || !ret_info)
+	if (!ctx || !ret_info || !cgroup_path_valid(cgroup))
 		return -EINVAL;
+	info = calloc(1, sizeof(*info));
+	if (!info)
+		return -ENOMEM;
 	/* One lookup of the directory, then each file relative to it: a
 	 * missing file is a clear bit, without a second lookup to tell a
 	 * missing file from a vanished cgroup. */
@@ -647,39 +696,44 @@ _public_ int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_
 			continue;
 		if (r < 0)
 			return r;
-		*(uint64_t *)((char *)&info + u64s[i].offset) = v;
-		info.valid |= u64s[i].bit;
+		info_set(info, u64s[i].bit, v);
 	}
 	if (want & (TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE)) {
 		_cleanup_free_ char *buf = NULL;
+		enum tier_mode mode, eff;
+		size_t len;
 
 		r = sysfs_read_at(dfd, "memory.numa_balancing", &buf);
 		if (r >= 0)
-			r = mode_from_file(ctx, cgroup, buf, &info.mode);
+			r = mode_from_file(ctx, cgroup, buf, &mode);
 		if (r >= 0 && (want & TIER_INFO_EFFECTIVE_MODE))
-			r = tier_cgroup_get_effective_mode(ctx, cgroup, &info.effective_mode);
-		if (r >= 0)
-			/* MODE always covered both: keep it so for tier_cgroup_read_info(). */
-			info.valid |= want & (TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE);
-		else if (r != -ENOENT && r != -EOPNOTSUPP)
+			r = effective_mode_walk(ctx, cgroup, &eff, &len);
+		if (r >= 0) {
+			if (want & TIER_INFO_MODE)
+				info_set(info, TIER_INFO_MODE, (uint64_t)mode);
+			if (want & TIER_INFO_EFFECTIVE_MODE)
+				info_set(info, TIER_INFO_EFFECTIVE_MODE, (uint64_t)eff);
+		} else if (r != -ENOENT && r != -EOPNOTSUPP) {
 			return r;
+		}
 	}
 	if (topo && (want & TIER_INFO_RESIDENCY)) {
 		_cleanup_free_ char *buf = NULL;
-		struct tier_residency res;
+		struct residency res;
 
 		r = sysfs_read_at(dfd, "memory.numa_stat", &buf);
 		if (r >= 0)
 			r = residency_from_buf(topo, buf, &res);
 		if (r >= 0) {
-			info.fast_bytes = res.fast_bytes;
-			info.slow_bytes = res.slow_bytes;
-			info.valid |= TIER_INFO_RESIDENCY;
+			if (want & TIER_INFO_FAST_BYTES)
+				info_set(info, TIER_INFO_FAST_BYTES, res.fast_bytes);
+			if (want & TIER_INFO_SLOW_BYTES)
+				info_set(info, TIER_INFO_SLOW_BYTES, res.slow_bytes);
 		} else if (r != -ENOENT && r != -ENODATA && r != -EOPNOTSUPP) {
 			return r;
 		}
 	}
-	*ret_info = info;
+	*ret_info = TAKE_PTR(info);
 	return 0;
 }
 
@@ -766,9 +820,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names of the subdirectories of the directory open at dfd (which
- * stays open: the DIR works on a duplicate). */
-static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
+/* tier-internal.h; the DIR works on a duplicate of dfd. */
+int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	char **names = NULL;
@@ -832,10 +885,18 @@ fail:
  * or one that cannot be read, is left out and the rest is walked. */
 #define CGROUP_WALK_MAX_DEPTH 256
 
+/* One walk, two uses: tier_cgroup_enumerate() collects the paths,
+ * tier_observe() reads each cgroup through the directory fd the walk has
+ * open (no second path walk per cgroup). */
 struct walk {
 	struct tier_ctx *ctx;
-	char **out;
+	/* each cgroup, in pre-order, with its directory open as dfd; a
+	 * negative errno stops the walk (only -ENOMEM does) */
+	int (*visit)(struct walk *w, int dfd, const char *cgroup);
+	char **out;			/* enumerate */
 	size_t n, alloc;
+	struct tier_observed *obs;	/* observe */
+	unsigned flags;
 	unsigned skipped;
 };
 
@@ -848,22 +909,32 @@ static void walk_skip(struct walk *w, const char *cgroup, int r)
 				 : strerror(-r));
 }
 
+static int visit_enumerate(struct walk *w, int dfd, const char *cgroup)
+{
+	char *copy = strdup(cgroup);
+
+	if (!copy || strv_push(&w->out, &w->n, &w->alloc, copy) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
 {
 	char **children = NULL;
 	size_t nc = 0, l = strlen(cgroup);
-	char *copy;
+	struct stat st;
 	int r;
 
-	copy = strdup(cgroup);
-	if (!copy)
-		return -ENOMEM;
-	r = strv_push(&w->out, &w->n, &w->alloc, copy);
-	if (r < 0) {
-		free(copy);
+	r = w->visit(w, dfd, cgroup);
+	if (r < 0)
 		return r;
-	}
-	r = list_subdirs(dfd, &children, &nc);
+	/* kernfs (cgroupfs) and tmpfs count 2 + the subdirectories as a
+	 * directory's links: a leaf, most cgroups, needs no listing. */
+	if (fstat(dfd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2)
+		return 0;
+	r = tier_dir_list_subdirs(dfd, &children, &nc);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -904,29 +975,40 @@ out:
 	return r;
 }
 
-_public_ int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, char ***ret_paths,
-				   size_t *ret_n)
+/* Walk subtree (NULL: all) with w->visit. */
+static int walk_tree(struct walk *w, const char *subtree)
 {
-	struct walk w = { .ctx = ctx };
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	if (!ctx || !ret_paths)
-		return -EINVAL;
 	if (!subtree)
 		subtree = "/";
 	if (!cgroup_path_valid(subtree))
 		return -EINVAL;
-	fd = cgroup_open_dir(ctx, subtree);
+	fd = cgroup_open_dir(w->ctx, subtree);
 	if (fd < 0)
 		return fd == -ENOTDIR ? -ENOENT : fd;
-	r = walk_rec(&w, fd, subtree, 0);
+	r = walk_rec(w, fd, subtree, 0);
+	if (r < 0)
+		return r;
+	if (w->skipped > 1)
+		warn(w->ctx, "%u subtrees below %s skipped in all", w->skipped, subtree);
+	return 0;
+}
+
+_public_ int tier_cgroup_enumerate(struct tier_ctx *ctx, const char *subtree, char ***ret_paths,
+				   size_t *ret_n)
+{
+	struct walk w = { .ctx = ctx, .visit = visit_enumerate };
+	int r;
+
+	if (!ctx || !ret_paths)
+		return -EINVAL;
+	r = walk_tree(&w, subtree);
 	if (r < 0) {
 		tier_strv_free(w.out);
 		return r;
 	}
-	if (w.skipped > 1)
-		warn(ctx, "%u subtrees below %s skipped in all", w.skipped, subtree);
 	if (!w.out) {
 		w.out = calloc(1, sizeof(char *));
 		if (!w.out)
@@ -993,38 +1075,9 @@ _public_ int tier_cgroup_path_unit(const char *path, char **ret_unit)
 
 /* --- observe --- */
 
-struct observed_owned {
-	struct tier_observed pub;	/* must be first */
-	struct tier_observed_cgroup *cgroups;
-	char **paths;
-	char **units;
-	char ***exes;
-	char ***annotations;
-	size_t n;
-};
-
-_public_ void tier_observed_free(struct tier_observed *observed)
-{
-	struct observed_owned *o = (struct observed_owned *)observed;
-
-	if (!o)
-		return;
-	for (size_t i = 0; i < o->n; i++) {
-		free(o->units[i]);
-		tier_strv_free(o->exes[i]);
-		tier_strv_free(o->annotations[i]);
-	}
-	tier_strv_free(o->paths);
-	free(o->units);
-	free(o->exes);
-	free(o->annotations);
-	free(o->cgroups);
-	free(o);
-}
-
 /* The observe helpers work on an open cgroup directory: one path walk per
  * cgroup instead of one per file. */
-static int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
+int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ int *pids = NULL;
@@ -1067,7 +1120,7 @@ fail:
 	return r;
 }
 
-static int observe_annotations(int dfd, char ***ret)
+int observe_annotations(int dfd, char ***ret)
 {
 	_cleanup_free_ char *names = NULL;
 	char **out = NULL;
@@ -1131,30 +1184,55 @@ static int read_u64_at(int dfd, const char *file, uint64_t *ret)
 	_cleanup_free_ char *buf = NULL;
 	int r;
 
-	r = sysfs_read_at(dfd, file, &buf);
+	r = sysfs_read_attr_at(dfd, file, &buf);
 	if (r < 0)
 		return r;
 	return parse_u64_or_max(buf, ret);
 }
 
-/* Fill one observed cgroup; -ENOENT if it vanished. */
-static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w, const char *path,
-		       unsigned flags)
+/*
+ * What rules match on besides the path, read below the cgroup's directory
+ * dfd: the unit (from the path), with the flags the executables of its
+ * processes and its trusted.* annotations.  -ENOMEM; with strict, also
+ * -ENOENT/-ENODEV if the cgroup went away while its processes were read
+ * (else a cgroup whose processes cannot be read just has no executables).
+ */
+static int observe_matched(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup *c,
+			   unsigned flags, bool strict)
 {
-	struct tier_observed_cgroup *c = &o->cgroups[w];
+	char **strv = NULL;
+	int r;
+
+	r = tier_cgroup_path_unit(c->path, &c->unit);
+	if (r == -ENOMEM)
+		return r;
+	if (flags & TIER_OBSERVE_EXE) {
+		r = observe_exes(ctx, dfd, &strv);
+		if (r == -ENOMEM || (strict && (r == -ENOENT || r == -ENODEV)))
+			return r;
+		if (r >= 0)
+			observed_cgroup_take_exes(c, strv);
+	}
+	if (flags & TIER_OBSERVE_ANNOTATIONS) {
+		strv = NULL;
+		r = observe_annotations(dfd, &strv);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0)
+			observed_cgroup_take_annotations(c, strv);
+	}
+	return 0;
+}
+
+/* Fill one observed cgroup from its open directory dfd. */
+static int observe_at(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup *c,
+		      unsigned flags)
+{
 	_cleanup_free_ char *mode = NULL;
-	_cleanup_close_ int dfd = -1;
 	uint64_t v;
 	int r;
 
-	dfd = cgroup_open_dir(ctx, path);
-	if (dfd < 0)
-		return dfd;
-	c->path = path;
-	c->memory_low = 0;
-	c->memory_high = UINT64_MAX;
-	c->mode = TIER_MODE_INHERIT;
-	r = sysfs_read_at(dfd, "memory.numa_balancing", &mode);
+	r = sysfs_read_attr_at(dfd, "memory.numa_balancing", &mode);
 	if (r == -ENOMEM)
 		return r;
 	c->mode_supported = r >= 0 && tier_mode_from_string(strip(mode), &c->mode) >= 0;
@@ -1164,21 +1242,24 @@ static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w,
 		c->memory_low = v;
 	if (read_u64_at(dfd, "memory.high", &v) >= 0)
 		c->memory_high = v;
-	r = tier_cgroup_path_unit(path, &o->units[w]);
+	return observe_matched(ctx, dfd, c, flags, false);
+}
+
+static int visit_observe(struct walk *w, int dfd, const char *cgroup)
+{
+	struct tier_observed_cgroup *c;
+	int r;
+
+	r = tier_observed_add(w->obs, cgroup, &c);
+	if (r < 0)
+		return r;
+	r = observe_at(w->ctx, dfd, c, w->flags);
 	if (r == -ENOMEM)
 		return r;
-	c->unit = o->units[w];
-	if (flags & TIER_OBSERVE_EXE) {
-		r = observe_exes(ctx, dfd, &o->exes[w]);
-		if (r == -ENOMEM)
-			return r;
-		c->exes = (const char *const *)o->exes[w];
-	}
-	if (flags & TIER_OBSERVE_ANNOTATIONS) {
-		r = observe_annotations(dfd, &o->annotations[w]);
-		if (r == -ENOMEM)
-			return r;
-		c->annotations = (const char *const *)o->annotations[w];
+	if (r < 0) {
+		/* vanished (or unreadable): leave it out */
+		dbg(w->ctx, "%s: %s, skipping", cgroup, strerror(-r));
+		observed_drop_last(w->obs);
 	}
 	return 0;
 }
@@ -1186,51 +1267,48 @@ static int observe_one(struct tier_ctx *ctx, struct observed_owned *o, size_t w,
 _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo,
 			  const char *subtree, unsigned flags, struct tier_observed **ret_observed)
 {
-	struct observed_owned *o;
-	size_t n = 0, w = 0;
+	_cleanup_(tier_observed_freep) struct tier_observed *o = NULL;
+	struct walk w = { .ctx = ctx, .visit = visit_observe, .flags = flags };
 	int r;
 
 	if (!ctx || !ret_observed)
 		return -EINVAL;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return -ENOMEM;
-	r = tier_cgroup_enumerate(ctx, subtree, &o->paths, &n);
+	r = tier_observed_new(topo ? tier_topology_fast_capacity(topo) : 0, &o);
 	if (r < 0)
-		goto fail;
-	o->cgroups = calloc(n ?: 1, sizeof(*o->cgroups));
-	o->units = calloc(n ?: 1, sizeof(char *));
-	o->exes = calloc(n ?: 1, sizeof(char **));
-	o->annotations = calloc(n ?: 1, sizeof(char **));
-	if (!o->cgroups || !o->units || !o->exes || !o->annotations) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (size_t i = 0; i < n; i++) {
-		o->n = w + 1; /* so a failure frees slot w */
-		r = observe_one(ctx, o, w, o->paths[i], flags);
-		if (r == -ENOMEM)
-			goto fail;
-		if (r < 0) {
-			/* vanished (or unreadable): leave it out */
-			dbg(ctx, "%s: %s, skipping", o->paths[i], strerror(-r));
-			free(o->units[w]);
-			tier_strv_free(o->exes[w]);
-			tier_strv_free(o->annotations[w]);
-			o->units[w] = NULL;
-			o->exes[w] = o->annotations[w] = NULL;
-			memset(&o->cgroups[w], 0, sizeof(o->cgroups[w]));
-			continue;
-		}
-		w++;
-	}
-	o->n = w;
-	o->pub.n_cgroups = w;
-	o->pub.cgroups = o->cgroups;
-	o->pub.fast_capacity = topo ? tier_topology_fast_capacity(topo) : 0;
-	*ret_observed = &o->pub;
+		return r;
+	w.obs = o;
+	/* One walk by directory fds: each cgroup is read through the fd the
+	 * walk opened (relative to its parent's), never by its path again. */
+	r = walk_tree(&w, subtree);
+	if (r < 0)
+		return r;
+	*ret_observed = TAKE_PTR(o);
 	return 0;
-fail:
-	tier_observed_free(&o->pub);
-	return r;
+}
+
+_public_ int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+				    const char *path, unsigned flags,
+				    struct tier_observed **ret_observed)
+{
+	_cleanup_(tier_observed_freep) struct tier_observed *o = NULL;
+	struct tier_observed_cgroup *c;
+	int r;
+
+	if (!ctx || dfd < 0 || !path || !cgroup_path_valid(path) || !ret_observed ||
+	    (flags & ~(TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS)))
+		return -EINVAL;
+	r = tier_observed_new(topo ? tier_topology_fast_capacity(topo) : 0, &o);
+	if (r >= 0)
+		r = tier_observed_add(o, path, &c);
+	if (r < 0)
+		return r;
+	/* Not read: the apply reads each value once.  The kernel's defaults
+	 * (memory.low 0 and memory.high max are tier_observed_add()'s). */
+	c->mode_supported = true;
+	c->mode = TIER_MODE_INHERIT;
+	r = observe_matched(ctx, dfd, c, flags, true);
+	if (r < 0)
+		return r;
+	*ret_observed = TAKE_PTR(o);
+	return 0;
 }

@@ -7,33 +7,145 @@
 #include "libtier-private.h"
 #include "policy.h"
 
+/*
+ * Entries in evaluation order (an array of pointers, so an entry never
+ * moves) and a chained hash table of them by path, so that finding or
+ * re-evaluating one cgroup costs the same in a plan of ten or ten thousand.
+ */
 struct tier_plan {
-	struct tier_plan_entry *entries;
-	size_t n;
-	char **strings;		/* owned copies the entries point to */
-	size_t n_strings, alloc_strings;
+	const struct tier_policy *policy;
+	uint64_t fast_capacity;
+	struct tier_plan_entry **entries;
+	size_t n, alloc;
+	struct tier_plan_entry **table;	/* buckets, power of two */
+	size_t table_size;
 };
+
+static void entry_free(struct tier_plan_entry *e)
+{
+	if (!e)
+		return;
+	free(e->matched_value);
+	free(e);
+}
 
 _public_ void tier_plan_free(struct tier_plan *plan)
 {
 	if (!plan)
 		return;
-	tier_strv_free(plan->strings);
+	for (size_t i = 0; i < plan->n; i++)
+		entry_free(plan->entries[i]);
 	free(plan->entries);
+	free(plan->table);
 	free(plan);
 }
 
-static const char *plan_strdup(struct tier_plan *plan, const char *s)
+_public_ int tier_plan_new(const struct tier_policy *policy, uint64_t fast_capacity,
+			   struct tier_plan **ret_plan)
 {
-	char *c = strdup(s);
+	struct tier_plan *plan;
 
-	if (!c)
+	if (!policy || !ret_plan)
+		return -EINVAL;
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return -ENOMEM;
+	plan->policy = policy;
+	plan->fast_capacity = fast_capacity;
+	*ret_plan = plan;
+	return 0;
+}
+
+static struct tier_plan_entry **bucket(const struct tier_plan *plan, uint64_t hash)
+{
+	return &plan->table[hash & (plan->table_size - 1)];
+}
+
+static struct tier_plan_entry *plan_lookup(const struct tier_plan *plan, const char *path,
+					   uint64_t hash)
+{
+	if (!plan->table_size)
 		return NULL;
-	if (strv_push(&plan->strings, &plan->n_strings, &plan->alloc_strings, c) < 0) {
-		free(c);
-		return NULL;
+	for (struct tier_plan_entry *e = *bucket(plan, hash); e; e = e->hash_next)
+		if (e->hash == hash && strcmp(e->path, path) == 0)
+			return e;
+	return NULL;
+}
+
+/* Keep at most one entry per bucket on average. */
+static int table_grow(struct tier_plan *plan)
+{
+	struct tier_plan_entry **old = plan->table;
+	size_t old_size = plan->table_size, size = old_size ? old_size * 2 : 64;
+
+	if (plan->n < old_size)
+		return 0;
+	plan->table = calloc(size, sizeof(*plan->table));
+	if (!plan->table) {
+		plan->table = old;
+		return -ENOMEM;
 	}
-	return c;
+	plan->table_size = size;
+	for (size_t i = 0; i < old_size; i++)
+		for (struct tier_plan_entry *e = old[i], *next; e; e = next) {
+			struct tier_plan_entry **b = bucket(plan, e->hash);
+
+			next = e->hash_next;
+			e->hash_next = *b;
+			*b = e;
+		}
+	free(old);
+	return 0;
+}
+
+/* A new unmanaged entry for path at the end of the plan. */
+static int plan_append(struct tier_plan *plan, const char *path, uint64_t hash,
+		       struct tier_plan_entry **ret)
+{
+	size_t len = strlen(path);
+	struct tier_plan_entry *e, **b;
+
+	if (table_grow(plan) < 0)
+		return -ENOMEM;
+	e = calloc(1, sizeof(*e) + len + 1);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->path, path, len + 1);
+	e->hash = hash;
+	if (ARRAY_PUSH(plan->entries, plan->n, plan->alloc, e) < 0) {
+		free(e);
+		return -ENOMEM;
+	}
+	b = bucket(plan, hash);
+	e->hash_next = *b;
+	*b = e;
+	*ret = e;
+	return 0;
+}
+
+_public_ int tier_plan_remove(struct tier_plan *plan, const char *path)
+{
+	struct tier_plan_entry **p, *e;
+	uint64_t hash;
+
+	if (!plan || !path)
+		return -EINVAL;
+	hash = fnv(path, strlen(path));
+	e = plan_lookup(plan, path, hash);
+	if (!e)
+		return -ENOENT;
+	for (p = bucket(plan, hash); *p != e; p = &(*p)->hash_next)
+		;
+	*p = e->hash_next;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->entries[i] == e) {
+			memmove(&plan->entries[i], &plan->entries[i + 1],
+				(plan->n - i - 1) * sizeof(*plan->entries));
+			plan->n--;
+			break;
+		}
+	entry_free(e);
+	return 0;
 }
 
 /* Does matcher j of rule r match cgroup c?  Sets *ret_value to what matched. */
@@ -60,7 +172,7 @@ static bool matcher_matches(const struct policy_rule *r, size_t j,
 	case TIER_MATCH_EXE:
 		if (!c->exes)
 			return false;
-		for (const char *const *e = c->exes; *e; e++)
+		for (const char *const *e = (const char *const *)c->exes; *e; e++)
 			if (glob_match_compiled(g, *e)) {
 				*ret_value = *e;
 				return true;
@@ -71,7 +183,7 @@ static bool matcher_matches(const struct policy_rule *r, size_t j,
 
 		if (!c->annotations)
 			return false;
-		for (const char *const *a = c->annotations; *a; a++)
+		for (const char *const *a = (const char *const *)c->annotations; *a; a++)
 			if (strncmp(*a, m->key, kl) == 0 && (*a)[kl] == '=' &&
 			    glob_match_compiled(g, *a + kl + 1)) {
 				*ret_value = *a;
@@ -114,10 +226,11 @@ static int collect(const struct tier_policy *policy, const struct tier_observed_
 	if (r >= 0 && c->unit)
 		r = prefix_index_lookup(&policy->index[TIER_MATCH_UNIT], c->unit, unit_len, cands, n,
 					alloc);
-	for (const char *const *e = c->exes; r >= 0 && e && *e; e++)
+	for (const char *const *e = (const char *const *)c->exes; r >= 0 && e && *e; e++)
 		r = prefix_index_lookup(&policy->index[TIER_MATCH_EXE], *e, strlen(*e), cands, n,
 					alloc);
-	for (const char *const *a = c->annotations; r >= 0 && a && *a; a++)
+	for (const char *const *a = (const char *const *)c->annotations; r >= 0 && a && *a;
+	     a++)
 		r = prefix_index_lookup(&policy->index[TIER_MATCH_ANNOTATION], *a, strlen(*a), cands,
 					n, alloc);
 	if (r < 0)
@@ -129,93 +242,126 @@ static int collect(const struct tier_policy *policy, const struct tier_observed_
 
 void class_desired(const struct tier_class *cls, uint64_t capacity, struct tier_plan_entry *e)
 {
-	e->set_mode = true;
-	e->mode = cls->mode;
-	e->set_low = cls->memory_low.kind != TIER_AMOUNT_UNSET;
-	e->memory_low = tier_amount_resolve(&cls->memory_low, capacity, 0);
-	e->set_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
-	e->memory_high = tier_amount_resolve(&cls->memory_high, capacity, UINT64_MAX);
+	e->set[TIER_ATTR_NUMA_BALANCING] = true;
+	e->desired[TIER_ATTR_NUMA_BALANCING] = (uint64_t)cls->mode;
+	e->set[TIER_ATTR_MEMORY_LOW] = cls->memory_low.kind != TIER_AMOUNT_UNSET;
+	e->desired[TIER_ATTR_MEMORY_LOW] = tier_amount_resolve(&cls->memory_low, capacity, 0);
+	e->set[TIER_ATTR_MEMORY_HIGH] = cls->memory_high.kind != TIER_AMOUNT_UNSET;
+	e->desired[TIER_ATTR_MEMORY_HIGH] =
+		tier_amount_resolve(&cls->memory_high, capacity, UINT64_MAX);
 	e->weight = cls->weight;
 	e->toptier_min = tier_amount_resolve(&cls->toptier_min, capacity, 0);
 	e->toptier_max = tier_amount_resolve(&cls->toptier_max, capacity, UINT64_MAX);
 }
 
-static int decide(struct tier_plan *plan, struct tier_plan_entry *e, const struct policy_rule *r,
-		  size_t j, const struct tier_observed_cgroup *c, const char *value, uint64_t cap)
+/* Forget the decision and the desired values; copy the current ones from c. */
+static void entry_reset(struct tier_plan_entry *e, const struct tier_observed_cgroup *c)
+{
+	free(e->matched_value);
+	e->matched_value = NULL;
+	e->rule = NULL;
+	e->class = NULL;
+	e->matcher = NULL;
+	memset(e->set, 0, sizeof(e->set));
+	memset(e->desired, 0, sizeof(e->desired));
+	e->weight = 0;
+	e->toptier_min = 0;
+	e->toptier_max = UINT64_MAX;
+	e->mode_supported = c->mode_supported;
+	e->current[TIER_ATTR_NUMA_BALANCING] = (uint64_t)c->mode;
+	e->current[TIER_ATTR_MEMORY_LOW] = c->memory_low;
+	e->current[TIER_ATTR_MEMORY_HIGH] = c->memory_high;
+}
+
+static int decide(struct tier_plan_entry *e, const struct policy_rule *r, size_t j,
+		  const struct tier_observed_cgroup *c, const char *value, uint64_t cap)
 {
 	const struct tier_class *cls = r->pub.class;
 
+	if (value != c->path) {
+		e->matched_value = strdup(value);
+		if (!e->matched_value)
+			return -ENOMEM;
+	}
 	e->rule = &r->pub;
 	e->class = cls;
 	e->matcher = &r->matchers[j];
-	e->matched_value = value == c->path ? e->path : plan_strdup(plan, value);
-	if (!e->matched_value)
-		return -ENOMEM;
 	if (cls)
 		class_desired(cls, cap, e);
 	return 0;
 }
 
-_public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *state,
-			   struct tier_plan **ret_plan)
+/* Evaluate one observed cgroup into its entry (found by hash, or new). */
+static int plan_update_one(struct tier_plan *plan, const struct tier_observed_cgroup *c,
+			   struct index_cand **cands, size_t *n_cands, size_t *alloc_cands)
+{
+	const struct tier_policy *policy = plan->policy;
+	size_t path_len = strlen(c->path), unit_len;
+	uint64_t hash = fnv(c->path, path_len);
+	struct tier_plan_entry *e;
+	int r;
+
+	e = plan_lookup(plan, c->path, hash);
+	if (!e) {
+		r = plan_append(plan, c->path, hash, &e);
+		if (r < 0)
+			return r;
+	}
+	entry_reset(e, c);
+	if (is_root(c->path))
+		return 0;
+	unit_len = c->unit ? strlen(c->unit) : 0;
+	r = collect(policy, c, path_len, unit_len, cands, n_cands, alloc_cands);
+	if (r < 0)
+		return r;
+	for (size_t k = 0; k < *n_cands; k++) {
+		const struct index_cand *cand = &(*cands)[k];
+		const struct policy_rule *rule = policy->rules[cand->rule];
+		const char *value = NULL;
+
+		if (k > 0 && cand->rule == cand[-1].rule && cand->matcher == cand[-1].matcher)
+			continue;
+		if (!matcher_matches(rule, cand->matcher, c, path_len, unit_len, &value))
+			continue;
+		return decide(e, rule, cand->matcher, c, value, plan->fast_capacity);
+	}
+	return 0;
+}
+
+_public_ int tier_plan_update(struct tier_plan *plan, const struct tier_observed *observed)
 {
 	_cleanup_free_ struct index_cand *cands = NULL;
 	size_t n_cands = 0, alloc_cands = 0;
-	struct tier_plan *plan;
-	uint64_t cap;
+	int r;
 
-	if (!policy || !state || !ret_plan || (state->n_cgroups && !state->cgroups))
+	if (!plan || !observed)
 		return -EINVAL;
-	cap = state->fast_capacity;
-	plan = calloc(1, sizeof(*plan));
-	if (!plan)
-		return -ENOMEM;
-	plan->entries = calloc(state->n_cgroups ?: 1, sizeof(*plan->entries));
-	if (!plan->entries)
-		goto oom;
-	for (size_t i = 0; i < state->n_cgroups; i++) {
-		const struct tier_observed_cgroup *c = &state->cgroups[i];
-		struct tier_plan_entry *e = &plan->entries[i];
-		size_t path_len, unit_len;
+	for (size_t i = 0; i < observed->n; i++) {
+		r = plan_update_one(plan, observed->cgroups[i], &cands, &n_cands, &alloc_cands);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
 
-		if (!c->path) {
-			tier_plan_free(plan);
-			return -EINVAL;
-		}
-		e->path = plan_strdup(plan, c->path);
-		if (!e->path)
-			goto oom;
-		e->mode_supported = c->mode_supported;
-		e->current_mode = c->mode;
-		e->current_low = c->memory_low;
-		e->current_high = c->memory_high;
-		e->toptier_max = UINT64_MAX;
-		plan->n = i + 1;
-		if (is_root(c->path))
-			continue;
-		path_len = strlen(c->path);
-		unit_len = c->unit ? strlen(c->unit) : 0;
-		if (collect(policy, c, path_len, unit_len, &cands, &n_cands, &alloc_cands) < 0)
-			goto oom;
-		for (size_t k = 0; k < n_cands; k++) {
-			const struct policy_rule *r = policy->rules[cands[k].rule];
-			const char *value = NULL;
+_public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *observed,
+			   struct tier_plan **ret_plan)
+{
+	struct tier_plan *plan = NULL;
+	int r;
 
-			if (k > 0 && cands[k].rule == cands[k - 1].rule &&
-			    cands[k].matcher == cands[k - 1].matcher)
-				continue;
-			if (!matcher_matches(r, cands[k].matcher, c, path_len, unit_len, &value))
-				continue;
-			if (decide(plan, e, r, cands[k].matcher, c, value, cap) < 0)
-				goto oom;
-			break;
-		}
+	if (!policy || !observed || !ret_plan)
+		return -EINVAL;
+	r = tier_plan_new(policy, observed->fast_capacity, &plan);
+	if (r < 0)
+		return r;
+	r = tier_plan_update(plan, observed);
+	if (r < 0) {
+		tier_plan_free(plan);
+		return r;
 	}
 	*ret_plan = plan;
 	return 0;
-oom:
-	tier_plan_free(plan);
-	return -ENOMEM;
 }
 
 _public_ size_t tier_plan_count(const struct tier_plan *plan)
@@ -225,16 +371,133 @@ _public_ size_t tier_plan_count(const struct tier_plan *plan)
 
 _public_ const struct tier_plan_entry *tier_plan_entry(const struct tier_plan *plan, size_t i)
 {
-	return plan && i < plan->n ? &plan->entries[i] : NULL;
+	return plan && i < plan->n ? plan->entries[i] : NULL;
+}
+
+_public_ struct tier_plan_entry *tier_plan_find_mutable(struct tier_plan *plan, const char *path)
+{
+	if (!plan || !path)
+		return NULL;
+	return plan_lookup(plan, path, fnv(path, strlen(path)));
 }
 
 _public_ const struct tier_plan_entry *tier_plan_find(const struct tier_plan *plan,
 						     const char *path)
 {
-	if (!plan || !path)
+	return tier_plan_find_mutable((struct tier_plan *)plan, path);
+}
+
+_public_ const char *tier_plan_entry_path(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->path : NULL;
+}
+
+_public_ const struct tier_rule *tier_plan_entry_rule(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->rule : NULL;
+}
+
+_public_ const struct tier_class *tier_plan_entry_class(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->class : NULL;
+}
+
+_public_ const struct tier_matcher *tier_plan_entry_matcher(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->matcher : NULL;
+}
+
+_public_ const char *tier_plan_entry_matched_value(const struct tier_plan_entry *entry)
+{
+	if (!entry || !entry->rule)
 		return NULL;
-	for (size_t i = 0; i < plan->n; i++)
-		if (strcmp(plan->entries[i].path, path) == 0)
-			return &plan->entries[i];
-	return NULL;
+	return entry->matched_value ?: entry->path;
+}
+
+_public_ int tier_plan_entry_get_desired(const struct tier_plan_entry *entry, enum tier_attr attr,
+					 uint64_t *ret_value)
+{
+	if (!entry || !ret_value || !attr_valid(attr))
+		return -EINVAL;
+	if (!entry->set[attr])
+		return -ENODATA;
+	*ret_value = entry->desired[attr];
+	return 0;
+}
+
+_public_ int tier_plan_entry_set_desired(struct tier_plan_entry *entry, enum tier_attr attr,
+					 uint64_t value)
+{
+	if (!entry || !attr_valid(attr))
+		return -EINVAL;
+	if (attr == TIER_ATTR_NUMA_BALANCING && value >= _TIER_MODE_MAX)
+		return -EINVAL;
+	entry->set[attr] = true;
+	entry->desired[attr] = value;
+	return 0;
+}
+
+_public_ int tier_plan_entry_clear_desired(struct tier_plan_entry *entry, enum tier_attr attr)
+{
+	if (!entry || !attr_valid(attr))
+		return -EINVAL;
+	entry->set[attr] = false;
+	entry->desired[attr] = 0;
+	return 0;
+}
+
+_public_ int tier_plan_entry_get_current(const struct tier_plan_entry *entry, enum tier_attr attr,
+					 uint64_t *ret_value)
+{
+	if (!entry || !ret_value || !attr_valid(attr))
+		return -EINVAL;
+	if (attr == TIER_ATTR_NUMA_BALANCING && !entry->mode_supported)
+		return -EOPNOTSUPP;
+	*ret_value = entry->current[attr];
+	return 0;
+}
+
+_public_ unsigned tier_plan_entry_weight(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->weight : 0;
+}
+
+_public_ uint64_t tier_plan_entry_toptier_min(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->toptier_min : 0;
+}
+
+_public_ uint64_t tier_plan_entry_toptier_max(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->toptier_max : UINT64_MAX;
+}
+
+_public_ int tier_plan_entry_dup(const struct tier_plan_entry *entry,
+				 struct tier_plan_entry **ret_entry)
+{
+	size_t size;
+	struct tier_plan_entry *e;
+
+	if (!entry || !ret_entry)
+		return -EINVAL;
+	size = sizeof(*e) + strlen(entry->path) + 1;
+	e = malloc(size);
+	if (!e)
+		return -ENOMEM;
+	memcpy(e, entry, size);
+	e->hash_next = NULL;
+	if (entry->matched_value) {
+		e->matched_value = strdup(entry->matched_value);
+		if (!e->matched_value) {
+			free(e);
+			return -ENOMEM;
+		}
+	}
+	*ret_entry = e;
+	return 0;
+}
+
+_public_ void tier_plan_entry_free(struct tier_plan_entry *entry)
+{
+	entry_free(entry);
 }

@@ -13,7 +13,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-_public_ int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *inputs,
+int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *inputs,
 			     uint64_t *ret_targets)
 {
 	_cleanup_free_ uint64_t *t = NULL, *limit = NULL;
@@ -112,7 +112,7 @@ _public_ int tier_fair_share(uint64_t capacity, size_t n, const struct tier_shar
 	return 0;
 }
 
-_public_ double tier_jain_index(size_t n, const double *values)
+double tier_jain_index(size_t n, const double *values)
 {
 	double sum = 0, sq = 0;
 

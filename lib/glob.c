@@ -444,7 +444,7 @@ bool glob_match_nfa(const struct glob *g, const char *s)
 	return nfa(g, s, g->flags & TIER_GLOB_PATHNAME);
 }
 
-_public_ bool tier_glob_match(const char *pattern, const char *string, unsigned flags)
+bool tier_glob_match(const char *pattern, const char *string, unsigned flags)
 {
 	struct glob g;
 	bool m;
@@ -456,7 +456,7 @@ _public_ bool tier_glob_match(const char *pattern, const char *string, unsigned 
 	return m;
 }
 
-_public_ int tier_glob_validate(const char *pattern)
+int tier_glob_validate(const char *pattern)
 {
 	struct glob g;
 	int r;

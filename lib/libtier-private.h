@@ -10,6 +10,7 @@
 
 #include "macro.h"
 #include "tier.h"
+#include "tier-internal.h"
 
 struct tier_ctx {
 	int refcount;
@@ -36,12 +37,34 @@ void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int li
 #define warn(ctx, ...) tier_log_cond(ctx, LOG_WARNING, __VA_ARGS__)
 #define err(ctx, ...) tier_log_cond(ctx, LOG_ERR, __VA_ARGS__)
 
+/* topology.c */
+struct tier_node {
+	int id;			/* NUMA node id */
+	int tier;		/* memory tier id (memory_tierN), TIER_ID_NONE if none */
+	bool has_memory;	/* in <sysfs>/devices/system/node/has_memory */
+	bool has_cpu;		/* in <sysfs>/devices/system/node/has_cpu */
+	bool top_tier;		/* the kernel's node_is_toptier() */
+	uint64_t mem_total;	/* bytes, from nodeN/meminfo MemTotal */
+	uint64_t mem_free;	/* bytes, from nodeN/meminfo MemFree */
+};
+
+struct tier_memtier {
+	int id;			/* N of memory_tierN; TIER_ID_NONE for the synthetic
+				 * single tier of a kernel without memory_tiering */
+	bool top;		/* its nodes are top tier */
+	unsigned n_nodes;
+	const int *nodes;	/* node ids, ascending */
+	uint64_t mem_total;	/* sum over its nodes */
+	uint64_t mem_free;
+};
+
 /* util.c */
 int path_join(char **ret, const char *a, const char *b, const char *c);
 /* Reads are capped: cgroup and sysfs attributes (cgroup.procs of a large
  * cgroup included) at READ_MAX_DEFAULT. */
 #define READ_MAX_DEFAULT (16u << 20)
 #define READ_NOFOLLOW 1u	/* refuse a symlink as the last component */
+#define READ_SHORT_EOF 2u	/* a short read is the end (one-record attributes) */
 int open_regular_at(int dfd, const char *path, int flags, unsigned rflags);
 int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size);
 int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
@@ -50,6 +73,7 @@ int read_file_full(const char *path, char **ret_buf, size_t *ret_size);
 int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size);
 int sysfs_read(const char *path, char **ret_value);
 int sysfs_read_at(int dfd, const char *path, char **ret_value);
+int sysfs_read_attr_at(int dfd, const char *path, char **ret_value);
 int sysfs_write(const char *path, const char *value);
 int sysfs_write_at(int dfd, const char *path, const char *value);
 int parse_u64(const char *s, uint64_t *ret);
@@ -59,6 +83,52 @@ int strv_push(char ***strv, size_t *n, size_t *alloc, char *s);
 int log_level_from_string(const char *s, int *ret);
 bool str_has_suffix(const char *s, const char *suffix);
 char *strip(char *s);
+
+/* FNV-1a, for the name tables, the prefix index and the plan's table. */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static inline uint64_t fnv_step(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * FNV_PRIME;
+}
+
+static inline uint64_t fnv(const char *s, size_t len)
+{
+	uint64_t h = FNV_OFFSET;
+
+	for (size_t i = 0; i < len; i++)
+		h = fnv_step(h, (unsigned char)s[i]);
+	return h;
+}
+
+/* A slot of an open-addressing table: the hash keeps probes off the entries. */
+struct hash_slot {
+	uint32_t hash;			/* low bits of the entry's hash */
+	uint32_t idx;			/* index of the entry + 1, 0 = free */
+};
+
+/*
+ * util.c: the elements of an array by name (classes and rules of a policy,
+ * the candidates of a fair share), so that a lookup is O(1) and n additions
+ * cost O(n).  Open addressing of indexes into the owner's array; the table
+ * doubles when half full and keeps each name's hash, so growing never reads
+ * a name again.  name_of(owner, i) is the name of element i.
+ */
+struct name_table {
+	struct hash_slot *slots;
+	size_t size;			/* power of two, or 0 */
+	size_t n;
+};
+
+typedef const char *(*name_of_fn)(const void *owner, size_t i);
+
+/* Add element idx (not yet in the table): 0 or -ENOMEM. */
+int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, size_t idx);
+/* The element named by the first len bytes of name, or SIZE_MAX. */
+size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
+		       const char *name, size_t len);
+void name_table_free(struct name_table *t);
 
 /* ctx.c */
 int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
@@ -72,15 +142,71 @@ int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
  * the root once, then each cgroup below it (never through a symlink). */
 int cgroup_root_open(const struct tier_ctx *ctx);
 int cgroup_open_below(int root_fd, const char *cgroup);
+/* A file of cgroup missing (r == -ENOENT): -EOPNOTSUPP if the cgroup is
+ * there (a kernel without the knob), -ENOENT if it is gone; r otherwise. */
+int cgroup_classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r);
 int cgroup_path(const struct tier_ctx *ctx, const char *cgroup, const char *file, char **ret);
 /* "key value" lines (memory.stat, cgroup.events): -ENODATA if key is absent. */
 int stat_buf_lookup(const char *buf, const char *key, uint64_t *ret);
 /* memory.numa_stat content -> fast/slow bytes (anon + file) against topo. */
+struct residency {
+	uint64_t fast_bytes;
+	uint64_t slow_bytes;
+};
 int residency_from_buf(const struct tier_topology *topo, const char *buf,
-		       struct tier_residency *res);
+		       struct residency *res);
+/* cgroup.c: the executables of the processes in the cgroup dfd is
+ * (deduplicated), and its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
+int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
+int observe_annotations(int dfd, char ***ret);
 
-/* evaluate.c: the desired values of a class (set_* and values of e), with
- * percentages against capacity, as tier_evaluate() decides them. */
+/* observed.c */
+struct tier_observed_cgroup {
+	char *path;
+	char *unit;				/* or NULL */
+	char **exes;				/* NULL-terminated, or NULL */
+	size_t n_exes, alloc_exes;
+	char **annotations;			/* "key=value", NULL-terminated, or NULL */
+	size_t n_annotations, alloc_annotations;
+	bool mode_supported;			/* memory.numa_balancing exists */
+	enum tier_mode mode;			/* its value if supported */
+	uint64_t memory_low;			/* current values (UINT64_MAX = max) */
+	uint64_t memory_high;
+};
+
+struct tier_observed {
+	uint64_t fast_capacity;
+	struct tier_observed_cgroup **cgroups;
+	size_t n, alloc;
+};
+
+/* Take ownership of strv (NULL-terminated, n entries) as the exes or annotations. */
+void observed_cgroup_take_exes(struct tier_observed_cgroup *c, char **strv);
+void observed_cgroup_take_annotations(struct tier_observed_cgroup *c, char **strv);
+/* Drop the last cgroup added (it vanished while being read). */
+void observed_drop_last(struct tier_observed *o);
+
+/* evaluate.c: a plan entry.  Entries of a plan and tier_plan_entry_dup()
+ * copies are one allocation each, with the path at its end. */
+struct tier_plan_entry {
+	const struct tier_rule *rule;		/* NULL: unmanaged */
+	const struct tier_class *class;
+	const struct tier_matcher *matcher;
+	char *matched_value;			/* owned; NULL when it is the path */
+	bool set[_TIER_ATTR_MAX];		/* desired values */
+	uint64_t desired[_TIER_ATTR_MAX];
+	bool mode_supported;			/* current values, as observed */
+	uint64_t current[_TIER_ATTR_MAX];
+	unsigned weight;			/* fairness inputs of the class */
+	uint64_t toptier_min, toptier_max;
+	uint64_t hash;				/* of path, for the plan's table */
+	struct tier_plan_entry *hash_next;
+	char path[];
+};
+
+/* The desired values of a class (set[] and desired[] of e, and its fairness
+ * inputs), with percentages against capacity, as tier_evaluate() decides them. */
 void class_desired(const struct tier_class *cls, uint64_t capacity, struct tier_plan_entry *e);
+bool attr_valid(enum tier_attr attr);
 
 #endif /* LIBTIER_PRIVATE_H */

@@ -34,6 +34,7 @@
 
 #include "libtier-private.h"
 #include "policy.h"
+#include "tier-internal.h"
 
 #define NAME_MAX_LEN 64
 #define DEFAULT_CGROUP_ROOT "/sys/fs/cgroup"
@@ -235,8 +236,8 @@ _public_ void tier_policy_free(struct tier_policy *policy)
 	for (size_t i = 0; i < policy->n_rules; i++)
 		rule_free(policy->rules[i]);
 	free(policy->rules);
-	free(policy->class_names.slots);
-	free(policy->rule_names.slots);
+	name_table_free(&policy->class_names);
+	name_table_free(&policy->rule_names);
 	tier_strv_free(policy->files);
 	for (struct str_block *b = policy->strings, *next; b; b = next) {
 		next = b->next;
@@ -265,94 +266,34 @@ static struct tier_policy *policy_new(void)
 }
 
 /*
- * Class and rule names: a hash table of indexes into p->classes or p->rules,
- * so a duplicate check or a class lookup is O(1) and loading n rules is
- * O(n), not O(n^2). name_of(p, i) is the name of element i.
+ * Class and rule names: name tables (libtier-private.h) of indexes into
+ * p->classes or p->rules, so a duplicate check or a class lookup is O(1) and
+ * loading n rules is O(n), not O(n^2).
  */
-typedef const char *(*name_of_fn)(const struct tier_policy *p, size_t i);
-
-static const char *class_name_of(const struct tier_policy *p, size_t i)
+static const char *class_name_of(const void *owner, size_t i)
 {
+	const struct tier_policy *p = owner;
+
 	return p->classes[i]->pub.name;
 }
 
-static const char *rule_name_of(const struct tier_policy *p, size_t i)
+static const char *rule_name_of(const void *owner, size_t i)
 {
+	const struct tier_policy *p = owner;
+
 	return p->rules[i]->pub.name;
-}
-
-static uint64_t name_hash(const char *name)
-{
-	return fnv(name, strlen(name));
-}
-
-/* The index of name, or SIZE_MAX. */
-static size_t name_table_find(const struct tier_policy *p, const struct name_table *t,
-			      name_of_fn name_of, const char *name)
-{
-	size_t mask = t->size - 1;
-	uint64_t h;
-
-	if (!t->size)
-		return SIZE_MAX;
-	h = name_hash(name);
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		const struct hash_slot *slot = &t->slots[i];
-
-		if (slot->idx == 0)
-			return SIZE_MAX;
-		if (slot->hash == (uint32_t)h && strcmp(name_of(p, slot->idx - 1), name) == 0)
-			return slot->idx - 1;
-	}
-}
-
-static void name_table_put(struct hash_slot *slots, size_t size, uint32_t hash, size_t idx)
-{
-	size_t i = hash & (size - 1);
-
-	while (slots[i].idx)
-		i = (i + 1) & (size - 1);
-	slots[i] = (struct hash_slot){ hash, (uint32_t)(idx + 1) };
-}
-
-/*
- * Add element idx (not yet in the table); the table doubles when half full,
- * so n additions cost O(n). The slots keep the low 32 bits of each hash:
- * with sizes up to 2^32 that is all a slot position ever needs.
- */
-static int name_table_add(const struct tier_policy *p, struct name_table *t, name_of_fn name_of,
-			  size_t idx)
-{
-	if (idx >= UINT32_MAX - 1)
-		return -ENOMEM;
-	if ((t->n + 1) * 2 > t->size) {
-		size_t size = t->size ? t->size * 2 : 64;
-		struct hash_slot *slots = calloc(size, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->size; i++)
-			if (t->slots[i].idx)
-				name_table_put(slots, size, t->slots[i].hash, t->slots[i].idx - 1);
-		free(t->slots);
-		t->slots = slots;
-		t->size = size;
-	}
-	name_table_put(t->slots, t->size, (uint32_t)name_hash(name_of(p, idx)), idx);
-	t->n++;
-	return 0;
 }
 
 static struct policy_class *find_class(const struct tier_policy *p, const char *name)
 {
-	size_t i = name_table_find(p, &p->class_names, class_name_of, name);
+	size_t i = name_table_find(&p->class_names, p, class_name_of, name, strlen(name));
 
 	return i == SIZE_MAX ? NULL : p->classes[i];
 }
 
 static struct policy_rule *find_rule(const struct tier_policy *p, const char *name)
 {
-	size_t i = name_table_find(p, &p->rule_names, rule_name_of, name);
+	size_t i = name_table_find(&p->rule_names, p, rule_name_of, name, strlen(name));
 
 	return i == SIZE_MAX ? NULL : p->rules[i];
 }
@@ -491,7 +432,7 @@ static void begin_section(struct parser *ps, char *name)
 		c->pub.mode = TIER_MODE_INHERIT;
 		c->pub.weight = 100;
 		if (!c->pub.name ||
-		    name_table_add(p, &p->class_names, class_name_of, p->n_classes - 1) < 0)
+		    name_table_add(&p->class_names, p, class_name_of, p->n_classes - 1) < 0)
 			ps->oom = true;
 		ps->class = c;
 		ps->kind = SEC_CLASS;
@@ -520,7 +461,7 @@ static void begin_section(struct parser *ps, char *name)
 		r->pub.file = ps->file;
 		r->pub.line = ps->lineno;
 		if (!r->pub.name ||
-		    name_table_add(p, &p->rule_names, rule_name_of, p->n_rules - 1) < 0)
+		    name_table_add(&p->rule_names, p, rule_name_of, p->n_rules - 1) < 0)
 			ps->oom = true;
 		ps->rule = r;
 		ps->kind = SEC_RULE;
@@ -1416,7 +1357,7 @@ out:
 
 /* --- accessors --- */
 
-_public_ const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy)
+const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy)
 {
 	return &policy->daemon;
 }
@@ -1534,4 +1475,41 @@ _public_ size_t tier_policy_file_count(const struct tier_policy *policy)
 _public_ const char *tier_policy_file(const struct tier_policy *policy, size_t i)
 {
 	return i < policy->n_files ? policy->files[i] : NULL;
+}
+
+/* tier-internal.h: exe rules through the prefix index, not a glob per rule. */
+static int cmp_exe_cand(const void *a, const void *b)
+{
+	const struct index_cand *x = a, *y = b;
+
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
+	return (x->matcher > y->matcher) - (x->matcher < y->matcher);
+}
+
+int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
+				   const struct tier_rule **ret_rule)
+{
+	_cleanup_free_ struct index_cand *cands = NULL;
+	size_t n = 0, alloc = 0;
+	int r;
+
+	if (!policy || !exe || !ret_rule)
+		return -EINVAL;
+	r = prefix_index_lookup(&policy->index[TIER_MATCH_EXE], exe, strlen(exe), &cands, &n,
+				&alloc);
+	if (r < 0)
+		return r;
+	if (n > 1)
+		qsort(cands, n, sizeof(*cands), cmp_exe_cand);
+	for (size_t i = 0; i < n; i++) {
+		const struct policy_rule *rule = policy->rules[cands[i].rule];
+
+		if (glob_match_compiled(&rule->globs[cands[i].matcher], exe)) {
+			*ret_rule = &rule->pub;
+			return 1;
+		}
+	}
+	*ret_rule = NULL;
+	return 0;
 }

@@ -13,24 +13,6 @@
  */
 #define POLICY_FILE_MAX (16u << 20)
 
-/* FNV-1a, for the name tables and the prefix index. */
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static inline uint64_t fnv_step(uint64_t h, unsigned char c)
-{
-	return (h ^ c) * FNV_PRIME;
-}
-
-static inline uint64_t fnv(const char *s, size_t len)
-{
-	uint64_t h = FNV_OFFSET;
-
-	for (size_t i = 0; i < len; i++)
-		h = fnv_step(h, (unsigned char)s[i]);
-	return h;
-}
-
 enum {
 	CK_MODE,
 	CK_WEIGHT,
@@ -67,12 +49,6 @@ struct index_bucket {
 	size_t start, n;		/* its candidates: cands[start .. start + n) */
 };
 
-/* A slot of an open-addressing table: the hash keeps probes off the entries. */
-struct hash_slot {
-	uint32_t hash;			/* low bits of the entry's hash */
-	uint32_t idx;			/* index of the entry + 1, 0 = free */
-};
-
 struct prefix_index {
 	struct index_bucket *buckets;
 	size_t n_buckets, alloc_buckets;
@@ -92,13 +68,6 @@ struct str_block {
 	struct str_block *next;
 	size_t used, size;
 	char data[];
-};
-
-/* Names of classes or rules: open addressing, index into the array + 1. */
-struct name_table {
-	struct hash_slot *slots;
-	size_t size;			/* power of two, or 0 */
-	size_t n;
 };
 
 struct tier_policy {

@@ -30,76 +30,23 @@ struct share_sharer {
 struct tier_share {
 	struct share_cand *cands;
 	size_t n_cands, alloc_cands;
-	/* Open addressing over cands (index + 1, 0 = empty), size a power of two. */
-	size_t *slots;
-	size_t n_slots;
+	struct name_table paths;	/* cands by path */
 	struct share_sharer *sharers;
 	size_t n_sharers;
 	uint64_t capacity;
 };
 
-/* FNV-1a of the first len bytes of s. */
-static size_t hash_path(const char *s, size_t len)
+static const char *cand_path_of(const void *owner, size_t i)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	const struct tier_share *s = owner;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return (size_t)h;
+	return s->cands[i].path;
 }
 
 /* The candidate whose path is the first len bytes of path; SIZE_MAX if none. */
 static size_t lookup(const struct tier_share *s, const char *path, size_t len)
 {
-	size_t mask, i;
-
-	if (s->n_slots == 0)
-		return SIZE_MAX;
-	mask = s->n_slots - 1;
-	for (i = hash_path(path, len) & mask;; i = (i + 1) & mask) {
-		size_t c = s->slots[i];
-
-		if (c == 0)
-			return SIZE_MAX;
-		c--;
-		if (strncmp(s->cands[c].path, path, len) == 0 && s->cands[c].path[len] == '\0')
-			return c;
-	}
-}
-
-static void slot_insert(size_t *slots, size_t n_slots, const char *path, size_t cand)
-{
-	size_t mask = n_slots - 1, i;
-
-	for (i = hash_path(path, strlen(path)) & mask; slots[i]; i = (i + 1) & mask)
-		;
-	slots[i] = cand + 1;
-}
-
-/* Keep the table at most half full. */
-static int slots_grow(struct tier_share *s)
-{
-	size_t n = s->n_slots ? s->n_slots : 64;
-	size_t *slots;
-
-	if (s->n_cands + 1 <= s->n_slots / 2)
-		return 0;
-	while (s->n_cands + 1 > n / 2) {
-		if (n > SIZE_MAX / 2 / sizeof(*slots))
-			return -ENOMEM;
-		n *= 2;
-	}
-	slots = calloc(n, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (size_t c = 0; c < s->n_cands; c++)
-		slot_insert(slots, n, s->cands[c].path, c);
-	free(s->slots);
-	s->slots = slots;
-	s->n_slots = n;
-	return 0;
+	return name_table_find(&s->paths, s, cand_path_of, path, len);
 }
 
 _public_ int tier_share_new(struct tier_share **ret_share)
@@ -122,7 +69,7 @@ _public_ void tier_share_free(struct tier_share *s)
 	for (size_t i = 0; i < s->n_cands; i++)
 		free(s->cands[i].path);
 	free(s->cands);
-	free(s->slots);
+	name_table_free(&s->paths);
 	free(s->sharers);
 	free(s);
 }
@@ -137,9 +84,6 @@ static int share_add(struct tier_share *s, const char *path, const struct tier_c
 		return -EINVAL;
 	if (lookup(s, path, strlen(path)) != SIZE_MAX)
 		return -EEXIST;
-	r = slots_grow(s);
-	if (r < 0)
-		return r;
 	c.path = strdup(path);
 	if (!c.path)
 		return -ENOMEM;
@@ -147,7 +91,11 @@ static int share_add(struct tier_share *s, const char *path, const struct tier_c
 		free(c.path);
 		return -ENOMEM;
 	}
-	slot_insert(s->slots, s->n_slots, c.path, s->n_cands - 1);
+	r = name_table_add(&s->paths, s, cand_path_of, s->n_cands - 1);
+	if (r < 0) {
+		free(s->cands[--s->n_cands].path);
+		return r;
+	}
 	return 0;
 }
 
@@ -162,11 +110,14 @@ _public_ int tier_share_add_plan(struct tier_share *s, const struct tier_plan *p
 		return -EINVAL;
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		const struct tier_rule *rule = tier_plan_entry_rule(e);
+		const struct tier_class *cls = tier_plan_entry_class(e);
+		const char *path = tier_plan_entry_path(e);
 		int r;
 
-		if (!e->rule || !e->class || strcmp(e->path, "/") == 0)
+		if (!rule || !cls || strcmp(path, "/") == 0)
 			continue;
-		r = share_add(s, e->path, e->class, e->rule);
+		r = share_add(s, path, cls, rule);
 		/* a plan has each path once; -EEXIST only if added before */
 		if (r < 0 && r != -EEXIST)
 			return r;
@@ -229,7 +180,7 @@ static int read_usage(int dfd, const struct tier_topology *topo, uint64_t *ret_f
 		      uint64_t *ret_demand)
 {
 	_cleanup_free_ char *buf = NULL;
-	struct tier_residency res;
+	struct residency res;
 	int r;
 
 	r = sysfs_read_at(dfd, "memory.numa_stat", &buf);

@@ -11,8 +11,17 @@
  *  - Cgroup paths are relative to the cgroup2 mount root and start with '/'.
  *    The root cgroup is "/".
  *  - Sizes are bytes.  UINT64_MAX stands for the kernel's "max".
- *  - Objects are opaque.  A few small value structs are public so callers can
- *    build inputs (struct tier_observed) and read results without accessors.
+ *  - Objects are opaque.  Results (apply results, cgroup info, plan entries,
+ *    observed state) are allocated by the library and read through accessors;
+ *    a caller never allocates a libtier struct, so a new knob or field does
+ *    not change the ABI.  The policy's classes, rules and matchers are still
+ *    read as const structs owned by the library (only the library
+ *    allocates them).
+ *  - Since 1.0 (soname libtier.so.1): every symbol is in the version node
+ *    LIBTIER_1.0.  Value parsers, globs, the pure water-filling, Jain's index
+ *    and the [daemon] configuration are not part of the library's ABI: the
+ *    project's own programs get them from an internal static archive and
+ *    lib/tier-internal.h.
  */
 #ifndef LIBTIER_TIER_H
 #define LIBTIER_TIER_H
@@ -102,26 +111,10 @@ enum tier_mode tier_mode_restrict(enum tier_mode a, enum tier_mode b);
 
 #define TIER_ID_NONE (-1)
 
-struct tier_node {
-	int id;			/* NUMA node id */
-	int tier;		/* memory tier id (memory_tierN), TIER_ID_NONE if none */
-	bool has_memory;	/* in <sysfs>/devices/system/node/has_memory */
-	bool has_cpu;		/* in <sysfs>/devices/system/node/has_cpu */
-	bool top_tier;		/* the kernel's node_is_toptier() */
-	uint64_t mem_total;	/* bytes, from nodeN/meminfo MemTotal */
-	uint64_t mem_free;	/* bytes, from nodeN/meminfo MemFree */
-};
-
-struct tier_memtier {
-	int id;			/* N of memory_tierN; TIER_ID_NONE for the synthetic
-				 * single tier of a kernel without memory_tiering */
-	bool top;		/* its nodes are top tier */
-	unsigned n_nodes;
-	const int *nodes;	/* node ids, ascending */
-	uint64_t mem_total;	/* sum over its nodes */
-	uint64_t mem_free;
-};
-
+/* A NUMA node and a memory tier: owned by their topology, read through
+ * accessors. */
+struct tier_node;
+struct tier_memtier;
 struct tier_topology;
 
 /*
@@ -152,6 +145,31 @@ uint64_t tier_topology_fast_capacity(const struct tier_topology *topo);
 uint64_t tier_topology_total_capacity(const struct tier_topology *topo);
 /* True if node id is top tier; nodes unknown to the topology count as top. */
 bool tier_topology_node_is_toptier(const struct tier_topology *topo, int node);
+
+/* The NUMA node id. */
+int tier_node_id(const struct tier_node *node);
+/* Its memory tier id (N of memory_tierN), TIER_ID_NONE if none. */
+int tier_node_tier(const struct tier_node *node);
+/* In <sysfs>/devices/system/node/has_memory, has_cpu. */
+bool tier_node_has_memory(const struct tier_node *node);
+bool tier_node_has_cpu(const struct tier_node *node);
+/* The kernel's node_is_toptier(). */
+bool tier_node_is_toptier(const struct tier_node *node);
+/* Bytes, from nodeN/meminfo MemTotal and MemFree. */
+uint64_t tier_node_mem_total(const struct tier_node *node);
+uint64_t tier_node_mem_free(const struct tier_node *node);
+
+/* N of memory_tierN; TIER_ID_NONE for the synthetic single tier of a
+ * kernel without memory_tiering. */
+int tier_memtier_id(const struct tier_memtier *tier);
+/* Its nodes are top tier. */
+bool tier_memtier_is_top(const struct tier_memtier *tier);
+unsigned tier_memtier_node_count(const struct tier_memtier *tier);
+/* The i-th node id, ascending; -1 if out of range. */
+int tier_memtier_node(const struct tier_memtier *tier, unsigned i);
+/* Sums over its nodes. */
+uint64_t tier_memtier_mem_total(const struct tier_memtier *tier);
+uint64_t tier_memtier_mem_free(const struct tier_memtier *tier);
 
 /* ------------------------------------------------------------------------
  * Cgroups
@@ -222,12 +240,9 @@ int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup, const c
  * Fast/slow tier residency: anon + file of memory.numa_stat per node (file
  * includes shmem), summed over top-tier and other nodes of topo.
  */
-struct tier_residency {
-	uint64_t fast_bytes;
-	uint64_t slow_bytes;
-};
 int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_topology *topo,
-			       const char *cgroup, struct tier_residency *ret_res);
+			       const char *cgroup, uint64_t *ret_fast_bytes,
+			       uint64_t *ret_slow_bytes);
 
 /*
  * memory.numa_balancing.  -EOPNOTSUPP when the cgroup exists but the file
@@ -238,55 +253,60 @@ int tier_cgroup_get_mode(struct tier_ctx *ctx, const char *cgroup, enum tier_mod
 int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum tier_mode mode);
 /*
  * Effective mode: the most restrictive of the cgroup and all its ancestors
- * (the root has no knob and counts as inherit).  Resolved: returns
- * TIER_MODE_FULL when nothing restricts.  Same errors as tier_cgroup_get_mode.
+ * (the root has no knob and counts as inherit), from one walk down from the
+ * root by directory fds.  Resolved: returns TIER_MODE_FULL when nothing
+ * restricts.  ret_source may be NULL; otherwise it gets the path of the
+ * top-most cgroup that holds the binding value (malloc'ed), or NULL when
+ * nothing restricts (the mode is FULL).  Same errors as tier_cgroup_get_mode.
  */
 int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
-				   enum tier_mode *ret_mode);
-
-/* Bits of struct tier_cgroup_info.valid. */
-enum {
-	TIER_INFO_MODE = 1u << 0,		/* mode, effective_mode */
-	TIER_INFO_CURRENT = 1u << 1,
-	TIER_INFO_MIN = 1u << 2,
-	TIER_INFO_LOW = 1u << 3,
-	TIER_INFO_HIGH = 1u << 4,
-	TIER_INFO_MAX = 1u << 5,
-	TIER_INFO_RESIDENCY = 1u << 6,		/* fast_bytes, slow_bytes */
-	TIER_INFO_TOPTIER_MIN = 1u << 7,	/* memory.toptier_* (tier-aware limits) */
-	TIER_INFO_TOPTIER_LOW = 1u << 8,
-	TIER_INFO_TOPTIER_HIGH = 1u << 9,
-	TIER_INFO_TOPTIER_MAX = 1u << 10,
-	TIER_INFO_EFFECTIVE_MODE = 1u << 11,	/* effective_mode alone (0.2) */
-	TIER_INFO_ALL = (1u << 12) - 1,
-};
-
-struct tier_cgroup_info {
-	unsigned valid;			/* TIER_INFO_* bits of fields that were read */
-	enum tier_mode mode;		/* configured memory.numa_balancing */
-	enum tier_mode effective_mode;	/* resolved (never INHERIT) */
-	uint64_t current, min, low, high, max;
-	uint64_t fast_bytes, slow_bytes;
-	uint64_t toptier_min, toptier_low, toptier_high, toptier_max;
-};
+				   enum tier_mode *ret_mode, char **ret_source);
 
 /*
- * Read everything above that exists; missing files just leave their bit
- * clear.  topo may be NULL (no residency).  -ENOENT if the cgroup does not
- * exist; other read errors are returned.
+ * What tier_cgroup_info_read() reads: a mask of these in want, exactly one of
+ * them for tier_cgroup_info_get().
  */
-int tier_cgroup_read_info(struct tier_ctx *ctx, const struct tier_topology *topo,
-			  const char *cgroup, struct tier_cgroup_info *ret_info);
+enum tier_info {
+	TIER_INFO_MODE = 1u << 0,		/* configured memory.numa_balancing, an
+						 * enum tier_mode */
+	TIER_INFO_EFFECTIVE_MODE = 1u << 1,	/* resolved effective mode (never
+						 * INHERIT); walks the ancestors */
+	TIER_INFO_CURRENT = 1u << 2,		/* memory.current */
+	TIER_INFO_MIN = 1u << 3,		/* memory.min */
+	TIER_INFO_LOW = 1u << 4,		/* memory.low */
+	TIER_INFO_HIGH = 1u << 5,		/* memory.high */
+	TIER_INFO_MAX = 1u << 6,		/* memory.max */
+	TIER_INFO_FAST_BYTES = 1u << 7,		/* residency on the top tier (needs topo) */
+	TIER_INFO_SLOW_BYTES = 1u << 8,		/* residency on the other tiers */
+	TIER_INFO_TOPTIER_MIN = 1u << 9,	/* memory.toptier_* (tier-aware limits) */
+	TIER_INFO_TOPTIER_LOW = 1u << 10,
+	TIER_INFO_TOPTIER_HIGH = 1u << 11,
+	TIER_INFO_TOPTIER_MAX = 1u << 12,
+	TIER_INFO_RESIDENCY = TIER_INFO_FAST_BYTES | TIER_INFO_SLOW_BYTES,
+	TIER_INFO_ALL = (1u << 13) - 1,
+};
+
+struct tier_cgroup_info;
+
 /*
- * The same for the fields in want only (TIER_INFO_* bits; TIER_INFO_MODE
- * then means the configured mode alone, TIER_INFO_EFFECTIVE_MODE the
- * effective one, which walks the ancestors): a caller that needs a few
- * values of many cgroups reads a third of the files.  tier_cgroup_read_info()
- * is want = TIER_INFO_ALL.  Since 0.2.
+ * Read the values in want (TIER_INFO_* bits; unknown bits are ignored) of one
+ * cgroup: one lookup of its directory, then each file relative to it, so a
+ * caller that needs a few values of many cgroups reads only those files.
+ * Files that do not exist leave their value unset (tier_cgroup_info_get()
+ * says -ENODATA).  topo may be NULL (no residency).  -ENOENT if the cgroup
+ * does not exist; other read errors are returned.  Free with
+ * tier_cgroup_info_free().
  */
-int tier_cgroup_read_info_mask(struct tier_ctx *ctx, const struct tier_topology *topo,
-			       const char *cgroup, unsigned want,
-			       struct tier_cgroup_info *ret_info);
+int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topology *topo,
+			  const char *cgroup, unsigned want, struct tier_cgroup_info **ret_info);
+/*
+ * One value: what is exactly one TIER_INFO_* bit (-EINVAL otherwise);
+ * -ENODATA if it was not asked for or its file does not exist.  Modes are
+ * returned as their enum tier_mode value; sizes in bytes, UINT64_MAX = max.
+ */
+int tier_cgroup_info_get(const struct tier_cgroup_info *info, unsigned what,
+			 uint64_t *ret_value);
+void tier_cgroup_info_free(struct tier_cgroup_info *info);
 
 /* PIDs in cgroup.procs (ascending file order). */
 int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int **ret_pids,
@@ -352,13 +372,15 @@ struct tier_policy;
  * and is relative to the main file's directory unless absolute.
  *
  * Every key except cgroup/unit/exe/annotation may appear once per section.
- * Values: SIZE as tier_parse_size(), N% as tier_parse_percent(), durations
- * as tier_parse_duration(), booleans as tier_parse_bool(), modes exactly
- * inherit|full|promote|off, log_level exactly err|warning|notice|info|debug.
- * Patterns: cgroup = an absolute glob (TIER_GLOB_PATHNAME); exe = an
- * absolute glob or one starting with '*' (TIER_GLOB_PATHNAME); unit = a glob
- * without '/'; annotation = KEY=GLOB (spaces around '=' are stripped; KEY is
- * matched exactly, GLOB without TIER_GLOB_PATHNAME).
+ * Values: SIZE is digits with an optional fraction and an optional binary
+ * suffix K/M/G/T/P/E ("16G", "1.5GiB"), N% has up to two decimals, durations
+ * are "N", "Nms", "Ns", "Nm", "Nh", booleans yes/no/true/false/on/off/1/0,
+ * modes exactly inherit|full|promote|off, log_level exactly
+ * err|warning|notice|info|debug.  Patterns: cgroup = an absolute glob in
+ * which '*', '?' and [...] never match '/' and a double star matches across
+ * '/'; exe = the same, absolute or starting with '*'; unit = a glob without
+ * '/' ('*' matches anything); annotation = KEY=GLOB (spaces around '=' are
+ * stripped; KEY is matched exactly).  tierd.conf(5) has the details.
  * Checks after all files: a rule needs a "class" naming an existing class and
  * at least one matcher; toptier_min <= toptier_max when both are sizes or
  * both percentages.
@@ -383,25 +405,6 @@ int tier_policy_load_buffer(const char *name, const char *data, size_t size,
 			    struct tier_errors *errors, struct tier_policy **ret_policy);
 void tier_policy_free(struct tier_policy *policy);
 
-enum tier_log_level_value {
-	TIER_LOG_ERR = 3,	/* the syslog priorities */
-	TIER_LOG_WARNING = 4,
-	TIER_LOG_NOTICE = 5,
-	TIER_LOG_INFO = 6,
-	TIER_LOG_DEBUG = 7,
-};
-
-struct tier_daemon_config {
-	const char *cgroup_root;		/* default "/sys/fs/cgroup" */
-	uint64_t reconcile_interval_usec;	/* default 30 s */
-	uint64_t rebalance_interval_usec;	/* default 10 s */
-	bool dry_run;				/* default false */
-	int log_level;				/* syslog priority, default LOG_INFO */
-	uint64_t fast_tier_reserve;		/* bytes, default 256 MiB */
-	unsigned hysteresis_bp;			/* basis points (1/100 %), default 500 */
-	const char *include;			/* drop-in dir actually used, NULL if none */
-};
-const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy);
 
 /* An amount of memory in a class. */
 enum tier_amount_kind {
@@ -418,7 +421,7 @@ struct tier_amount {
  * UINT64_MAX, PERCENT -> capacity * value / 10000. */
 uint64_t tier_amount_resolve(const struct tier_amount *amount, uint64_t capacity, uint64_t dflt);
 /* An amount as a policy file would say it ("16G", "1536M", "50%", "12.5%",
- * "max") into buf; returns buf, or NULL if the amount is UNSET. Since 0.2. */
+ * "max") into buf; returns buf, or NULL if the amount is UNSET. */
 #define TIER_AMOUNT_FORMAT_MAX 32
 const char *tier_amount_format(const struct tier_amount *amount, char *buf, size_t size);
 
@@ -475,122 +478,15 @@ const struct tier_rule *tier_policy_find_rule(const struct tier_policy *policy, 
 size_t tier_policy_file_count(const struct tier_policy *policy);
 const char *tier_policy_file(const struct tier_policy *policy, size_t i);
 
-/*
- * Value parsers used by the policy (exported for tierctl).
- * Size: digits with an optional fraction ("1.5G"), optional binary suffix
- * K/M/G/T/P/E (case-insensitive, optionally followed by "i" and/or "B":
- * "16G", "16GiB", "16gb"), or a plain "B"; result floored to bytes;
- * -ERANGE on overflow, -EINVAL otherwise.
- * Percent: "N%" or "N.NN%" (up to two decimals), 0..100% -> basis points.
- * Duration: "N" (seconds), "Nms", "Ns", "Nm", "Nh" -> microseconds.
- * Boolean: yes/no/true/false/on/off/1/0 (case-insensitive).
- */
-int tier_parse_size(const char *s, uint64_t *ret_bytes);
-int tier_parse_percent(const char *s, unsigned *ret_bp);
-int tier_parse_duration(const char *s, uint64_t *ret_usec);
-int tier_parse_bool(const char *s, bool *ret_bool);
-
-/*
- * Glob matching as used by rules.  With TIER_GLOB_PATHNAME ('cgroup' and
- * 'exe' matchers): '*' and '?' and [...] never match '/', while a double star
- * matches any string including '/': "/a/" + double star matches "/a/b/c" and
- * "/a/"; "/a/" + double star + "/x" matches "/a/x" and "/a/b/x" (a
- * "double star + slash" may match nothing).  Without it ('unit' and annotation values),
- * '*' matches anything.  '\' escapes the next character.  Returns true on a
- * match.  tier_glob_validate() returns -EINVAL for a malformed pattern
- * (unterminated '[' or trailing '\').
- */
-#define TIER_GLOB_PATHNAME 1u
-bool tier_glob_match(const char *pattern, const char *string, unsigned flags);
-int tier_glob_validate(const char *pattern);
 
 /* ------------------------------------------------------------------------
  * Observed state (input of evaluation)
  * ------------------------------------------------------------------------ */
 
-struct tier_observed_cgroup {
-	const char *path;			/* "/system.slice/foo.service" */
-	const char *unit;			/* systemd unit, or NULL */
-	const char *const *exes;		/* NULL-terminated, or NULL */
-	const char *const *annotations;		/* "key=value", NULL-terminated, or NULL */
-	bool mode_supported;			/* memory.numa_balancing exists */
-	enum tier_mode mode;			/* its value if supported */
-	uint64_t memory_low;			/* current values (UINT64_MAX = max) */
-	uint64_t memory_high;
-};
-
-struct tier_observed {
-	uint64_t fast_capacity;			/* bytes, for percentages (minus reserve
-						 * is the caller's choice) */
-	size_t n_cgroups;
-	const struct tier_observed_cgroup *cgroups;
-};
-
-enum {
-	TIER_OBSERVE_EXE = 1u << 0,		/* read cgroup.procs and /proc/PID/exe */
-	TIER_OBSERVE_ANNOTATIONS = 1u << 1,	/* "user.KEY" xattrs of the cgroup dir,
-						 * as "KEY=VALUE" */
-};
-
-/*
- * Build a tier_observed from the live tree below subtree (NULL = all).
- * unit comes from tier_cgroup_path_unit().  fast_capacity from topo (may be
- * NULL -> 0).  Cgroups that vanish while being read are left out.  Free the
- * result with tier_observed_free() (only for objects made by this function).
- */
-int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo, const char *subtree,
-		 unsigned flags, struct tier_observed **ret_observed);
-void tier_observed_free(struct tier_observed *observed);
-
-/* ------------------------------------------------------------------------
- * Evaluation (pure) and plan
- * ------------------------------------------------------------------------ */
-
-struct tier_plan_entry {
-	const char *path;
-	/* Decision; rule == NULL means unmanaged (leave alone). */
-	const struct tier_rule *rule;
-	const struct tier_class *class;		/* rule's class; set whenever rule is */
-	const struct tier_matcher *matcher;	/* which matcher matched */
-	const char *matched_value;		/* what it matched: the path, unit, exe
-						 * or "key=value" annotation */
-	/* Desired values. */
-	bool set_mode;
-	enum tier_mode mode;
-	bool set_low;
-	uint64_t memory_low;
-	bool set_high;
-	uint64_t memory_high;
-	/* Fairness inputs resolved against fast_capacity (informational). */
-	unsigned weight;
-	uint64_t toptier_min;		/* 0 if unset */
-	uint64_t toptier_max;		/* UINT64_MAX if unset/max */
-	/* Copied from the observed state. */
-	bool mode_supported;
-	enum tier_mode current_mode;
-	uint64_t current_low, current_high;
-};
-
-struct tier_plan;
-
-/*
- * Pure: no I/O.  For every observed cgroup in order, the first rule (policy
- * order) with any matching matcher decides; matchers are tried in the rule's
- * order.  Matchers are indexed by their literal prefix at load time, so the
- * cost is about the number of candidate rules per cgroup, not the number of
- * rules (10,000 cgroups x 200 rules: ~1-2 ms).  The root cgroup "/" is never managed.  The plan refers to the
- * policy's rules and classes: free the plan before the policy.
- */
-int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *state,
-		  struct tier_plan **ret_plan);
-void tier_plan_free(struct tier_plan *plan);
-size_t tier_plan_count(const struct tier_plan *plan);
-const struct tier_plan_entry *tier_plan_entry(const struct tier_plan *plan, size_t i);
-const struct tier_plan_entry *tier_plan_find(const struct tier_plan *plan, const char *path);
-
-/* ------------------------------------------------------------------------
- * Apply
- * ------------------------------------------------------------------------ */
+/* What a cgroup looks like to the rules, and the current values of the
+ * attributes a plan may set.  Both opaque; the library owns every string. */
+struct tier_observed;
+struct tier_observed_cgroup;
 
 enum tier_attr {
 	TIER_ATTR_NUMA_BALANCING = 0,	/* memory.numa_balancing */
@@ -598,8 +494,168 @@ enum tier_attr {
 	TIER_ATTR_MEMORY_HIGH,		/* memory.high */
 	_TIER_ATTR_MAX,
 };
-/* The file name ("memory.numa_balancing", ...). */
+/* The file name ("memory.numa_balancing", ...); NULL for an unknown attr. */
 const char *tier_attr_to_string(enum tier_attr attr);
+
+enum {
+	TIER_OBSERVE_EXE = 1u << 0,		/* read cgroup.procs and /proc/PID/exe */
+	TIER_OBSERVE_ANNOTATIONS = 1u << 1,	/* "trusted.KEY" xattrs of the cgroup dir,
+						 * as "KEY=VALUE" */
+};
+
+/*
+ * Build a tier_observed from the live tree below subtree (NULL = all).
+ * unit comes from tier_cgroup_path_unit().  fast_capacity from topo (may be
+ * NULL -> 0).  Cgroups that vanish while being read are left out.  The
+ * current values of the three attributes are read where the files exist.
+ */
+int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo, const char *subtree,
+		 unsigned flags, struct tier_observed **ret_observed);
+
+/*
+ * One cgroup, for a caller that reacts to events instead of walking the
+ * tree: a tier_observed of the one cgroup path whose directory the caller
+ * has open as dfd (from tier_cgroup_open(), or a directory fd an inotify
+ * watcher holds); fast_capacity from topo (may be NULL).  Its unit comes
+ * from tier_cgroup_path_unit(); with TIER_OBSERVE_EXE the executables of its
+ * processes, with TIER_OBSERVE_ANNOTATIONS its trusted.* xattrs.  Nothing is
+ * enumerated and the current values are not read (they are the kernel's
+ * defaults, memory.numa_balancing "inherit"): tier_apply_entry_at() reads
+ * each value once.  -EINVAL for an invalid path or dfd < 0, -ENOENT if the
+ * cgroup was removed while its processes were read, -ENOMEM.
+ */
+int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+			   const char *path, unsigned flags, struct tier_observed **ret_observed);
+
+/*
+ * Build one by hand (a daemon that knows what changed, tests):
+ * tier_observed_new(), then tier_observed_add() per cgroup and its setters.
+ * fast_capacity is what percentages of classes resolve against (bytes; the
+ * caller chooses whether a reserve is subtracted).
+ */
+int tier_observed_new(uint64_t fast_capacity, struct tier_observed **ret_observed);
+void tier_observed_free(struct tier_observed *observed);
+uint64_t tier_observed_fast_capacity(const struct tier_observed *observed);
+/*
+ * Append a cgroup (path as tier_cgroup_path_normalize() returns it; copied).
+ * The returned cgroup belongs to observed and stays valid until it is freed.
+ * -EINVAL for a path that does not start with '/'.
+ */
+int tier_observed_add(struct tier_observed *observed, const char *path,
+		      struct tier_observed_cgroup **ret_cgroup);
+size_t tier_observed_count(const struct tier_observed *observed);
+/* i-th cgroup in the order added (tier_observe(): pre-order); NULL if out of range. */
+const struct tier_observed_cgroup *tier_observed_get(const struct tier_observed *observed,
+						     size_t i);
+
+/* Setters (each copies its string; -EINVAL for NULL, -ENOMEM). */
+int tier_observed_cgroup_set_unit(struct tier_observed_cgroup *cgroup, const char *unit);
+int tier_observed_cgroup_add_exe(struct tier_observed_cgroup *cgroup, const char *exe);
+/* "KEY=VALUE"; -EINVAL without '='. */
+int tier_observed_cgroup_add_annotation(struct tier_observed_cgroup *cgroup,
+					const char *annotation);
+/*
+ * The current value of an attribute: an enum tier_mode for
+ * TIER_ATTR_NUMA_BALANCING, bytes (UINT64_MAX = max) for the others.  A
+ * cgroup whose knob is not set this way counts as not supporting it
+ * (kernel without the series); unset memory.low/high count as the kernel
+ * defaults 0 and max.  -EINVAL for an unknown attr or mode.
+ */
+int tier_observed_cgroup_set_current(struct tier_observed_cgroup *cgroup, enum tier_attr attr,
+				     uint64_t value);
+
+const char *tier_observed_cgroup_path(const struct tier_observed_cgroup *cgroup);
+const char *tier_observed_cgroup_unit(const struct tier_observed_cgroup *cgroup); /* or NULL */
+/* NULL-terminated arrays, never NULL themselves. */
+const char *const *tier_observed_cgroup_exes(const struct tier_observed_cgroup *cgroup);
+const char *const *tier_observed_cgroup_annotations(const struct tier_observed_cgroup *cgroup);
+/* As tier_plan_entry_get_current(). */
+int tier_observed_cgroup_get_current(const struct tier_observed_cgroup *cgroup,
+				     enum tier_attr attr, uint64_t *ret_value);
+
+/* ------------------------------------------------------------------------
+ * Evaluation (pure) and plan
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A plan holds one entry per evaluated cgroup: which rule, class and matcher
+ * decided (none: unmanaged, leave alone), the desired value of each
+ * attribute, and the current values copied from the observed state.  It
+ * refers to the policy's rules and classes: free the plan (and every
+ * tier_plan_entry_dup() copy) before the policy.  No I/O.
+ */
+struct tier_plan;
+struct tier_plan_entry;
+
+/* An empty plan for policy; percentages resolve against fast_capacity. */
+int tier_plan_new(const struct tier_policy *policy, uint64_t fast_capacity,
+		  struct tier_plan **ret_plan);
+void tier_plan_free(struct tier_plan *plan);
+/*
+ * (Re)evaluate every cgroup of observed into plan: for each one, the first
+ * rule (policy order) with any matching matcher decides; matchers are tried
+ * in the rule's order.  Matchers are indexed by their literal prefix at load
+ * time, so the cost per cgroup is about the number of candidate rules the
+ * index returns, not the number of rules or the size of the plan.  A cgroup
+ * already in the plan is re-decided in place (its entry pointer stays
+ * valid, its desired values are reset to the class's), a new one is
+ * appended.  The root cgroup "/" is never managed.  On -ENOMEM the cgroups
+ * before the failing one are updated.
+ */
+int tier_plan_update(struct tier_plan *plan, const struct tier_observed *observed);
+/* Drop a cgroup's entry (entries after it move up one index); -ENOENT if absent. */
+int tier_plan_remove(struct tier_plan *plan, const char *path);
+/* tier_plan_new() + tier_plan_update() with observed's fast capacity. */
+int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *observed,
+		  struct tier_plan **ret_plan);
+size_t tier_plan_count(const struct tier_plan *plan);
+/* i-th entry in the order cgroups were first evaluated; NULL if out of range. */
+const struct tier_plan_entry *tier_plan_entry(const struct tier_plan *plan, size_t i);
+/* An entry by exact path, through a hash (O(1)); NULL if absent. */
+const struct tier_plan_entry *tier_plan_find(const struct tier_plan *plan, const char *path);
+/* The same, writable, to adjust desired values in place. */
+struct tier_plan_entry *tier_plan_find_mutable(struct tier_plan *plan, const char *path);
+
+const char *tier_plan_entry_path(const struct tier_plan_entry *entry);
+/* The rule that decided; NULL means unmanaged (no rule matched). */
+const struct tier_rule *tier_plan_entry_rule(const struct tier_plan_entry *entry);
+const struct tier_class *tier_plan_entry_class(const struct tier_plan_entry *entry);
+const struct tier_matcher *tier_plan_entry_matcher(const struct tier_plan_entry *entry);
+/* What the matcher matched: the path, unit, exe or "key=value" annotation. */
+const char *tier_plan_entry_matched_value(const struct tier_plan_entry *entry);
+/*
+ * Desired value of attr (as tier_observed_cgroup_set_current()); -ENODATA if
+ * the entry leaves attr alone, -EINVAL for an unknown attr.
+ */
+int tier_plan_entry_get_desired(const struct tier_plan_entry *entry, enum tier_attr attr,
+				uint64_t *ret_value);
+/* Adjust what an apply writes: -EINVAL for an unknown attr or mode. */
+int tier_plan_entry_set_desired(struct tier_plan_entry *entry, enum tier_attr attr,
+				uint64_t value);
+int tier_plan_entry_clear_desired(struct tier_plan_entry *entry, enum tier_attr attr);
+/*
+ * Current value as observed when the entry was evaluated: -EOPNOTSUPP for
+ * TIER_ATTR_NUMA_BALANCING on a cgroup without the knob.
+ */
+int tier_plan_entry_get_current(const struct tier_plan_entry *entry, enum tier_attr attr,
+				uint64_t *ret_value);
+/* Fairness inputs of the class resolved against the plan's fast capacity:
+ * weight (0 if unmanaged), toptier_min (0 if unset), toptier_max
+ * (UINT64_MAX if unset or max). */
+unsigned tier_plan_entry_weight(const struct tier_plan_entry *entry);
+uint64_t tier_plan_entry_toptier_min(const struct tier_plan_entry *entry);
+uint64_t tier_plan_entry_toptier_max(const struct tier_plan_entry *entry);
+/*
+ * A copy the caller owns and may adjust without changing the plan (free
+ * with tier_plan_entry_free(); it still refers to the policy).  Only
+ * entries from tier_plan_entry_dup() may be passed to tier_plan_entry_free().
+ */
+int tier_plan_entry_dup(const struct tier_plan_entry *entry, struct tier_plan_entry **ret_entry);
+void tier_plan_entry_free(struct tier_plan_entry *entry);
+
+/* ------------------------------------------------------------------------
+ * Apply
+ * ------------------------------------------------------------------------ */
 
 enum tier_apply_status {
 	TIER_APPLY_UNMANAGED = 0,	/* no rule matched; nothing read or written */
@@ -609,34 +665,11 @@ enum tier_apply_status {
 	TIER_APPLY_UNSUPPORTED,		/* file missing (-EOPNOTSUPP): kernel lacks it */
 	TIER_APPLY_ERROR,		/* error holds -errno */
 	TIER_APPLY_KEPT,		/* differs, but not at the kernel default and
-					 * TIER_APPLY_KEEP_SET given: left alone (0.2) */
+					 * TIER_APPLY_KEEP_SET given: left alone */
 };
 const char *tier_apply_status_to_string(enum tier_apply_status status);
 
-#define TIER_VALUE_MAX 32	/* holds any mode name or u64 / "max" */
-
-struct tier_apply_change {
-	enum tier_attr attr;
-	enum tier_apply_status status;	/* UNCHANGED, CHANGED, UNSUPPORTED, ERROR, VANISHED */
-	int error;			/* negative errno for ERROR/UNSUPPORTED/VANISHED */
-	char old_value[TIER_VALUE_MAX];	/* as read ("" if unreadable) */
-	char new_value[TIER_VALUE_MAX];	/* as written / to write */
-};
-
-struct tier_apply_result {
-	const char *path;
-	/* Summary: VANISHED if the cgroup is gone, else the worst of the
-	 * changes (ERROR > UNSUPPORTED > CHANGED > KEPT > UNCHANGED). */
-	enum tier_apply_status status;
-	int error;			/* first negative errno, 0 if none */
-	unsigned n_changes;
-	struct tier_apply_change changes[_TIER_ATTR_MAX]; /* attrs the plan sets */
-};
-
-/*
- * Flags of tier_apply(), tier_apply_entry() and tier_class_apply().  All but
- * TIER_APPLY_DRY_RUN are since 0.2 (libtier 0.1 returns -EINVAL for them).
- */
+/* Flags of tier_apply(), tier_apply_entry() and tier_class_apply(). */
 enum {
 	TIER_APPLY_DRY_RUN = 1u << 0,	/* read and diff, write nothing */
 	/* Leave one attribute alone even if the entry sets it: no read, no
@@ -648,13 +681,45 @@ enum {
 	/* Do not overwrite memory.low/memory.high that someone else already
 	 * set: a value that differs from the desired one and is not the
 	 * kernel's default (0 for memory.low, max for memory.high) is left
-	 * alone and reported as TIER_APPLY_KEPT (old_value: the value kept,
-	 * new_value: the one asked for). */
+	 * alone and reported as TIER_APPLY_KEPT (old value: the value kept,
+	 * new value: the one asked for). */
 	TIER_APPLY_KEEP_SET = 1u << 4,
+	/* Write even a value that equals the current one (CHANGED): for a
+	 * caller that must re-assert a limit, e.g. so that the kernel
+	 * reclaims down to it again. */
+	TIER_APPLY_REWRITE = 1u << 5,
 };
 #define TIER_APPLY_SKIP(attr) (TIER_APPLY_SKIP_NUMA_BALANCING << (attr))
 
+/*
+ * The outcome for one cgroup: a summary and one change per attribute the
+ * entry sets (minus the skipped ones), in attribute order.  Opaque.
+ */
+struct tier_apply_result;
 struct tier_apply_results;
+
+/* The cgroup (the entry's path). */
+const char *tier_apply_result_path(const struct tier_apply_result *result);
+/* VANISHED if the cgroup is gone, else the worst of the changes
+ * (ERROR > UNSUPPORTED > CHANGED > KEPT > UNCHANGED); UNMANAGED for an
+ * entry without a rule. */
+enum tier_apply_status tier_apply_result_status(const struct tier_apply_result *result);
+/* The first negative errno, 0 if none. */
+int tier_apply_result_error(const struct tier_apply_result *result);
+size_t tier_apply_result_change_count(const struct tier_apply_result *result);
+/* Of the i-th change; i out of range gives _TIER_ATTR_MAX, UNMANAGED, 0, NULL. */
+enum tier_attr tier_apply_result_change_attr(const struct tier_apply_result *result, size_t i);
+/* UNCHANGED, CHANGED, KEPT, UNSUPPORTED, ERROR or VANISHED. */
+enum tier_apply_status tier_apply_result_change_status(const struct tier_apply_result *result,
+						       size_t i);
+/* Negative errno for ERROR, UNSUPPORTED and VANISHED, else 0. */
+int tier_apply_result_change_error(const struct tier_apply_result *result, size_t i);
+/* As read ("" if unreadable) and as written / to write: a mode name or a
+ * number of bytes or "max". */
+const char *tier_apply_result_change_old_value(const struct tier_apply_result *result, size_t i);
+const char *tier_apply_result_change_new_value(const struct tier_apply_result *result, size_t i);
+/* Only for results of tier_apply_entry() and tier_class_apply(). */
+void tier_apply_result_free(struct tier_apply_result *result);
 
 /*
  * For each plan entry (same order), re-read the current values, write those
@@ -672,32 +737,50 @@ struct tier_apply_results;
  */
 int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsigned flags,
 	       struct tier_apply_results **ret_results);
+void tier_apply_results_free(struct tier_apply_results *results);
+size_t tier_apply_results_count(const struct tier_apply_results *results);
+/* Owned by results. */
+const struct tier_apply_result *tier_apply_results_get(const struct tier_apply_results *results,
+						       size_t i);
 
 /*
- * A writer for tier_apply_entry(): put change->new_value into
- * change->attr of cgroup the caller's way (for example MemoryLow= through
- * systemd for the cgroup of a unit, falling back to tier_cgroup_write()).
- * change->attr, old_value and new_value are filled in.  Called only for a
- * value that differs, never in a dry run.  Return 0 or a negative errno:
- * -ENOENT/-ENODEV make the attribute VANISHED, -EOPNOTSUPP UNSUPPORTED,
- * anything else ERROR (with that errno).  Since 0.2.
+ * A writer for tier_apply_entry(): put new_value (a mode name, or bytes or
+ * "max") into attr of cgroup the caller's way (for example MemoryLow=
+ * through systemd for the cgroup of a unit, falling back to
+ * tier_cgroup_write()); old_value is what was read.  Called only for a value
+ * that differs, never in a dry run.  Return 0, 1 for "not mine: write the
+ * raw file" (by path, or below the directory fd of tier_apply_entry_at()),
+ * or a negative errno: -ENOENT/-ENODEV make the attribute VANISHED,
+ * -EOPNOTSUPP UNSUPPORTED, anything else ERROR (with that errno).
  */
 typedef int (*tier_apply_write_fn)(void *userdata, struct tier_ctx *ctx, const char *cgroup,
-				   const struct tier_apply_change *change);
+				   enum tier_attr attr, const char *old_value,
+				   const char *new_value);
 
 /*
- * Apply one plan entry, which need not come from a plan (a caller may copy
- * and adjust one), exactly as tier_apply() does, into *ret_result
- * (ret_result->path = entry->path).  write_fn NULL writes the raw cgroup
- * file with tier_cgroup_write(); otherwise it is called with userdata for
- * every value to write.  An attribute that vanishes ends the entry (the
- * later ones are not tried).  Logs nothing: report from the result.
- * Returns 1 if the result's status is ERROR, else 0; -EINVAL for a NULL
- * argument or unknown flags (*ret_result untouched).  Since 0.2.
+ * Apply one plan entry (from a plan, or a tier_plan_entry_dup() copy a
+ * caller adjusted) exactly as tier_apply() does, into a new result.
+ * write_fn NULL writes the raw cgroup file with tier_cgroup_write();
+ * otherwise it is called with userdata for every value to write.  An
+ * attribute that vanishes ends the entry (the later ones are not tried).
+ * Logs nothing: report from the result.  Returns 1 if the result's status is
+ * ERROR, else 0; -EINVAL for a NULL argument or unknown flags, -ENOMEM
+ * (*ret_result untouched).
  */
 int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry, unsigned flags,
 		     tier_apply_write_fn write_fn, void *userdata,
-		     struct tier_apply_result *ret_result);
+		     struct tier_apply_result **ret_result);
+
+/*
+ * tier_apply_entry() with the cgroup's files opened below its directory
+ * dfd (O_NOFOLLOW, regular files only) instead of by path: no path walk per
+ * value.  A file missing below dfd is UNSUPPORTED (-EOPNOTSUPP) while the
+ * cgroup exists and VANISHED once it was removed (its directory has no files
+ * then), as by path.  -EINVAL also for dfd < 0.
+ */
+int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+			unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+			struct tier_apply_result **ret_result);
 
 /*
  * Apply one class to one cgroup, with the desired values tier_evaluate()
@@ -705,48 +788,30 @@ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry, 
  * capacity of topo, 0 if topo is NULL): memory.numa_balancing always (skip
  * it with TIER_APPLY_SKIP_NUMA_BALANCING, e.g. for mode inherit), memory.low
  * and memory.high if the class sets them.  For callers without a plan,
- * such as a container hook.  Raw files are written; logs nothing;
- * ret_result->path = cgroup.  Returns as tier_apply_entry(); -EINVAL also
- * for an invalid cgroup path.  Since 0.2.
+ * such as a container hook.  Raw files are written; logs nothing; the
+ * result's path is cgroup.  Returns as tier_apply_entry(); -EINVAL also for
+ * an invalid cgroup path.
  */
 int tier_class_apply(struct tier_ctx *ctx, const char *cgroup, const struct tier_class *cls,
 		     const struct tier_topology *topo, unsigned flags,
-		     struct tier_apply_result *ret_result);
-void tier_apply_results_free(struct tier_apply_results *results);
-size_t tier_apply_results_count(const struct tier_apply_results *results);
-const struct tier_apply_result *tier_apply_results_get(const struct tier_apply_results *results,
-						       size_t i);
-
-/* ------------------------------------------------------------------------
- * Fairness (pure)
- * ------------------------------------------------------------------------ */
-
-struct tier_share_input {
-	uint64_t weight;	/* > 0 */
-	uint64_t min;		/* guaranteed bytes (0 = none) */
-	uint64_t max;		/* cap (UINT64_MAX = none) */
-	uint64_t demand;	/* what it could use (UINT64_MAX = unbounded) */
-};
+		     struct tier_apply_result **ret_result);
 
 /*
- * Weighted max-min water-filling of capacity over n inputs into
- * ret_targets[n]: minimums first (each capped by its max, scaled down
- * proportionally if they exceed capacity), then the remaining capacity is
- * shared in proportion to weight, no target above min(max, demand) (but never
- * below its granted minimum), and what one cannot use goes to the others.
- * -EINVAL for a zero weight or min > max.
+ * Apply one value to one attribute of one cgroup (value as
+ * tier_plan_entry_set_desired()), through the same read-compare-write as
+ * tier_apply_entry(), with the same flags, writer and result: for callers
+ * that set a single knob (tierctl set, fair-share enforcement).  -EINVAL
+ * for an invalid cgroup path, attr or mode, or unknown flags.
  */
-int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *inputs,
-		    uint64_t *ret_targets);
-/* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
- * or all zeros. */
-double tier_jain_index(size_t n, const double *values);
+int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+			   uint64_t value, unsigned flags, tier_apply_write_fn write_fn,
+			   void *userdata, struct tier_apply_result **ret_result);
 
 /* ------------------------------------------------------------------------
- * Fair share of the fast tier (since 1.0)
+ * Fair share of the fast tier
  *
  * The one computation tierd, tierctl status and tierd-metrics share, so that
- * they give the same targets for the same tree (design.md, "Fairness"):
+ * they give the same targets for the same tree (docs/architecture.md, "Fairness"):
  *
  *  - Who shares: the candidates are the managed cgroups (tier_share_add()
  *    for each, or tier_share_add_plan() for every managed entry of a plan).
@@ -773,7 +838,7 @@ double tier_jain_index(size_t n, const double *values);
  *    lowered to it.
  *  - Targets: weighted max-min water-filling of the capacity (minimums first,
  *    then by weight, none above min(max, demand), what one cannot use goes
- *    to the others), tier_fair_share()'s algorithm.
+ *    to the others).
  *
  * The target is this round's share.  tierd enforces a target that follows
  * the share with hysteresis ([daemon] hysteresis): on its first round they

@@ -444,3 +444,68 @@ _public_ bool tier_topology_node_is_toptier(const struct tier_topology *topo, in
 
 	return !n || n->top_tier;
 }
+
+_public_ int tier_node_id(const struct tier_node *node)
+{
+	return node ? node->id : TIER_ID_NONE;
+}
+
+_public_ int tier_node_tier(const struct tier_node *node)
+{
+	return node ? node->tier : TIER_ID_NONE;
+}
+
+_public_ bool tier_node_has_memory(const struct tier_node *node)
+{
+	return node && node->has_memory;
+}
+
+_public_ bool tier_node_has_cpu(const struct tier_node *node)
+{
+	return node && node->has_cpu;
+}
+
+_public_ bool tier_node_is_toptier(const struct tier_node *node)
+{
+	return node && node->top_tier;
+}
+
+_public_ uint64_t tier_node_mem_total(const struct tier_node *node)
+{
+	return node ? node->mem_total : 0;
+}
+
+_public_ uint64_t tier_node_mem_free(const struct tier_node *node)
+{
+	return node ? node->mem_free : 0;
+}
+
+_public_ int tier_memtier_id(const struct tier_memtier *tier)
+{
+	return tier ? tier->id : TIER_ID_NONE;
+}
+
+_public_ bool tier_memtier_is_top(const struct tier_memtier *tier)
+{
+	return tier && tier->top;
+}
+
+_public_ unsigned tier_memtier_node_count(const struct tier_memtier *tier)
+{
+	return tier ? tier->n_nodes : 0;
+}
+
+_public_ int tier_memtier_node(const struct tier_memtier *tier, unsigned i)
+{
+	return tier && i < tier->n_nodes ? tier->nodes[i] : -1;
+}
+
+_public_ uint64_t tier_memtier_mem_total(const struct tier_memtier *tier)
+{
+	return tier ? tier->mem_total : 0;
+}
+
+_public_ uint64_t tier_memtier_mem_free(const struct tier_memtier *tier)
+{
+	return tier ? tier->mem_free : 0;
+}

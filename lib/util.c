@@ -91,8 +91,10 @@ int open_regular_at(int dfd, const char *path, int flags, unsigned rflags)
 	return TAKE_FD(fd);
 }
 
-/* Read at most max bytes of a regular file: -EFBIG if it holds more. */
-int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size)
+/* Read at most max bytes of a regular file: -EFBIG if it holds more.  With
+ * READ_SHORT_EOF a short read ends the file (see sysfs_read_attr_at()). */
+static int read_fd_max_flags(int fd, size_t max, unsigned rflags, char **ret_buf,
+			     size_t *ret_size)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t size = 0, alloc = 4096;
@@ -130,12 +132,19 @@ int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size)
 		size += (size_t)n;
 		if (size > max)
 			return -EFBIG;
+		if ((rflags & READ_SHORT_EOF) && (size_t)n < alloc - (size - (size_t)n) - 1)
+			break;
 	}
 	buf[size] = '\0';
 	*ret_buf = TAKE_PTR(buf);
 	if (ret_size)
 		*ret_size = size;
 	return 0;
+}
+
+int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size)
+{
+	return read_fd_max_flags(fd, max, 0, ret_buf, ret_size);
 }
 
 int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
@@ -146,7 +155,7 @@ int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, cha
 	fd = open_regular_at(dfd, path, O_RDONLY, rflags);
 	if (fd < 0)
 		return fd;
-	return read_fd_max(fd, max, ret_buf, ret_size);
+	return read_fd_max_flags(fd, max, rflags, ret_buf, ret_size);
 }
 
 /*
@@ -180,6 +189,20 @@ int sysfs_read(const char *path, char **ret_value)
 int sysfs_read_at(int dfd, const char *path, char **ret_value)
 {
 	return sysfs_read_flags(dfd, path, READ_NOFOLLOW, ret_value);
+}
+
+/*
+ * sysfs_read_at() of a one-value attribute (memory.numa_balancing,
+ * memory.low, memory.high): a read shorter than asked is the end.  The
+ * kernel shows such a file as one seq_file record, which a read returns
+ * whole or up to the size asked; a regular file (a test tree) returns less
+ * only at its end.  That spares the read of 0 bytes per value, a third of
+ * the reads of an observe.  Not for multi-record files (cgroup.procs,
+ * mountinfo): seq_file ends a read early when its page is full.
+ */
+int sysfs_read_attr_at(int dfd, const char *path, char **ret_value)
+{
+	return sysfs_read_flags(dfd, path, READ_NOFOLLOW | READ_SHORT_EOF, ret_value);
 }
 
 /* One write() of value (no newline appended, like echo -n). */
@@ -386,7 +409,7 @@ char *strip(char *s)
 
 /* --- value parsers (public) --- */
 
-_public_ int tier_parse_bool(const char *s, bool *ret_bool)
+int tier_parse_bool(const char *s, bool *ret_bool)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" };
 	static const char *const no[] = { "no", "false", "off", "0" };
@@ -448,7 +471,7 @@ static int parse_decimal(const char *s, unsigned frac_digits, bool allow_truncat
 	return 0;
 }
 
-_public_ int tier_parse_size(const char *s, uint64_t *ret_bytes)
+int tier_parse_size(const char *s, uint64_t *ret_bytes)
 {
 	const unsigned frac = 9;
 	unsigned __int128 v, mult = 1, scale = 1000000000u;
@@ -496,7 +519,7 @@ _public_ int tier_parse_size(const char *s, uint64_t *ret_bytes)
 	return 0;
 }
 
-_public_ int tier_parse_percent(const char *s, unsigned *ret_bp)
+int tier_parse_percent(const char *s, unsigned *ret_bp)
 {
 	unsigned __int128 v;
 	const char *p;
@@ -515,7 +538,7 @@ _public_ int tier_parse_percent(const char *s, unsigned *ret_bp)
 	return 0;
 }
 
-_public_ int tier_parse_duration(const char *s, uint64_t *ret_usec)
+int tier_parse_duration(const char *s, uint64_t *ret_usec)
 {
 	static const struct {
 		const char *suffix;
@@ -546,4 +569,69 @@ _public_ int tier_parse_duration(const char *s, uint64_t *ret_usec)
 		}
 	}
 	return -EINVAL;
+}
+
+static void name_table_put(struct hash_slot *slots, size_t size, uint32_t hash, size_t idx)
+{
+	size_t i = hash & (size - 1);
+
+	while (slots[i].idx)
+		i = (i + 1) & (size - 1);
+	slots[i] = (struct hash_slot){ hash, (uint32_t)(idx + 1) };
+}
+
+/* The slots keep the low 32 bits of each hash: with sizes up to 2^32 that
+ * is all a slot position ever needs. */
+int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, size_t idx)
+{
+	const char *name;
+
+	if (idx >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if ((t->n + 1) * 2 > t->size) {
+		size_t size = t->size ? t->size * 2 : 64;
+		struct hash_slot *slots = calloc(size, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->size; i++)
+			if (t->slots[i].idx)
+				name_table_put(slots, size, t->slots[i].hash, t->slots[i].idx - 1);
+		free(t->slots);
+		t->slots = slots;
+		t->size = size;
+	}
+	name = name_of(owner, idx);
+	name_table_put(t->slots, t->size, (uint32_t)fnv(name, strlen(name)), idx);
+	t->n++;
+	return 0;
+}
+
+size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
+		       const char *name, size_t len)
+{
+	size_t mask = t->size - 1;
+	uint64_t h;
+
+	if (!t->size)
+		return SIZE_MAX;
+	h = fnv(name, len);
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		const struct hash_slot *slot = &t->slots[i];
+		const char *s;
+
+		if (slot->idx == 0)
+			return SIZE_MAX;
+		if (slot->hash != (uint32_t)h)
+			continue;
+		s = name_of(owner, slot->idx - 1);
+		if (strncmp(s, name, len) == 0 && s[len] == '\0')
+			return slot->idx - 1;
+	}
+}
+
+void name_table_free(struct name_table *t)
+{
+	free(t->slots);
+	*t = (struct name_table){ 0 };
 }

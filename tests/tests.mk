@@ -1,7 +1,7 @@
 # tests/tests.mk: libtier unit tests (Check).
 #
-#   check-lib-unit      the suite against libtier-asan.a, built with ASan/UBSan
-#   check-lib-valgrind  the suite against libtier-plain.a under valgrind, CK_FORK=no
+#   check-lib-unit      the suite against libtier-internal-asan.a, built with ASan/UBSan
+#   check-lib-valgrind  the suite against libtier-internal-plain.a under valgrind, CK_FORK=no
 #
 # Both run through $(call run_test,...) and print Check's summary line.
 
@@ -30,18 +30,18 @@ $(BUILD)/obj/tests-plain/%.o: %.c
 
 -include $(LIBTIER_TEST_ASAN_OBJS:.o=.d) $(LIBTIER_TEST_PLAIN_OBJS:.o=.d)
 
-$(LIBTIER_TEST_ASAN): $(LIBTIER_TEST_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+$(LIBTIER_TEST_ASAN): $(LIBTIER_TEST_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
-		-o $@ $(LIBTIER_TEST_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) \
+		-o $@ $(LIBTIER_TEST_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_LIBS) \
 		$(LIBTIER_TEST_LIBS)
 
-$(LIBTIER_TEST_PLAIN): $(LIBTIER_TEST_PLAIN_OBJS) $(SHARED_PLAIN_A) $(LIBTIER_PLAIN_A)
+$(LIBTIER_TEST_PLAIN): $(LIBTIER_TEST_PLAIN_OBJS) $(SHARED_PLAIN_A) $(LIBTIER_INTERNAL_PLAIN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_PLAIN_CFLAGS) $(filter-out -fsanitize=%,$(LDFLAGS)) \
-		-o $@ $(LIBTIER_TEST_PLAIN_OBJS) $(SHARED_PLAIN_A) $(LIBTIER_PLAIN_LIBS) \
+		-o $@ $(LIBTIER_TEST_PLAIN_OBJS) $(SHARED_PLAIN_A) $(LIBTIER_INTERNAL_PLAIN_LIBS) \
 		$(LIBTIER_TEST_LIBS)
 
 .PHONY: check-lib-unit check-lib-valgrind libtier-tests

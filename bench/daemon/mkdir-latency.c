@@ -15,7 +15,9 @@
  * cgroup in place, then watch its memory.numa_balancing; if it already
  * holds EXPECTED by then, the time up to that check counts (an upper bound).
  *
- * Prints p50/p90/p99/max in ms and how many were written before the timeout.
+ * With -i, the renames are INTERVAL_US apart and the writes are taken in
+ * between, as they come.  Prints p50/p90/p99/max in ms and how many were
+ * written before the timeout.
  * STAGE_DIR must be on the same file system as TREE_DIR.
  */
 #include <errno.h>
@@ -60,6 +62,39 @@ static int cmp_d(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/*
+ * Read the write events that arrive within wait_ms (0: only those queued)
+ * and record each cgroup's latency when it is read: so with -i the events
+ * are taken between the renames, not after the last one.
+ */
+static int drain(int fd, int wait_ms, int max_wd, const int *wd_to_i, const double *t0,
+		 double *lat)
+{
+	char buf[65536] __attribute__((aligned(8)));
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int done = 0;
+	ssize_t len;
+
+	if (poll(&p, 1, wait_ms) <= 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf));
+	for (char *q = buf; len > 0 && q < buf + len;) {
+		struct inotify_event *ev = (struct inotify_event *)q;
+		double t = now_ms();
+		int i;
+
+		q += sizeof(*ev) + ev->len;
+		if (!(ev->mask & (IN_CLOSE_WRITE | IN_MODIFY)) || ev->wd > max_wd)
+			continue;
+		i = wd_to_i[ev->wd];
+		if (lat[i] < 0) {
+			lat[i] = t - t0[i];
+			done++;
+		}
+	}
+	return done;
 }
 
 int main(int argc, char **argv)
@@ -164,33 +199,17 @@ int main(int argc, char **argv)
 			perror(d);
 			return 1;
 		}
-		if (interval_us)
-			usleep((useconds_t)interval_us);
+		if (interval_us) {
+			double next = t0[i] + (double)interval_us / 1000;
+
+			while (now_ms() < next)
+				done += drain(fd, (int)(next - now_ms()) + 1, max_wd, wd_to_i, t0, lat);
+		}
 	}
 wait:
 	deadline = now_ms() + timeout * 1000;
-	while (done < n && now_ms() < deadline) {
-		char buf[65536] __attribute__((aligned(8)));
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t len;
-
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		len = read(fd, buf, sizeof(buf));
-		for (char *q = buf; len > 0 && q < buf + len;) {
-			struct inotify_event *ev = (struct inotify_event *)q;
-			double t = now_ms();
-
-			q += sizeof(*ev) + ev->len;
-			if (!(ev->mask & (IN_CLOSE_WRITE | IN_MODIFY)) || ev->wd > max_wd)
-				continue;
-			int i = wd_to_i[ev->wd];
-			if (lat[i] < 0) {
-				lat[i] = t - t0[i];
-				done++;
-			}
-		}
-	}
+	while (done < n && now_ms() < deadline)
+		done += drain(fd, 200, max_wd, wd_to_i, t0, lat);
 	{
 		int k = 0;
 

@@ -34,7 +34,7 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 			const struct tier_policy *policy, const struct tier_plan *plan,
 			struct tierd_metrics *m)
 {
-	struct tier_share *share = NULL;
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
 	int r;
 
 	r = tier_share_new(&share);
@@ -50,7 +50,6 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 		m->cgroups[i].has_target = true;
 		m->cgroups[i].target = tier_share_target(share, k);
 	}
-	tier_share_free(share);
 	return r < 0 ? r : 0;
 }
 
@@ -89,37 +88,34 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		const char *path = tier_plan_entry_path(e);
 		struct tierd_metrics_cgroup *c = &m->cgroups[m->n_cgroups];
-		struct tier_residency res;
 		enum tier_mode mode;
 
-		if (!e->rule)
+		if (!tier_plan_entry_rule(e))
 			continue;
-		if (!tier_cgroup_exists(ctx, e->path))
+		if (!tier_cgroup_exists(ctx, path))
 			continue;	/* vanished */
 		*c = (struct tierd_metrics_cgroup){ 0 };
-		c->path = strdup(e->path);
-		c->class_name = strdup(e->class->name);
+		c->path = strdup(path);
+		c->class_name = strdup(tier_plan_entry_class(e)->name);
 		m->n_cgroups++;
 		if (!c->path || !c->class_name) {
 			r = -ENOMEM;
 			goto out;
 		}
-		if (tier_cgroup_get_mode(ctx, e->path, &mode) == 0) {
+		if (tier_cgroup_get_mode(ctx, path, &mode) == 0) {
 			c->mode_supported = true;
 			c->mode = mode;
-			if (tier_cgroup_get_effective_mode(ctx, e->path, &mode) == 0)
+			if (tier_cgroup_get_effective_mode(ctx, path, &mode, NULL) == 0)
 				c->effective_mode = mode;
 			else
 				c->effective_mode = c->mode == TIER_MODE_INHERIT ? TIER_MODE_FULL
 										 : c->mode;
 		}
-		if (tier_cgroup_read_residency(ctx, topo, e->path, &res) == 0) {
+		if (tier_cgroup_read_residency(ctx, topo, path, &c->fast_bytes, &c->slow_bytes) == 0)
 			c->has_residency = true;
-			c->fast_bytes = res.fast_bytes;
-			c->slow_bytes = res.slow_bytes;
-		}
-		if (tier_cgroup_read_stat(ctx, e->path, "memory.stat", "pgpromote_success",
+		if (tier_cgroup_read_stat(ctx, path, "memory.stat", "pgpromote_success",
 					  &c->promotions) == 0)
 			c->has_promotions = true;
 	}

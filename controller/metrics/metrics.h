@@ -23,6 +23,8 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 struct tierd_metrics_cgroup {
 	char *path;			/* "/system.slice/foo.service" */
 	char *class_name;		/* the class its rule chose */

@@ -7,8 +7,8 @@
 # (controller/shared/).
 #
 # Products:
-#   $(BUILD)/bin/tierd-metrics         Prometheus textfile writer; shared
-#                                      libtier, rpath $ORIGIN/../lib like tierctl
+#   $(BUILD)/bin/tierd-metrics         Prometheus textfile writer; static
+#                                      libtier-internal.a like tierctl
 #   $(BUILD)/test/tierd-metrics-asan   again, ASan+UBSan, for the tests
 #
 # Targets:
@@ -36,17 +36,16 @@ $(BUILD)/obj/metrics-asan/%.o: controller/metrics/%.c
 
 -include $(METRICS_OBJS:.o=.d) $(METRICS_ASAN_OBJS:.o=.d)
 
-$(METRICS_BIN): $(METRICS_OBJS) $(SHARED_A) $(LIBTIER_SO)
+$(METRICS_BIN): $(METRICS_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(METRICS_OBJS) $(SHARED_A) $(LIBTIER_LIBS) \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(METRICS_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_LIBS)
 
-$(METRICS_ASAN): $(METRICS_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+$(METRICS_ASAN): $(METRICS_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(METRICS_ASAN_OBJS) \
-		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS)
+		$(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_LIBS)
 
 .PHONY: tierd-metrics metrics-asan install-metrics
 tierd-metrics: $(METRICS_BIN)

@@ -68,6 +68,7 @@
 #include <tier.h>
 
 #include "escape.h"
+#include "tier-internal.h"
 #include "macro.h"
 #include "oci-parse.h"
 
@@ -491,67 +492,74 @@ static int cgroup_open_own(struct tier_ctx *ctx, const struct hook_opts *o,
 
 /* "cg: memory.numa_balancing inherit -> full (class c)", said before a write. */
 static void msg_transition(const struct hook_opts *o, const char *cg, const struct tier_class *cls,
-			   const struct tier_apply_change *ch)
+			   const struct tier_apply_result *res, size_t i)
 {
 	const char *dry = o->dry_run ? " (dry run)" : "";
+	const char *old_value = tier_apply_result_change_old_value(res, i);
+	const char *new_value = tier_apply_result_change_new_value(res, i);
+	enum tier_attr attr = tier_apply_result_change_attr(res, i);
 
 	if (!o->dry_run && !o->verbose)
 		return;
-	if (ch->attr == TIER_ATTR_NUMA_BALANCING)
-		msg("%s: memory.numa_balancing %s -> %s (class %s)%s", cg, ch->old_value,
-		    ch->new_value, cls->name, dry);
+	if (attr == TIER_ATTR_NUMA_BALANCING)
+		msg("%s: memory.numa_balancing %s -> %s (class %s)%s", cg, old_value,
+		    new_value, cls->name, dry);
 	else
-		msg("%s: %s %s -> %s%s", cg, tier_attr_to_string(ch->attr), ch->old_value,
-		    ch->new_value, dry);
+		msg("%s: %s %s -> %s%s", cg, tier_attr_to_string(attr), old_value,
+		    new_value, dry);
 }
 
 /* Say what tier_class_apply() did to one attribute; its errno if it failed.
  * cg is the escaped cgroup path; values are ours (mode names, numbers). */
 static int report_change(const struct hook_opts *o, const char *cg, const struct tier_class *cls,
-			 const struct tier_apply_change *ch)
+			 const struct tier_apply_result *res, size_t i)
 {
-	const char *file = tier_attr_to_string(ch->attr);
-	bool mode = ch->attr == TIER_ATTR_NUMA_BALANCING;
+	const char *old_value = tier_apply_result_change_old_value(res, i);
+	const char *new_value = tier_apply_result_change_new_value(res, i);
+	enum tier_attr attr = tier_apply_result_change_attr(res, i);
+	int error = tier_apply_result_change_error(res, i);
+	const char *file = tier_attr_to_string(attr);
+	bool mode = attr == TIER_ATTR_NUMA_BALANCING;
 
-	switch (ch->status) {
+	switch (tier_apply_result_change_status(res, i)) {
 	case TIER_APPLY_UNCHANGED:
 		if (o->verbose && mode)
 			msg("%s: memory.numa_balancing already %s (class %s)", cg,
-			    ESC(ch->old_value), cls->name);
+			    ESC(old_value), cls->name);
 		else if (o->verbose)
-			msg("%s: %s already %s", cg, file, ESC(ch->old_value));
+			msg("%s: %s already %s", cg, file, ESC(old_value));
 		return 0;
 	case TIER_APPLY_KEPT:
 		/* The runtime wrote it from the container's resources (e.g.
 		 * --memory-reservation, or kubelet memory QoS): do not fight. */
 		msg("%s: %s is %s, set by the runtime; leaving it (the class asks for %s)", cg, file,
-		    ESC(ch->old_value), ch->new_value);
+		    ESC(old_value), new_value);
 		return 0;
 	case TIER_APPLY_CHANGED:
-		msg_transition(o, cg, cls, ch);
+		msg_transition(o, cg, cls, res, i);
 		return 0;
 	default:
 		break;
 	}
-	if (!ch->old_value[0]) {	/* the read failed */
-		if (mode && ch->error == -EOPNOTSUPP)
+	if (!old_value[0]) {	/* the read failed */
+		if (mode && error == -EOPNOTSUPP)
 			msg("%s: the kernel does not support memory.numa_balancing "
 			    "(the tierd kernel patches are not applied)", cg);
-		else if (ch->error == -ELOOP)
+		else if (error == -ELOOP)
 			msg("%s: %s is a symlink: refusing to follow it", cg, file);
-		else if (ch->error == -EBADFD)
+		else if (error == -EBADFD)
 			msg("%s: %s is not a regular file: refusing it", cg, file);
 		else
-			msg("%s: cannot read %s: %s", cg, file, strerror(-ch->error));
-		return ch->error;
+			msg("%s: cannot read %s: %s", cg, file, strerror(-error));
+		return error;
 	}
-	msg_transition(o, cg, cls, ch);
+	msg_transition(o, cg, cls, res, i);
 	if (mode)
-		msg("%s: cannot write '%s' to memory.numa_balancing: %s", cg, ch->new_value,
-		    strerror(-ch->error));
+		msg("%s: cannot write '%s' to memory.numa_balancing: %s", cg, new_value,
+		    strerror(-error));
 	else
-		msg("%s: cannot write %s to %s: %s", cg, ch->new_value, file, strerror(-ch->error));
-	return ch->error;
+		msg("%s: cannot write %s to %s: %s", cg, new_value, file, strerror(-error));
+	return error;
 }
 
 /*
@@ -580,7 +588,7 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, const ch
 	unsigned flags = TIER_APPLY_KEEP_SET | (o->dry_run ? TIER_APPLY_DRY_RUN : 0);
 
 	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
-		struct tier_apply_result res;
+		_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
 		int r;
 
 		if (a == TIER_ATTR_NUMA_BALANCING && unified[a])
@@ -600,9 +608,9 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, const ch
 			msg("%s: cannot apply class %s: %s", cg_shown, cls->name, strerror(-r));
 			return r;
 		}
-		if (res.n_changes == 0)
+		if (tier_apply_result_change_count(res) == 0)
 			continue;
-		r = report_change(o, cg_shown, cls, &res.changes[0]);
+		r = report_change(o, cg_shown, cls, res, 0);
 		if (r < 0)
 			return r;
 	}

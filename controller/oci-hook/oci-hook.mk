@@ -67,27 +67,27 @@ $(BUILD)/obj/hook-asan/%.o: controller/oci-hook/%.c
 
 -include $(HOOK_OBJS:.o=.d) $(HOOK_ASAN_OBJS:.o=.d)
 
-$(HOOK_BIN): $(HOOK_OBJS) $(SHARED_A) $(LIBTIER_A)
+$(HOOK_BIN): $(HOOK_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJS) $(SHARED_A) $(LIBTIER_STATIC_LIBS) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(HOOK_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_LIBS) \
 		$(HOOK_DEP_LIBS)
 
-$(HOOK_ASAN): $(HOOK_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+$(HOOK_ASAN): $(HOOK_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(HOOK_ASAN_OBJS) \
-		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS)
+		$(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_LIBS) $(HOOK_DEP_LIBS)
 
 # The parser unit test links the parsers (oci-parse.o), not the hook.
 $(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c $(BUILD)/obj/hook-asan/oci-parse.o \
-		$(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+		$(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D) $(BUILD)/obj/dep
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS_PROG) $(HOOK_CPPFLAGS) \
 		$(HOOK_DEP_CFLAGS) $(call pc_cflags,check) -o $@ $< \
 		$(BUILD)/obj/hook-asan/oci-parse.o $(SHARED_ASAN_A) \
-		$(LIBTIER_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
+		$(LIBTIER_INTERNAL_ASAN_LIBS) $(HOOK_DEP_LIBS) $(call pc_libs,check)
 
 # One hooks.d file per class for CRI-O, which matches "when" against the
 # pod's annotations but passes the hook only the container's: the file that

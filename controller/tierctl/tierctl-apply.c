@@ -139,35 +139,38 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 	n_seen = tier_apply_results_count(res);
 	for (size_t i = 0; i < n_seen; i++) {
 		const struct tier_apply_result *a = tier_apply_results_get(res, i);
+		const char *path = tier_apply_result_path(a);
+		enum tier_apply_status status = tier_apply_result_status(a);
 		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
 		bool changed = false, unsupported = false;
 
-		if (!e || strcmp(e->path, a->path) != 0)
-			e = tier_plan_find(s.plan, a->path);
-		if (a->status == TIER_APPLY_UNMANAGED || !e || !e->rule)
+		if (!e || strcmp(tier_plan_entry_path(e), path) != 0)
+			e = tier_plan_find(s.plan, path);
+		if (status == TIER_APPLY_UNMANAGED || !e || !tier_plan_entry_rule(e))
 			continue;
 		n_managed++;
-		if (a->status == TIER_APPLY_VANISHED) {
+		if (status == TIER_APPLY_VANISHED) {
 			n_vanished++;
 			continue;
 		}
-		for (unsigned k = 0; k < a->n_changes; k++) {
-			const struct tier_apply_change *ch = &a->changes[k];
-			const char *attr = tier_attr_to_string(ch->attr);
+		for (size_t k = 0; k < tier_apply_result_change_count(a); k++) {
+			const char *attr = tier_attr_to_string(tier_apply_result_change_attr(a, k));
+			const char *new_value = tier_apply_result_change_new_value(a, k);
 
-			switch (ch->status) {
+			switch (tier_apply_result_change_status(a, k)) {
 			case TIER_APPLY_CHANGED:
 				changed = true;
-				print_change(t, a->path, attr, ch->old_value, ch->new_value,
-					     e->rule->name, e->class->name);
+				print_change(t, path, attr, tier_apply_result_change_old_value(a, k),
+					     new_value, tier_plan_entry_rule(e)->name,
+					     tier_plan_entry_class(e)->name);
 				break;
 			case TIER_APPLY_UNSUPPORTED:
 				unsupported = true;
 				break;
 			case TIER_APPLY_ERROR:
 				n_failed++;
-				fail(ch->error, "%s: cannot write %s %s", a->path, attr,
-				     ch->new_value);
+				fail(tier_apply_result_change_error(a, k), "%s: cannot write %s %s",
+				     path, attr, new_value);
 				break;
 			default:
 				break;
@@ -176,17 +179,16 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 		if (unsupported) {
 			_cleanup_free_ char *cur = NULL;
 
-			if (tier_cgroup_read(s.ctx, a->path, "memory.current", &cur) ==
-			    -EOPNOTSUPP) {
+			if (tier_cgroup_read(s.ctx, path, "memory.current", &cur) == -EOPNOTSUPP) {
 				n_nomemcg++;
-				msg("%s: memory controller not enabled, skipped", a->path);
+				msg("%s: memory controller not enabled, skipped", path);
 			} else {
 				n_unsupported++;
 			}
 		}
 		if (changed)
 			n_changed++;
-		else if (a->status == TIER_APPLY_UNCHANGED)
+		else if (status == TIER_APPLY_UNCHANGED)
 			n_unchanged++;
 	}
 	if (t->json) {

@@ -51,21 +51,24 @@ struct explain_view {
 static void view_from_plan(struct explain_view *x, const struct tier_plan_entry *e,
 			   const struct tier_observed_cgroup *oc)
 {
-	const struct tier_class *c = e->class;
+	const struct tier_class *c = tier_plan_entry_class(e);
+	const struct tier_rule *rule = tier_plan_entry_rule(e);
+	const struct tier_matcher *m = tier_plan_entry_matcher(e);
+	uint64_t mode;
 
-	x->unit = oc->unit;
-	x->managed = e->rule != NULL;
-	if (!e->rule)
+	x->unit = tier_observed_cgroup_unit(oc);
+	x->managed = rule != NULL;
+	if (!rule)
 		return;
-	x->rule = e->rule->name;
-	x->rule_file = e->rule->file;
-	x->rule_line = e->rule->line;
-	if (e->matcher) {
-		x->matcher_kind = tier_matcher_kind_to_string(e->matcher->kind);
-		x->matcher_pattern = e->matcher->pattern;
-		x->matcher_file = e->matcher->file;
-		x->matcher_line = e->matcher->line;
-		x->matched = e->matched_value;
+	x->rule = rule->name;
+	x->rule_file = rule->file;
+	x->rule_line = rule->line;
+	if (m) {
+		x->matcher_kind = tier_matcher_kind_to_string(m->kind);
+		x->matcher_pattern = m->pattern;
+		x->matcher_file = m->file;
+		x->matcher_line = m->line;
+		x->matched = tier_plan_entry_matched_value(e);
 	}
 	x->class_name = c->name;
 	x->class_mode = mode_str(c->mode);
@@ -78,10 +81,10 @@ static void view_from_plan(struct explain_view *x, const struct tier_plan_entry 
 			[AMT_MEMORY_HIGH] = &c->memory_high,
 		};
 		const uint64_t bytes[_AMT_MAX] = {
-			[AMT_TOPTIER_MIN] = e->toptier_min,
-			[AMT_TOPTIER_MAX] = e->toptier_max,
-			[AMT_MEMORY_LOW] = e->memory_low,
-			[AMT_MEMORY_HIGH] = e->memory_high,
+			[AMT_TOPTIER_MIN] = tier_plan_entry_toptier_min(e),
+			[AMT_TOPTIER_MAX] = tier_plan_entry_toptier_max(e),
+			[AMT_MEMORY_LOW] = desired_or(e, TIER_ATTR_MEMORY_LOW, 0),
+			[AMT_MEMORY_HIGH] = desired_or(e, TIER_ATTR_MEMORY_HIGH, UINT64_MAX),
 		};
 
 		for (size_t i = 0; i < _AMT_MAX; i++) {
@@ -90,7 +93,9 @@ static void view_from_plan(struct explain_view *x, const struct tier_plan_entry 
 			x->amount[i].bytes = bytes[i];
 		}
 	}
-	x->desired_mode = e->set_mode ? mode_str(e->mode) : NULL;
+	x->desired_mode = tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &mode) == 0 ?
+				  mode_str((enum tier_mode)mode) :
+				  NULL;
 }
 
 static uint64_t parse_u64(const char *s)
@@ -309,9 +314,10 @@ int verb_explain(struct tierctl *t, int argc, char **argv)
 		if (rc)
 			goto out;
 		e = tier_plan_find(s.plan, cg);
-		for (size_t i = 0; i < s.observed->n_cgroups; i++)
-			if (strcmp(s.observed->cgroups[i].path, cg) == 0)
-				oc = &s.observed->cgroups[i];
+		for (size_t i = 0; i < tier_observed_count(s.observed); i++)
+			if (strcmp(tier_observed_cgroup_path(tier_observed_get(s.observed, i)),
+				   cg) == 0)
+				oc = tier_observed_get(s.observed, i);
 		if (!e || !oc) {
 			rc = cgroup_fail(s.ctx, cg, -ENOENT, "");
 			goto out;

@@ -77,6 +77,7 @@ int verb_set(struct tierctl *t, int argc, char **argv)
 {
 	const char *cg = t->cgroup;
 	struct tier_ctx *ctx = NULL;
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
 	enum tier_mode old, mode;
 	int rc, r;
 
@@ -93,17 +94,21 @@ int verb_set(struct tierctl *t, int argc, char **argv)
 		rc = cgroup_fail(ctx, cg, r, "cannot open the cgroup");
 		goto out;
 	}
-	r = tier_cgroup_get_mode(ctx, cg, &old);
+	/* libtier's one read-compare-write: written only if it differs. */
+	r = tier_cgroup_apply_attr(ctx, cg, TIER_ATTR_NUMA_BALANCING, mode, 0, NULL, NULL, &res);
 	if (r < 0) {
-		rc = cgroup_fail(ctx, cg, r, "cannot read memory.numa_balancing");
+		rc = cgroup_fail(ctx, cg, r, "cannot set memory.numa_balancing");
 		goto out;
 	}
-	if (old != mode) {
-		r = tier_cgroup_set_mode(ctx, cg, mode);
-		if (r < 0) {
-			rc = cgroup_fail(ctx, cg, r, "cannot write memory.numa_balancing");
-			goto out;
-		}
+	r = tier_apply_result_change_error(res, 0);
+	if (tier_apply_result_change_old_value(res, 0)[0] == '\0' ||
+	    tier_mode_from_string(tier_apply_result_change_old_value(res, 0), &old) < 0) {
+		rc = cgroup_fail(ctx, cg, r ?: -EINVAL, "cannot read memory.numa_balancing");
+		goto out;
+	}
+	if (r < 0) {
+		rc = cgroup_fail(ctx, cg, r, "cannot write memory.numa_balancing");
+		goto out;
 	}
 	if (t->json) {
 		json_object_begin(&t->j);

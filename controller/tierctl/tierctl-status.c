@@ -26,13 +26,21 @@
  * status [--all]
  * ------------------------------------------------------------------------ */
 
+/* What a row shows of libtier's struct tier_cgroup_info (valid: TIER_INFO_MODE
+ * for both modes, TIER_INFO_RESIDENCY for both byte counts). */
+struct status_info {
+	unsigned valid;
+	enum tier_mode mode, effective_mode;
+	uint64_t fast_bytes, slow_bytes;
+};
+
 /* One row of the status table: from the local plan (e) or from tierd. */
 struct status_row {
 	const struct tier_plan_entry *e;	/* NULL for rows from tierd */
 	const char *path;
 	const char *class_name;			/* NULL: unmanaged */
 	const char *rule_name;
-	struct tier_cgroup_info info;
+	struct status_info info;
 	bool shared;		/* takes part in the fair share (top-most managed) */
 	uint64_t target;
 };
@@ -46,7 +54,7 @@ struct status_row {
  */
 static int status_targets(const struct session *s, struct status_row *rows, size_t n)
 {
-	struct tier_share *share = NULL;
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
 	int r;
 
 	if (!s->topo)
@@ -65,7 +73,6 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 		rows[i].shared = true;
 		rows[i].target = tier_share_target(share, k);
 	}
-	tier_share_free(share);
 	return r < 0 ? r : 0;
 }
 
@@ -122,7 +129,24 @@ static int status_daemon(struct tierctl *t, struct daemon_status *d)
 /* row->info of row->path: 1, or 0 if it vanished meanwhile, or -1 (said why). */
 static int status_row_read(const struct session *s, struct status_row *row)
 {
-	int r = tier_cgroup_read_info(s->ctx, s->topo, row->path, &row->info);
+	_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
+	uint64_t mode, eff;
+	int r = tier_cgroup_info_read(s->ctx, s->topo, row->path,
+				      TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE | TIER_INFO_RESIDENCY,
+				      &info);
+
+	if (r == 0) {
+		row->info = (struct status_info){ 0 };
+		if (tier_cgroup_info_get(info, TIER_INFO_MODE, &mode) == 0 &&
+		    tier_cgroup_info_get(info, TIER_INFO_EFFECTIVE_MODE, &eff) == 0) {
+			row->info.valid |= TIER_INFO_MODE;
+			row->info.mode = (enum tier_mode)mode;
+			row->info.effective_mode = (enum tier_mode)eff;
+		}
+		if (tier_cgroup_info_get(info, TIER_INFO_FAST_BYTES, &row->info.fast_bytes) == 0 &&
+		    tier_cgroup_info_get(info, TIER_INFO_SLOW_BYTES, &row->info.slow_bytes) == 0)
+			row->info.valid |= TIER_INFO_RESIDENCY;
+	}
 
 	if (r == -ENOENT)
 		return 0;
@@ -229,13 +253,13 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
 		struct status_row *row = &rows[n_rows];
 
-		if (!e->rule && !all)
+		if (!tier_plan_entry_rule(e) && !all)
 			continue;
 		*row = (struct status_row){
 			.e = e,
-			.path = e->path,
-			.class_name = e->class ? e->class->name : NULL,
-			.rule_name = e->rule ? e->rule->name : NULL,
+			.path = tier_plan_entry_path(e),
+			.class_name = tier_plan_entry_rule(e) ? tier_plan_entry_class(e)->name : NULL,
+			.rule_name = tier_plan_entry_rule(e) ? tier_plan_entry_rule(e)->name : NULL,
 		};
 		r = status_row_read(&s, row);
 		if (r < 0)
@@ -276,7 +300,7 @@ table:
 	}
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct status_row *row = &rows[i];
-		const struct tier_cgroup_info *info = &row->info;
+		const struct status_info *info = &row->info;
 		bool has_mode, has_res;
 		char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF], b4[SIZE_BUF];
 
@@ -371,8 +395,8 @@ static void fmt_nodes(const struct tier_memtier *tier, char *buf, size_t size)
 	size_t o = 0;
 
 	buf[0] = '\0';
-	for (unsigned k = 0; k < tier->n_nodes && o < size; k++) {
-		int w = snprintf(buf + o, size - o, "%s%d", k ? "," : "", tier->nodes[k]);
+	for (unsigned k = 0; k < tier_memtier_node_count(tier) && o < size; k++) {
+		int w = snprintf(buf + o, size - o, "%s%d", k ? "," : "", tier_memtier_node(tier, k));
 
 		if (w < 0)
 			break;
@@ -413,16 +437,16 @@ int verb_topology(struct tierctl *t, int argc, char **argv)
 			const struct tier_node *nd = tier_topology_node(topo, i);
 
 			json_object_begin(j);
-			json_kv_int(j, "node", nd->id);
-			if (nd->tier == TIER_ID_NONE)
+			json_kv_int(j, "node", tier_node_id(nd));
+			if (tier_node_tier(nd) == TIER_ID_NONE)
 				json_kv_null(j, "tier");
 			else
-				json_kv_int(j, "tier", nd->tier);
-			json_kv_bool(j, "top_tier", nd->top_tier);
-			json_kv_bool(j, "has_cpu", nd->has_cpu);
-			json_kv_bool(j, "has_memory", nd->has_memory);
-			json_kv_uint(j, "mem_total", nd->mem_total);
-			json_kv_uint(j, "mem_free", nd->mem_free);
+				json_kv_int(j, "tier", tier_node_tier(nd));
+			json_kv_bool(j, "top_tier", tier_node_is_toptier(nd));
+			json_kv_bool(j, "has_cpu", tier_node_has_cpu(nd));
+			json_kv_bool(j, "has_memory", tier_node_has_memory(nd));
+			json_kv_uint(j, "mem_total", tier_node_mem_total(nd));
+			json_kv_uint(j, "mem_free", tier_node_mem_free(nd));
 			json_object_end(j);
 		}
 		json_array_end(j);
@@ -432,18 +456,18 @@ int verb_topology(struct tierctl *t, int argc, char **argv)
 			const struct tier_memtier *tr = tier_topology_tier(topo, i);
 
 			json_object_begin(j);
-			if (tr->id == TIER_ID_NONE)
+			if (tier_memtier_id(tr) == TIER_ID_NONE)
 				json_kv_null(j, "tier");
 			else
-				json_kv_int(j, "tier", tr->id);
-			json_kv_bool(j, "top", tr->top);
+				json_kv_int(j, "tier", tier_memtier_id(tr));
+			json_kv_bool(j, "top", tier_memtier_is_top(tr));
 			json_key(j, "nodes");
 			json_array_begin(j);
-			for (unsigned k = 0; k < tr->n_nodes; k++)
-				json_int(j, tr->nodes[k]);
+			for (unsigned k = 0; k < tier_memtier_node_count(tr); k++)
+				json_int(j, tier_memtier_node(tr, k));
 			json_array_end(j);
-			json_kv_uint(j, "mem_total", tr->mem_total);
-			json_kv_uint(j, "mem_free", tr->mem_free);
+			json_kv_uint(j, "mem_total", tier_memtier_mem_total(tr));
+			json_kv_uint(j, "mem_free", tier_memtier_mem_free(tr));
 			json_object_end(j);
 		}
 		json_array_end(j);
@@ -464,26 +488,26 @@ int verb_topology(struct tierctl *t, int argc, char **argv)
 			const struct tier_node *nd = tier_topology_node(topo, i);
 			char tb[16];
 
-			if (nd->tier == TIER_ID_NONE)
+			if (tier_node_tier(nd) == TIER_ID_NONE)
 				strcpy(tb, "-");
 			else
-				snprintf(tb, sizeof(tb), "%d", nd->tier);
-			printf("%-5d %-6s %-4s %-4s %10s %10s\n", nd->id, tb,
-			       nd->top_tier ? "yes" : "no", nd->has_cpu ? "yes" : "no",
-			       fmt_bytes(nd->mem_total, b1), fmt_bytes(nd->mem_free, b2));
+				snprintf(tb, sizeof(tb), "%d", tier_node_tier(nd));
+			printf("%-5d %-6s %-4s %-4s %10s %10s\n", tier_node_id(nd), tb,
+			       tier_node_is_toptier(nd) ? "yes" : "no", tier_node_has_cpu(nd) ? "yes" : "no",
+			       fmt_bytes(tier_node_mem_total(nd), b1), fmt_bytes(tier_node_mem_free(nd), b2));
 		}
 		printf("\n");
 		for (unsigned i = 0; i < n_tiers; i++) {
 			const struct tier_memtier *tr = tier_topology_tier(topo, i);
 
 			fmt_nodes(tr, nodes, sizeof(nodes));
-			if (tr->id == TIER_ID_NONE)
+			if (tier_memtier_id(tr) == TIER_ID_NONE)
 				printf("tier -: ");
 			else
-				printf("tier %d: ", tr->id);
+				printf("tier %d: ", tier_memtier_id(tr));
 			printf("nodes %s, %s total, %s free%s\n", nodes,
-			       fmt_bytes(tr->mem_total, b1), fmt_bytes(tr->mem_free, b2),
-			       tr->top ? " (top tier)" : "");
+			       fmt_bytes(tier_memtier_mem_total(tr), b1), fmt_bytes(tier_memtier_mem_free(tr), b2),
+			       tier_memtier_is_top(tr) ? " (top tier)" : "");
 		}
 		if (n_tiers <= 1)
 			printf("single memory tier: tiering inactive\n");

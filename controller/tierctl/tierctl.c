@@ -241,61 +241,22 @@ int cgroup_check(struct tier_ctx *ctx, const char *cg)
 }
 
 /*
- * The effective mode of cg and which cgroup imposes it (the nearest
+ * The effective mode of cg and which cgroup imposes it (the top-most
  * ancestor-or-self holding the most restrictive value; NULL if nothing
- * restricts). The resolved mode is FULL when nothing restricts. Errors of
- * cg itself are returned; ancestors without the knob (the root) count as
- * inherit.
+ * restricts): libtier's one effective-mode walk.
  */
 int effective_mode(struct tier_ctx *ctx, const char *cg, enum tier_mode *ret_mode,
 		   char **ret_source)
 {
-	_cleanup_free_ char *p = strdup(cg);
-	_cleanup_free_ char *src = NULL;
-	enum tier_mode eff = TIER_MODE_INHERIT, m;
-	bool self = true;
-	int r;
+	return tier_cgroup_get_effective_mode(ctx, cg, ret_mode, ret_source);
+}
 
-	if (!p)
-		return -ENOMEM;
-	for (;;) {
-		char *slash;
+/* A plan entry's desired value of attr, or dflt if it leaves attr alone. */
+uint64_t desired_or(const struct tier_plan_entry *e, enum tier_attr attr, uint64_t dflt)
+{
+	uint64_t v;
 
-		if (strcmp(p, "/") == 0)
-			break;
-		r = tier_cgroup_get_mode(ctx, p, &m);
-		if (r < 0) {
-			if (self)
-				return r;
-			if (r != -EOPNOTSUPP)
-				return r;
-			m = TIER_MODE_INHERIT;
-		}
-		self = false;
-		/* Walking up: the topmost cgroup holding the winning value is
-		 * the one that binds. */
-		if (m != TIER_MODE_INHERIT && tier_mode_restrict(eff, m) == m) {
-			free(src);
-			src = strdup(p);
-			if (!src)
-				return -ENOMEM;
-			eff = m;
-		}
-		slash = strrchr(p, '/');
-		if (slash == p)
-			p[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	if (eff == TIER_MODE_INHERIT || eff == TIER_MODE_FULL) {
-		/* Nothing restricts the global sysctl. */
-		eff = TIER_MODE_FULL;
-		free(src);
-		src = NULL;
-	}
-	*ret_mode = eff;
-	*ret_source = TAKE_PTR(src);
-	return 0;
+	return tier_plan_entry_get_desired(e, attr, &v) == 0 ? v : dflt;
 }
 
 /* ------------------------------------------------------------------------

@@ -14,6 +14,8 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 #include "json.h"
 #include "macro.h"
 #include "tierd-client.h"
@@ -87,6 +89,7 @@ const char *mode_str(enum tier_mode m);
 
 int parse_cgroup_arg(const char *arg, char **ret);
 int cgroup_check(struct tier_ctx *ctx, const char *cg);
+uint64_t desired_or(const struct tier_plan_entry *e, enum tier_attr attr, uint64_t dflt);
 int effective_mode(struct tier_ctx *ctx, const char *cg, enum tier_mode *ret_mode,
 		   char **ret_source);
 

@@ -7,14 +7,11 @@
 # $(BUILD)/lib/libshared.a (controller/shared/).
 #
 # Products:
-#   $(BUILD)/bin/tierctl         linked against the shared libtier with
-#                                rpath $ORIGIN/../lib, so it runs from build/
-#                                (build/bin + build/lib) and from an install
-#                                with PREFIX/bin + PREFIX/lib without
-#                                LD_LIBRARY_PATH. Linking the shared library
-#                                also checks that everything tierctl needs
-#                                is exported by lib/libtier.sym.
-#   $(BUILD)/test/tierctl-asan   statically linked against libtier-asan.a,
+#   $(BUILD)/bin/tierctl         linked statically against libtier-internal.a
+#                                (the public API and lib/tier-internal.h), as
+#                                kmod's tools link libkmod-internal: no ABI
+#                                between the project's own programs and lib.
+#   $(BUILD)/test/tierctl-asan   statically linked against libtier-internal-asan.a,
 #                                ASan+UBSan; what the CLI tests run.
 #
 # Targets:
@@ -54,17 +51,17 @@ $(BUILD)/obj/tierctl-asan/%.o: controller/tierctl/%.c
 
 -include $(TIERCTL_OBJS:.o=.d) $(TIERCTL_ASAN_OBJS:.o=.d)
 
-$(TIERCTL): $(TIERCTL_OBJS) $(SHARED_A) $(LIBTIER_SO)
+$(TIERCTL): $(TIERCTL_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERCTL_OBJS) $(SHARED_A) $(LIBTIER_LIBS) \
-		$(call pc_libs,libsystemd) -Wl,-rpath,'$$ORIGIN/../lib'
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERCTL_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_LIBS) \
+		$(call pc_libs,libsystemd)
 
-$(TIERCTL_ASAN): $(TIERCTL_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+$(TIERCTL_ASAN): $(TIERCTL_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERCTL_ASAN_OBJS) \
-		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) $(call pc_libs,libsystemd)
+		$(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_LIBS) $(call pc_libs,libsystemd)
 
 .PHONY: tierctl tierctl-asan check-cli check-man install-tierctl
 tierctl: $(TIERCTL)

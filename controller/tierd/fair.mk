@@ -2,7 +2,7 @@
 #
 # Products:
 #   $(BUILD)/tests/test-fair-unit   Check suite of controller/tierd/tierd-fair.c
-#                                   (ASan+UBSan, static libtier-asan.a)
+#                                   (ASan+UBSan, static libtier-internal-asan.a)
 #   $(BUILD)/fair/fair-load         the VM experiment's workload (static)
 #
 # Targets:
@@ -43,11 +43,11 @@ $(BUILD)/obj/fair-asan/%.o: %.c
 
 -include $(FAIR_UNIT_OBJS:.o=.d)
 
-$(FAIR_UNIT): $(FAIR_UNIT_OBJS) $(LIBTIER_ASAN_A)
+$(FAIR_UNIT): $(FAIR_UNIT_OBJS) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(FAIR_UNIT_OBJS) \
-		$(LIBTIER_ASAN_LIBS) $(call pc_libs,check)
+		$(LIBTIER_INTERNAL_ASAN_LIBS) $(call pc_libs,check)
 
 .PHONY: check-fair-unit check-fair-consistency check-fair-vm bench-fair fair-load
 # metrics-asan: a phony name, as metrics.mk (and $(METRICS_ASAN)) come after this file.

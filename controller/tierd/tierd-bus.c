@@ -146,7 +146,7 @@ static int bus_caller(struct manager *m, sd_bus_message *msg, sd_bus_error *erro
 		return 0;
 	}
 	*ret_privileged = false;
-	if (!bus_ratelimit_take(&m->bus_rl, uid, now_usec())) {
+	if (!bus_ratelimit_take(&m->api.rl, uid, now_usec())) {
 		log_ratelimit(LOG_NOTICE, "Bus caller UID %d over its rate (%s), refusing calls for now",
 			      (int)uid, sd_bus_message_get_member(msg));
 		return sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
@@ -213,8 +213,10 @@ static int cached_tree(struct manager *m, sd_bus_error *error)
  * processes the caller may not see) and trusted.* xattrs are root's. */
 static bool matched_visible(const struct tier_plan_entry *e, bool privileged)
 {
-	return privileged || !e->matcher ||
-	       (e->matcher->kind != TIER_MATCH_EXE && e->matcher->kind != TIER_MATCH_ANNOTATION);
+	const struct tier_matcher *mt = tier_plan_entry_matcher(e);
+
+	return privileged || !mt ||
+	       (mt->kind != TIER_MATCH_EXE && mt->kind != TIER_MATCH_ANNOTATION);
 }
 
 static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -251,9 +253,31 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	return sd_bus_reply_method_return(msg, "bs", !m->last_reload_failed, e ?: "");
 }
 
-static const char *mode_str(const struct tier_plan_entry *e, enum tier_mode mode)
+/* The knob as observed, or "(not supported)". */
+static const char *current_mode_str(const struct tier_plan_entry *e)
 {
-	return e->mode_supported ? tier_mode_to_string(mode) : "(not supported)";
+	uint64_t v;
+
+	if (tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &v) < 0)
+		return "(not supported)";
+	return tier_mode_to_string((enum tier_mode)v);
+}
+
+/* The mode the entry sets, or NULL. */
+static const char *desired_mode_str(const struct tier_plan_entry *e)
+{
+	uint64_t v;
+
+	if (tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &v) < 0)
+		return NULL;
+	return tier_mode_to_string((enum tier_mode)v);
+}
+
+static uint64_t desired_or(const struct tier_plan_entry *e, enum tier_attr attr, uint64_t dflt)
+{
+	uint64_t v;
+
+	return tier_plan_entry_get_desired(e, attr, &v) == 0 ? v : dflt;
 }
 
 /*
@@ -394,23 +418,28 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		r = no_such_cgroup(error, cgroup, privileged);
 	else if (!e)
 		r = asprintf(&text, "%s: not found", cgroup);
-	else if (!e->rule)
+	else if (!tier_plan_entry_rule(e))
 		r = asprintf(&text, "%s: unmanaged (no rule matches); memory.numa_balancing %s",
-			     cgroup, mode_str(e, e->current_mode));
-	else
+			     cgroup, current_mode_str(e));
+	else {
+		const struct tier_rule *rule = tier_plan_entry_rule(e);
+		const struct tier_matcher *mt = tier_plan_entry_matcher(e);
+		const char *matched = tier_plan_entry_matched_value(e);
+
 		r = asprintf(&text,
 			     "%s: class %s, rule %s (%s:%u): %s matcher '%s' matched %s%s%s; "
 			     "memory.numa_balancing %s -> %s",
-			     cgroup, e->class->name, e->rule->name,
-			     e->rule->file, e->rule->line,
-			     e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
-			     e->matcher ? e->matcher->pattern : "?",
+			     cgroup, tier_plan_entry_class(e)->name, rule->name,
+			     rule->file, rule->line,
+			     mt ? tier_matcher_kind_to_string(mt->kind) : "?",
+			     mt ? mt->pattern : "?",
 			     matched_visible(e, privileged) ? "'" : "",
 			     !matched_visible(e, privileged) ? "(shown to root only)" :
-			     e->matched_value ? e->matched_value : "?",
+			     matched ? matched : "?",
 			     matched_visible(e, privileged) ? "'" : "",
-			     mode_str(e, e->current_mode),
-			     e->set_mode ? tier_mode_to_string(e->mode) : "(unchanged)");
+			     current_mode_str(e),
+			     desired_mode_str(e) ?: "(unchanged)");
+	}
 	if (r < 0 || !text) {
 		if (r >= 0 || !sd_bus_error_is_set(error)) {
 			text = NULL;
@@ -489,9 +518,9 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 	if (r < 0)
 		return r;
 	e = tier_plan_find(plan, cgroup);
-	for (size_t i = 0; i < obs->n_cgroups; i++)
-		if (strcmp(obs->cgroups[i].path, cgroup) == 0)
-			oc = &obs->cgroups[i];
+	for (size_t i = 0; i < tier_observed_count(obs); i++)
+		if (strcmp(tier_observed_cgroup_path(tier_observed_get(obs, i)), cgroup) == 0)
+			oc = tier_observed_get(obs, i);
 	if (!e || !oc) {
 		r = no_such_cgroup(error, cgroup, privileged);
 		goto out;
@@ -502,28 +531,29 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 	if (r >= 0)
 		r = append_pair(reply, "cgroup", cgroup);
 	if (r >= 0)
-		r = append_pair(reply, "unit", oc->unit);
+		r = append_pair(reply, "unit", tier_observed_cgroup_unit(oc));
 	if (r >= 0)
-		r = append_pair(reply, "managed", e->rule ? "true" : "false");
-	if (r >= 0 && e->rule) {
-		const struct tier_class *c = e->class;
+		r = append_pair(reply, "managed", tier_plan_entry_rule(e) ? "true" : "false");
+	if (r >= 0 && tier_plan_entry_rule(e)) {
+		const struct tier_class *c = tier_plan_entry_class(e);
+		const struct tier_rule *rule = tier_plan_entry_rule(e);
+		const struct tier_matcher *mt = tier_plan_entry_matcher(e);
 
-		r = append_pair(reply, "rule", e->rule->name);
+		r = append_pair(reply, "rule", rule->name);
 		if (r >= 0)
-			r = append_pair(reply, "rule_file", e->rule->file);
+			r = append_pair(reply, "rule_file", rule->file);
 		if (r >= 0)
-			r = append_pair_u64(reply, "rule_line", e->rule->line);
-		if (r >= 0 && e->matcher) {
-			r = append_pair(reply, "matcher_kind",
-					tier_matcher_kind_to_string(e->matcher->kind));
+			r = append_pair_u64(reply, "rule_line", rule->line);
+		if (r >= 0 && mt) {
+			r = append_pair(reply, "matcher_kind", tier_matcher_kind_to_string(mt->kind));
 			if (r >= 0)
-				r = append_pair(reply, "matcher_pattern", e->matcher->pattern);
+				r = append_pair(reply, "matcher_pattern", mt->pattern);
 			if (r >= 0)
-				r = append_pair(reply, "matcher_file", e->matcher->file);
+				r = append_pair(reply, "matcher_file", mt->file);
 			if (r >= 0)
-				r = append_pair_u64(reply, "matcher_line", e->matcher->line);
+				r = append_pair_u64(reply, "matcher_line", mt->line);
 			if (r >= 0 && matched_visible(e, privileged))
-				r = append_pair(reply, "matched", e->matched_value);
+				r = append_pair(reply, "matched", tier_plan_entry_matched_value(e));
 		}
 		if (r >= 0) {
 			r = append_pair(reply, "class", c->name);
@@ -532,16 +562,20 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 			if (r >= 0)
 				r = append_pair_u64(reply, "weight", c->weight);
 			if (r >= 0)
-				r = append_amount(reply, "toptier_min", &c->toptier_min, e->toptier_min);
+				r = append_amount(reply, "toptier_min", &c->toptier_min,
+						  tier_plan_entry_toptier_min(e));
 			if (r >= 0)
-				r = append_amount(reply, "toptier_max", &c->toptier_max, e->toptier_max);
+				r = append_amount(reply, "toptier_max", &c->toptier_max,
+						  tier_plan_entry_toptier_max(e));
 			if (r >= 0)
-				r = append_amount(reply, "memory_low", &c->memory_low, e->memory_low);
+				r = append_amount(reply, "memory_low", &c->memory_low,
+						  desired_or(e, TIER_ATTR_MEMORY_LOW, 0));
 			if (r >= 0)
-				r = append_amount(reply, "memory_high", &c->memory_high, e->memory_high);
+				r = append_amount(reply, "memory_high", &c->memory_high,
+						  desired_or(e, TIER_ATTR_MEMORY_HIGH, UINT64_MAX));
 		}
-		if (r >= 0 && e->set_mode)
-			r = append_pair(reply, "desired_mode", tier_mode_to_string(e->mode));
+		if (r >= 0 && desired_mode_str(e))
+			r = append_pair(reply, "desired_mode", desired_mode_str(e));
 	}
 out:
 	return reply_array_done(reply, r, plan, obs, owned);
@@ -599,25 +633,31 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
 	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		struct tier_plan_entry tmp;
-		struct tier_apply_result res;
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i), *f;
+		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
+		_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
 		unsigned flags = TIER_APPLY_DRY_RUN;
-		if (!e->rule)
-			continue;
-		if (e->set_mode && !e->mode_supported)
-			flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
-		if (tier_apply_entry(m->ctx, fair_filter_entry(m->fair, e, &tmp), flags, NULL, NULL,
-				     &res) < 0)
-			continue;
-		for (unsigned k = 0; r >= 0 && k < res.n_changes; k++) {
-			const struct tier_apply_change *ch = &res.changes[k];
+		uint64_t v;
 
-			if (ch->status == TIER_APPLY_CHANGED)
-				r = append_change(reply, &pool, e->path, e->class->name,
-						  e->rule->name, tier_attr_to_string(ch->attr),
-						  ch->old_value, ch->new_value);
+		if (!tier_plan_entry_rule(e))
+			continue;
+		if (tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &v) == -EOPNOTSUPP)
+			flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
+		f = fair_filter_entry(m->fair, e, &tmp);
+		if (!f) {
+			r = -ENOMEM;
+			break;
 		}
+		if (tier_apply_entry(m->ctx, f, flags, NULL, NULL, &res) < 0)
+			continue;
+		for (size_t k = 0; r >= 0 && k < tier_apply_result_change_count(res); k++)
+			if (tier_apply_result_change_status(res, k) == TIER_APPLY_CHANGED)
+				r = append_change(
+					reply, &pool, tier_plan_entry_path(e),
+					tier_plan_entry_class(e)->name, tier_plan_entry_rule(e)->name,
+					tier_attr_to_string(tier_apply_result_change_attr(res, k)),
+					tier_apply_result_change_old_value(res, k),
+					tier_apply_result_change_new_value(res, k));
 	}
 	r = reply_array_done(reply, r, plan, obs, owned);
 	str_pool_free(&pool);
@@ -646,15 +686,16 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 		r = sd_bus_message_open_container(reply, 'a', "(ssst)");
 	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		const struct fair_decision *d = m->fair ? fair_state_find(m->fair, e->path) : NULL;
+		const char *epath = tier_plan_entry_path(e);
+		const struct tier_rule *rule = tier_plan_entry_rule(e);
+		const struct fair_decision *d = m->fair ? fair_state_find(m->fair, epath) : NULL;
+		const char *path = bus_str(&pool, epath);
 
-		const char *path = bus_str(&pool, e->path);
-
-		if (!e->rule && !all)
+		if (!rule && !all)
 			continue;
 		r = path ? sd_bus_message_append(reply, "(ssst)", path,
-						 e->rule ? e->class->name : "",
-						 e->rule ? e->rule->name : "",
+						 rule ? tier_plan_entry_class(e)->name : "",
+						 rule ? rule->name : "",
 						 d ? d->target : UINT64_MAX) :
 			   -ENOMEM;
 	}
@@ -764,14 +805,14 @@ static int socket_start(struct manager *m)
 		return 0; /* no run directory: said so */
 	if (r < 0)
 		return r;
-	r = sd_event_add_io(m->event, &m->api_listen, fd, EPOLLIN, on_connection, m);
+	r = sd_event_add_io(m->event, &m->api.listen, fd, EPOLLIN, on_connection, m);
 	if (r < 0) {
 		close(fd);
 		rundir_unlink_socket(m);
 		return log_warning_errno(r, "Cannot watch the bus socket: %m, ignoring"), 0;
 	}
-	(void)sd_event_source_set_description(m->api_listen, "bus-api-listen");
-	m->api_fd = fd;
+	(void)sd_event_source_set_description(m->api.listen, "bus-api-listen");
+	m->api.fd = fd;
 	log_debug("Bus API %s on unix:path=%s", BUS_IFACE, path);
 	return 0;
 }
@@ -790,7 +831,7 @@ static int on_system_bus_retry(sd_event_source *s, uint64_t usec, void *userdata
 {
 	struct manager *m = userdata;
 
-	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
+	m->api.bus = sd_bus_flush_close_unref(m->api.bus);
 	return system_bus_connect(m, true) == -ENOMEM ? sd_event_exit(m->event, -ENOMEM) : 0;
 }
 
@@ -801,12 +842,12 @@ static void system_bus_retry(struct manager *m)
 	int r;
 
 	r = sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-	if (r >= 0 && m->api_retry)
-		r = sd_event_source_set_time(m->api_retry, now + SYSTEM_BUS_RETRY_USEC);
-	if (r >= 0 && m->api_retry)
-		r = sd_event_source_set_enabled(m->api_retry, SD_EVENT_ONESHOT);
+	if (r >= 0 && m->api.retry)
+		r = sd_event_source_set_time(m->api.retry, now + SYSTEM_BUS_RETRY_USEC);
+	if (r >= 0 && m->api.retry)
+		r = sd_event_source_set_enabled(m->api.retry, SD_EVENT_ONESHOT);
 	else if (r >= 0)
-		r = sd_event_add_time(m->event, &m->api_retry, CLOCK_MONOTONIC,
+		r = sd_event_add_time(m->event, &m->api.retry, CLOCK_MONOTONIC,
 				      now + SYSTEM_BUS_RETRY_USEC, 0, on_system_bus_retry, m);
 	if (r < 0)
 		log_warning_errno(r, "Cannot schedule a system bus reconnect: %m, ignoring");
@@ -877,7 +918,7 @@ static int system_bus_connect(struct manager *m, bool retrying)
 	}
 	/* Asking the bus daemon for a caller's credentials is a call too. */
 	(void)sd_bus_set_method_call_timeout(b, 5 * 1000000ull);
-	m->api_bus = b;
+	m->api.bus = b;
 	if (retrying)
 		log_notice("Bus API %s on the system bus again", BUS_IFACE);
 	else
@@ -896,11 +937,11 @@ void bus_api_stop(struct manager *m)
 {
 	for (size_t i = 0; i < MAX_CONNECTIONS; i++)
 		conns[i].bus = sd_bus_flush_close_unref(conns[i].bus);
-	m->api_bus = sd_bus_flush_close_unref(m->api_bus);
-	m->api_retry = sd_event_source_disable_unref(m->api_retry);
-	m->api_listen = sd_event_source_disable_unref(m->api_listen);
-	if (m->api_fd >= 0)
-		close(m->api_fd);
+	m->api.bus = sd_bus_flush_close_unref(m->api.bus);
+	m->api.retry = sd_event_source_disable_unref(m->api.retry);
+	m->api.listen = sd_event_source_disable_unref(m->api.listen);
+	if (m->api.fd >= 0)
+		close(m->api.fd);
 	rundir_unlink_socket(m);
-	m->api_fd = -1;
+	m->api.fd = -1;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tierd bus API (tierd-bus.c): org.tierd.Manager1 for tierctl, on the
- * private socket in the run directory and on the system bus.  The
- * connections are in struct manager; the rate limit of unprivileged
- * callers is here.
+ * private socket in the run directory and on the system bus.  Its state,
+ * the connections and the rate limit of unprivileged callers, is struct
+ * bus_api.
  */
 #ifndef TIERD_BUS_H
 #define TIERD_BUS_H
@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
 
 struct manager;
 
@@ -25,6 +28,15 @@ struct bus_bucket {
 struct bus_ratelimit {
 	struct bus_bucket slot[BUS_RATELIMIT_SLOTS];
 	struct bus_bucket all;
+};
+
+/* The bus API's state (struct manager has one, m->api). */
+struct bus_api {
+	sd_bus *bus;			/* org.tierd.Manager1 on the system bus, or NULL */
+	sd_event_source *retry;		/* reconnect to the system bus after losing it */
+	sd_event_source *listen;	/* the private socket in the run directory */
+	int fd;
+	struct bus_ratelimit rl;	/* unprivileged callers */
 };
 
 int bus_api_start(struct manager *m);

@@ -60,15 +60,6 @@ struct watch {
 	struct watch *next_path;
 };
 
-static size_t hash_str(const char *s)
-{
-	size_t h = 5381;
-
-	for (; *s; s++)
-		h = h * 33 + (unsigned char)*s;
-	return h;
-}
-
 static size_t hash_wd(int wd)
 {
 	return (size_t)wd * 2654435761u;
@@ -96,7 +87,7 @@ static int tables_grow(struct cgroup_watcher *w)
 			by_wd[b] = x;
 		}
 		for (x = w->by_path[i]; x; x = next) {
-			size_t b = hash_str(x->path) % nb;
+			size_t b = cgroup_path_hash(x->path) % nb;
 
 			next = x->next_path;
 			x->next_path = by_path[b];
@@ -125,7 +116,7 @@ static struct watch *find_path(struct cgroup_watcher *w, const char *path)
 {
 	if (!w->n_buckets)
 		return NULL;
-	for (struct watch *x = w->by_path[hash_str(path) % w->n_buckets]; x; x = x->next_path)
+	for (struct watch *x = w->by_path[cgroup_path_hash(path) % w->n_buckets]; x; x = x->next_path)
 		if (strcmp(x->path, path) == 0)
 			return x;
 	return NULL;
@@ -133,7 +124,7 @@ static struct watch *find_path(struct cgroup_watcher *w, const char *path)
 
 static void unlink_path(struct cgroup_watcher *w, struct watch *x)
 {
-	struct watch **p = &w->by_path[hash_str(x->path) % w->n_buckets];
+	struct watch **p = &w->by_path[cgroup_path_hash(x->path) % w->n_buckets];
 
 	for (; *p; p = &(*p)->next_path)
 		if (*p == x) {
@@ -178,7 +169,7 @@ static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
 		unlink_path(w, x);
 		free(x->path);
 		x->path = p;
-		b = hash_str(p) % w->n_buckets;
+		b = cgroup_path_hash(p) % w->n_buckets;
 		x->next_path = w->by_path[b];
 		w->by_path[b] = x;
 		return 0;
@@ -201,7 +192,7 @@ static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
 	b = hash_wd(wd) % w->n_buckets;
 	x->next_wd = w->by_wd[b];
 	w->by_wd[b] = x;
-	b = hash_str(path) % w->n_buckets;
+	b = cgroup_path_hash(path) % w->n_buckets;
 	x->next_path = w->by_path[b];
 	w->by_path[b] = x;
 	w->n_watches++;
@@ -253,6 +244,7 @@ static void log_limit_once(struct manager *m, const char *cgroup)
 	if (m->cg.limit_hit)
 		return;
 	m->cg.limit_hit = true;
+	manager_reconcile_timer_update(m);
 	f = fopen("/proc/sys/fs/inotify/max_user_watches", "re");
 	if (f && fgets(buf, sizeof(buf), f))
 		max = strtoull(buf, NULL, 10);
@@ -335,83 +327,40 @@ static int watch_one(struct manager *m, const char *cgroup, int dfd)
 	return watch_events(m, cgroup, dfd);
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names of the directories in dfd (*ret_n of them, malloc'ed). */
-static int list_subdirs(int dfd, char ***ret, size_t *ret_n)
-{
-	_cleanup_closedir_ DIR *d = NULL;
-	char **v = NULL;
-	size_t n = 0, alloc = 0;
-	struct dirent *de;
-	int fd, r = 0;
-
-	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		char *c;
-
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-			continue;
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
-
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !S_ISDIR(st.st_mode))
-				continue;
-		} else if (de->d_type != DT_DIR) {
-			continue;
-		}
-		c = strdup(de->d_name);
-		if (!c || ARRAY_PUSH(v, n, alloc, c) < 0) {
-			free(c);
-			r = -ENOMEM;
-			break;
-		}
-	}
-	if (r >= 0 && n)
-		qsort(v, n, sizeof(*v), cmp_name);
-	if (r < 0) {
-		for (size_t i = 0; i < n; i++)
-			free(v[i]);
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
 
 /*
  * Watch cgroup (its directory is dfd, depth components below the root) and
  * everything below it, going down by fds; the names are read first, so one
  * fd per level is open.
  */
-static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned depth)
+static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned depth,
+			bool notify)
 {
+	struct stat st;
 	char **names = NULL;
-	size_t n = 0, n_names;
+	size_t n = 0;
 	int r;
 
 	r = watch_one(m, cgroup, dfd);
 	if (r == -ENOMEM)
 		return r;
-	r = list_subdirs(dfd, &names, &n);
+	if (notify) {
+		/* Watched first, then applied: nothing below is missed, and the
+		 * directory fd serves both. */
+		r = manager_cgroup_added(m, cgroup, dfd, "new cgroup");
+		if (r == -ENOMEM)
+			return r;
+	}
+	/* A directory's link count is 2 + its subdirectories on cgroupfs
+	 * (kernfs) and tmpfs: a leaf, most new cgroups, needs no listing.
+	 * Counted after the watch is added, so none is missed. */
+	if (fstat(dfd, &st) >= 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2)
+		return 0;
+	r = tier_dir_list_subdirs(dfd, &names, &n);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
 		return 0; /* vanished or unreadable: the watch (if any) reports the rest */
-	n_names = n;
 	if (n > 0 && depth >= CG_WATCH_MAX_DEPTH) {
 		log_ratelimit(LOG_WARNING, "%s: subtree deeper than %u levels, not watched (and "
 			      "left out of every pass), ignoring", cgroup, CG_WATCH_MAX_DEPTH);
@@ -433,18 +382,16 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 						    "ignoring", c);
 			continue;
 		}
-		r = add_tree_rec(m, c, cfd, depth + 1);
+		r = add_tree_rec(m, c, cfd, depth + 1, notify);
 		if (r == -ENOMEM)
 			break;
 		r = 0;
 	}
-	for (size_t i = 0; i < n_names; i++)
-		free(names[i]);
-	free(names);
+	tier_strv_free(names);
 	return r == -ENOMEM ? r : 0;
 }
 
-int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
+int cgroup_watcher_add_tree(struct manager *m, const char *cgroup, bool notify)
 {
 	_cleanup_close_ int fd = -1;
 	unsigned depth;
@@ -466,7 +413,7 @@ int cgroup_watcher_add_tree(struct manager *m, const char *cgroup)
 	if (r < 0)
 		return log_ratelimit_errno(LOG_WARNING, r, "%s: cannot open it: %m, not watched, "
 					   "ignoring", cgroup), 0;
-	return add_tree_rec(m, cgroup, fd, depth);
+	return add_tree_rec(m, cgroup, fd, depth, notify);
 }
 
 /*
@@ -480,12 +427,41 @@ bool cgroup_watcher_has(struct manager *m, const char *cgroup)
 	return find_path(&m->cg, cgroup) != NULL;
 }
 
-/* Drop the watches of cgroup and everything below it. */
-static void prune(struct manager *m, const char *cgroup)
+/* Drop the watch of cgroup (and its cgroup.events watch). */
+static void prune_one(struct manager *m, const char *cgroup)
+{
+	_cleanup_free_ char *key = events_key(cgroup);
+	struct watch *x;
+
+	x = find_path(&m->cg, cgroup);
+	if (x) {
+		(void)inotify_rm_watch(m->cg.fd, x->wd); /* EINVAL if already gone */
+		watch_free(&m->cg, x);
+	}
+	x = key ? find_path(&m->cg, key) : NULL;
+	if (x) {
+		(void)inotify_rm_watch(m->cg.fd, x->wd);
+		watch_free(&m->cg, x);
+	}
+}
+
+/*
+ * Drop the watches of cgroup, and with subtree of everything below it.  A
+ * removed cgroup (rmdir) has no children, so that is O(1); a directory
+ * moved away (IN_MOVED_FROM) takes its subtree along, and only that walks
+ * the table.  The manager forgets them.
+ */
+static void prune(struct manager *m, const char *cgroup, bool subtree)
 {
 	struct cgroup_watcher *w = &m->cg;
 	size_t len = strlen(cgroup);
 
+	log_debug("%s: removed%s", cgroup, subtree ? " (moved away)" : "");
+	manager_cgroup_removed(m, cgroup, subtree);
+	if (!subtree) {
+		prune_one(m, cgroup);
+		return;
+	}
 	for (size_t i = 0; i < w->n_buckets; i++) {
 		struct watch *x = w->by_wd[i], *next;
 
@@ -495,7 +471,6 @@ static void prune(struct manager *m, const char *cgroup)
 			    (x->path[len] != '\0' && x->path[len] != '/'))
 				continue;
 			log_debug("%s: removed, dropping its watch", x->path);
-			manager_tree_changed(m);
 			(void)inotify_rm_watch(w->fd, x->wd); /* EINVAL if already gone */
 			watch_free(w, x);
 		}
@@ -614,7 +589,7 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 				goto out;
 			}
 			if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
-				prune(m, c);
+				prune(m, c, ev->mask & IN_MOVED_FROM);
 				free(c);
 				continue;
 			}
@@ -647,10 +622,7 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 				continue;
 			if (has_ancestor_in(created, n_created, created[i]))
 				continue;
-			r = cgroup_watcher_add_tree(m, created[i]);
-			if (r == -ENOMEM)
-				goto out;
-			r = manager_apply_subtree(m, created[i], "new cgroup");
+			r = cgroup_watcher_add_tree(m, created[i], true);
 			if (r == -ENOMEM)
 				goto out;
 		}
@@ -659,7 +631,7 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 	for (size_t i = 0; i < n_moved; i++) {
 		if (i > 0 && strcmp(moved[i], moved[i - 1]) == 0)
 			continue;
-		r = manager_apply_subtree(m, moved[i], "processes moved in");
+		r = manager_cgroup_populated(m, moved[i], "processes moved in");
 		if (r == -ENOMEM)
 			goto out;
 	}
@@ -693,7 +665,7 @@ int cgroup_watcher_start(struct manager *m)
 	(void)sd_event_source_set_description(m->cg.source, "cgroup-inotify");
 	/* New cgroups first: before the reconcile timer and config reloads. */
 	(void)sd_event_source_set_priority(m->cg.source, SD_EVENT_PRIORITY_NORMAL - 10);
-	r = cgroup_watcher_add_tree(m, "/");
+	r = cgroup_watcher_add_tree(m, "/", false);
 	if (r < 0)
 		return r;
 	log_debug("Watching %zu cgroup directories below %s", m->cg.n_watches,

@@ -28,8 +28,9 @@ struct cgroup_watcher {
 
 int cgroup_watcher_start(struct manager *m);
 void cgroup_watcher_stop(struct manager *m);
-/* Add a watch for cgroup and every directory below it (rescan). */
-int cgroup_watcher_add_tree(struct manager *m, const char *cgroup);
+/* Add a watch for cgroup and every directory below it (rescan); with
+ * notify, each directory is handed to manager_cgroup_added() with its fd. */
+int cgroup_watcher_add_tree(struct manager *m, const char *cgroup, bool notify);
 bool cgroup_watcher_has(struct manager *m, const char *cgroup);
 
 #endif

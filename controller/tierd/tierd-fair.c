@@ -562,15 +562,6 @@ _printf_(7, 8) static void fair_log_change(const struct fair_ops *ops, int prior
 	va_end(ap);
 }
 
-static const char *fmt_bytes(uint64_t v, char *buf, size_t size)
-{
-	if (v == UINT64_MAX)
-		snprintf(buf, size, "max");
-	else
-		snprintf(buf, size, "%" PRIu64, v);
-	return buf;
-}
-
 static const char *fmt_mib(uint64_t v, char *buf, size_t size)
 {
 	if (v == UINT64_MAX)
@@ -596,49 +587,65 @@ static int write_high(struct tier_ctx *ctx, const struct fair_ops *ops, const ch
 	return tier_cgroup_write_u64(ctx, cg, "memory.high", bytes);
 }
 
+/* tier_cgroup_apply_attr()'s writer: the fair_ops hooks, or the raw file. */
+struct enforce_writer {
+	const struct fair_ops *ops;
+	const struct fair_decision *d;
+	uint64_t want_high;
+};
+
+static int enforce_write(void *userdata, struct tier_ctx *ctx, const char *cgroup,
+			 enum tier_attr attr, const char *old_value, const char *new_value)
+{
+	const struct enforce_writer *w = userdata;
+
+	if (attr == TIER_ATTR_NUMA_BALANCING)
+		return write_mode(ctx, w->ops, cgroup, w->d->mode);
+	return write_high(ctx, w->ops, cgroup, w->want_high);
+}
+
 /*
  * Set one knob of d's cgroup (memory.numa_balancing if mode, else
- * memory.high) if it differs.  Returns 1 if written, 0 if not (unchanged,
- * dry run, vanished, failed: logged), -ENOMEM.
+ * memory.high) if it differs, through libtier's read-compare-write.
+ * Returns 1 if written, 0 if not (unchanged, dry run, vanished, failed:
+ * logged), -ENOMEM.
  */
 static int enforce_knob(struct fair_state *s, struct tier_ctx *ctx, const struct fair_ops *ops,
 			const struct fair_decision *d, bool mode, bool dry_run, const char *why)
 {
 	const char *knob = mode ? "memory.numa_balancing" : "memory.high";
-	uint64_t cur_high = 0, want_high = d->memory_high;
-	enum tier_mode cur_mode = TIER_MODE_INHERIT;
+	struct enforce_writer ew = { .ops = ops, .d = d, .want_high = d->memory_high };
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
+	unsigned flags = dry_run ? TIER_APPLY_DRY_RUN : 0;
 	char o[32], w[32];
 	int r;
 
-	if (!mode && want_high != UINT64_MAX)
-		want_high &= ~(PAGE_BYTES - 1);
-	r = mode ? tier_cgroup_get_mode(ctx, d->path, &cur_mode) :
-		   tier_cgroup_read_u64(ctx, d->path, knob, &cur_high);
+	if (!mode && ew.want_high != UINT64_MAX)
+		ew.want_high &= ~(PAGE_BYTES - 1);
+	if (!mode && d->reassert_high)
+		flags |= TIER_APPLY_REWRITE;
+	r = tier_cgroup_apply_attr(ctx, d->path,
+				   mode ? TIER_ATTR_NUMA_BALANCING : TIER_ATTR_MEMORY_HIGH,
+				   mode ? (uint64_t)d->mode : ew.want_high, flags, enforce_write, &ew,
+				   &res);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	r = tier_apply_result_change_error(res, 0);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
+	if (tier_apply_result_change_old_value(res, 0)[0] == '\0')
 		return 0; /* vanished, or the file is gone: nothing to enforce */
-	if (mode ? cur_mode == d->mode : cur_high == want_high && !d->reassert_high)
+	if (tier_apply_result_change_status(res, 0) == TIER_APPLY_UNCHANGED)
 		return 0;
-	if (mode) {
-		snprintf(o, sizeof(o), "%s", tier_mode_to_string(cur_mode));
-		snprintf(w, sizeof(w), "%s", tier_mode_to_string(d->mode));
-	} else {
-		fmt_bytes(cur_high, o, sizeof(o));
-		fmt_bytes(want_high, w, sizeof(w));
-	}
+	/* a mode name, or bytes / "max" */
+	snprintf(o, sizeof(o), "%s", tier_apply_result_change_old_value(res, 0));
+	snprintf(w, sizeof(w), "%s", tier_apply_result_change_new_value(res, 0));
 	if (dry_run) {
 		fair_log_change(ops, LOG_NOTICE, d, knob, o, w, "%s: would set %s %s -> %s (%s; dry run)",
 				d->path, knob, o, w, why);
 		return 0;
 	}
-	if (mode)
-		r = write_mode(ctx, ops, d->path, d->mode);
-	else
-		r = write_high(ctx, ops, d->path, want_high);
-	if (r == -ENOMEM)
-		return r;
-	if (r == -ENOENT)
+	if (tier_apply_result_change_status(res, 0) == TIER_APPLY_VANISHED)
 		return 0;
 	if (r < 0) {
 		s->summary.n_errors++;
@@ -791,14 +798,14 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		const char *path = tier_share_path(share, i);
 		const struct tier_class *cls = tier_share_class(share, i);
 		const struct tier_rule *rule = tier_share_rule(share, i);
-		struct tier_cgroup_info info;
+		_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
 		struct fair_input *x;
+		uint64_t v;
 
 		/* What enforcement needs besides the share: the knobs. */
-		r = tier_cgroup_read_info_mask(ctx, topo, path,
-					       TIER_INFO_HIGH | TIER_INFO_TOPTIER_HIGH |
-						       TIER_INFO_MODE,
-					       &info);
+		r = tier_cgroup_info_read(ctx, topo, path,
+					  TIER_INFO_HIGH | TIER_INFO_TOPTIER_HIGH | TIER_INFO_MODE,
+					  &info);
 		if (r == -ENOENT)
 			continue;
 		if (r == -ENOMEM)
@@ -812,7 +819,8 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		x = &in[n++];
 		x->path = path;
 		x->class_name = cls->name;
-		x->rule_name = rule ? rule->name : NULL;
+		x->rule_name = rule ? rule->name :
+			       ops && ops->rule_name ? ops->rule_name(ops->userdata, path) : NULL;
 		x->share = tier_share_target(share, i);
 		x->fast_bytes = tier_share_fast_bytes(share, i);
 		x->demand = tier_share_demand(share, i);
@@ -822,10 +830,11 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		x->class_sets_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
 		x->class_high = tier_amount_resolve(&cls->memory_high, cfg.fast_capacity,
 						    UINT64_MAX);
-		x->cur_mode = (info.valid & TIER_INFO_MODE) ? info.mode : TIER_MODE_INHERIT;
-		x->cur_high = (info.valid & TIER_INFO_HIGH) ? info.high : UINT64_MAX;
-		any_toptier |= !!(info.valid & TIER_INFO_TOPTIER_HIGH);
-		any_mode |= !!(info.valid & TIER_INFO_MODE);
+		x->cur_mode = tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0 ? (enum tier_mode)v :
+										   TIER_MODE_INHERIT;
+		any_mode |= tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0;
+		x->cur_high = tier_cgroup_info_get(info, TIER_INFO_HIGH, &v) == 0 ? v : UINT64_MAX;
+		any_toptier |= tier_cgroup_info_get(info, TIER_INFO_TOPTIER_HIGH, &v) == 0;
 	}
 
 	cfg.demote_ok = demotion_without_swap(ctx);
@@ -919,35 +928,33 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	return 0;
 }
 
-
 const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 						const struct tier_plan_entry *e,
-						struct tier_plan_entry *buf)
+						struct tier_plan_entry **ret_copy)
 {
-	const struct fair_entry *fe = state_lookup(s, e->path);
+	const struct fair_entry *fe = state_lookup(s, tier_plan_entry_path(e));
 	const struct fair_decision *d = fe ? &fe->d : NULL;
+	struct tier_plan_entry *buf;
 
 	if (!d || (!d->throttled && !d->limited))
 		return e;
-	*buf = *e;
+	if (tier_plan_entry_dup(e, &buf) < 0)
+		return NULL;
+	*ret_copy = buf;
 	if (fe->restored) {
 		/* Held before a restart, not decided on since: the first round
 		 * finds out whether the knob still holds fairness's value, so
 		 * neither it nor the class's value is written before. */
 		if (d->throttled)
-			buf->set_mode = false;
+			(void)tier_plan_entry_clear_desired(buf, TIER_ATTR_NUMA_BALANCING);
 		if (d->limited)
-			buf->set_high = false;
+			(void)tier_plan_entry_clear_desired(buf, TIER_ATTR_MEMORY_HIGH);
 		return buf;
 	}
-	if (d->throttled) {
-		buf->set_mode = true;
-		buf->mode = TIER_MODE_OFF;
-	}
-	if (d->limited) {
-		buf->set_high = true;
-		buf->memory_high = d->memory_high;
-	}
+	if (d->throttled)
+		(void)tier_plan_entry_set_desired(buf, TIER_ATTR_NUMA_BALANCING, TIER_MODE_OFF);
+	if (d->limited)
+		(void)tier_plan_entry_set_desired(buf, TIER_ATTR_MEMORY_HIGH, d->memory_high);
 	return buf;
 }
 

@@ -44,6 +44,8 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 #include "tierd-log.h"	/* struct log_fields, the journal fields of a record */
 
 enum fair_method {
@@ -166,6 +168,10 @@ struct fair_ops {
 	 * dry run): keep what fairness holds (fair_state_serialize()) where a
 	 * restarted tierd finds it.  Only -ENOMEM stops the round. */
 	int (*save)(void *userdata, const struct fair_state *s);
+	/* The name of the rule that put cgroup in its class, for the records,
+	 * when the share does not know it (tier_share_add() rather than
+	 * tier_share_add_plan()); NULL: none. */
+	const char *(*rule_name)(void *userdata, const char *cgroup);
 };
 
 /* What the last fair_rebalance() saw and did, for status and tests. */
@@ -195,13 +201,14 @@ const struct fair_summary *fair_state_summary(const struct fair_state *s);
 
 /*
  * For the manager's apply path: if fairness holds memory.numa_balancing or
- * memory.high of e's cgroup, return buf filled with a copy of e whose mode /
- * memory.high are fairness's values (so applying the class does not undo
- * them); otherwise return e.
+ * memory.high of e's cgroup, return a copy of e (also in *ret_copy, for the
+ * caller to free with tier_plan_entry_free()) whose mode / memory.high are
+ * fairness's values (so applying the class does not undo them); otherwise
+ * return e.  NULL on -ENOMEM.
  */
 const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 						const struct tier_plan_entry *e,
-						struct tier_plan_entry *buf);
+						struct tier_plan_entry **ret_copy);
 
 /*
  * Is the cgroup2 mount at cgroup_root mounted with memory_tiered_limits?

@@ -4,6 +4,7 @@
  * the Type=notify-reload protocol, and applying the policy to a subtree.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ struct apply_writer {
 	struct manager *m;
 	const char *cgroup;
 	const char *class, *rule, *reason;	/* for the record of a queued write */
+	bool by_fd;				/* tier_apply_entry_at(): raw writes by its dfd */
 	bool unit_known;			/* unit looked up */
 	char *unit;				/* the name says a unit owns it, or NULL */
 	bool queued[_TIER_ATTR_MAX];		/* handed to systemd */
@@ -72,11 +74,30 @@ static int writer_unit(struct apply_writer *w, const char **ret_unit)
 	return 0;
 }
 
+/* One change of an apply result, as log_change() and pending_add() read it. */
+struct apply_change {
+	enum tier_attr attr;
+	enum tier_apply_status status;
+	int error;
+	const char *old_value, *new_value;
+};
+
+static struct apply_change apply_change_get(const struct tier_apply_result *res, size_t i)
+{
+	return (struct apply_change){
+		.attr = tier_apply_result_change_attr(res, i),
+		.status = tier_apply_result_change_status(res, i),
+		.error = tier_apply_result_change_error(res, i),
+		.old_value = tier_apply_result_change_old_value(res, i),
+		.new_value = tier_apply_result_change_new_value(res, i),
+	};
+}
+
 static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
-		      const struct tier_apply_change *ch)
+		      enum tier_attr attr, const char *old_value, const char *new_value)
 {
 	struct apply_writer *w = userdata;
-	const char *property = unit_property[ch->attr], *unit = NULL;
+	const char *property = unit_property[attr], *unit = NULL;
 	int r;
 
 	if (property) {
@@ -89,18 +110,20 @@ static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
 			.cgroup = cgroup,
 			.class = w->class,
 			.rule = w->rule,
-			.knob = tier_attr_to_string(ch->attr),
-			.old = ch->old_value,
-			.new = ch->new_value,
+			.knob = tier_attr_to_string(attr),
+			.old = old_value,
+			.new = new_value,
 		};
 
-		r = systemd_queue_write(w->m, cgroup, unit, ch->attr, ch->new_value, &f, w->reason);
+		r = systemd_queue_write(w->m, cgroup, unit, attr, new_value, &f, w->reason);
 		if (r < 0)
 			return r;
-		w->queued[ch->attr] = true;
+		w->queued[attr] = true;
 		return 0;
 	}
-	return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(ch->attr), ch->new_value);
+	if (w->by_fd)
+		return 1; /* the raw file, below the directory fd */
+	return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(attr), new_value);
 }
 
 void manager_pending_clear(struct manager *m)
@@ -118,16 +141,16 @@ void manager_pending_clear(struct manager *m)
 
 /* A change the full pass under way leaves undone (DryRun for everyone). */
 static int pending_add(struct manager *m, const struct tier_plan_entry *e,
-		       const struct tier_apply_change *ch)
+		       const struct apply_change *ch)
 {
 	struct pending_change p = { .knob = tier_attr_to_string(ch->attr) };
 	int r;
 
 	snprintf(p.old_value, sizeof(p.old_value), "%s", ch->old_value);
 	snprintf(p.new_value, sizeof(p.new_value), "%s", ch->new_value);
-	p.cgroup = strdup(e->path);
-	p.class = strdup(e->class->name);
-	p.rule = strdup(e->rule->name);
+	p.cgroup = strdup(tier_plan_entry_path(e));
+	p.class = strdup(tier_plan_entry_class(e)->name);
+	p.rule = strdup(tier_plan_entry_rule(e)->name);
 	r = p.cgroup && p.class && p.rule ? ARRAY_PUSH(m->pending, m->n_pending, m->alloc_pending, p)
 					  : -ENOMEM;
 	if (r < 0) {
@@ -140,13 +163,14 @@ static int pending_add(struct manager *m, const struct tier_plan_entry *e,
 
 /* Log one attribute of an applied entry; -ENOMEM is the only failure. */
 static int log_change(struct manager *m, const struct tier_plan_entry *e, struct apply_writer *w,
-		      const struct tier_apply_change *ch, const char *reason, bool full_pass)
+		      const struct apply_change *ch, const char *reason, bool full_pass)
 {
+	const char *path = tier_plan_entry_path(e);
 	const char *file = tier_attr_to_string(ch->attr), *property = unit_property[ch->attr];
 	struct log_fields f = {
-		.cgroup = e->path,
-		.class = e->class->name,
-		.rule = e->rule->name,
+		.cgroup = path,
+		.class = tier_plan_entry_class(e)->name,
+		.rule = tier_plan_entry_rule(e)->name,
 		.knob = file,
 	};
 	bool read_failed = !ch->old_value[0];
@@ -159,10 +183,21 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 		/* A file missing in a cgroup that is gone now: it vanished (a
 		 * directory removed after it was opened has no files). */
 		if (ch->status == TIER_APPLY_VANISHED ||
-		    (ch->error == -EOPNOTSUPP && !tier_cgroup_exists(m->ctx, e->path)))
-			return log_debug("%s: vanished, skipping", e->path), 0;
+		    (ch->error == -EOPNOTSUPP && !tier_cgroup_exists(m->ctx, path)))
+			return log_debug("%s: vanished, skipping", path), 0;
+		if (ch->attr == TIER_ATTR_NUMA_BALANCING && ch->error == -EOPNOTSUPP) {
+			/* The reaction path finds this out by reading: say it once. */
+			if (!m->warned_unsupported)
+				log_cgroup(LOG_WARNING, &f,
+					   "%s: no memory.numa_balancing: the kernel lacks the tierd "
+					   "patches (or the memory controller is not enabled for this "
+					   "cgroup); mode '%s' of class %s not applied, ignoring",
+					   path, ch->new_value, f.class);
+			m->warned_unsupported = true;
+			return 0;
+		}
 		return log_cgroup_errno(ch->attr == TIER_ATTR_NUMA_BALANCING ? LOG_WARNING : LOG_DEBUG,
-					ch->error, &f, "%s: cannot read %s: %m, ignoring", e->path,
+					ch->error, &f, "%s: cannot read %s: %m, ignoring", path,
 					file),
 		       0;
 	}
@@ -183,53 +218,65 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 				return log_oom();
 		}
 		log_cgroup(LOG_NOTICE, &f, "%s: would set %s %s -> %s%s%s (class %s, rule %s, %s; dry run)",
-			   e->path, file, f.old, f.new, unit ? " via systemd " : "", unit ? unit : "",
+			   path, file, f.old, f.new, unit ? " via systemd " : "", unit ? unit : "",
 			   f.class, f.rule, reason);
 		return 0;
 	}
 	if (ch->status == TIER_APPLY_VANISHED ||
 	    (ch->status != TIER_APPLY_CHANGED && ch->error == -EOPNOTSUPP &&
-	     !tier_cgroup_exists(m->ctx, e->path)))
-		return log_debug("%s: vanished while being applied, skipping", e->path), 0;
+	     !tier_cgroup_exists(m->ctx, path)))
+		return log_debug("%s: vanished while being applied, skipping", path), 0;
 	if (ch->status != TIER_APPLY_CHANGED) {
 		m->n_errors++;
 		return log_cgroup_errno(LOG_WARNING, ch->error, &f,
-					"%s: failed to write %s=%s: %m, ignoring", e->path, file, f.new),
+					"%s: failed to write %s=%s: %m, ignoring", path, file, f.new),
 		       0;
 	}
 	m->n_writes++;
 	if (w->queued[ch->attr])
 		/* The outcome is logged when systemd answers. */
-		log_debug("%s: %s=%s for %s handed to systemd (%s)", e->path, property, f.new,
+		log_debug("%s: %s=%s for %s handed to systemd (%s)", path, property, f.new,
 			  w->unit, reason);
 	else
-		log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", e->path, file,
+		log_cgroup(LOG_INFO, &f, "%s: %s %s -> %s (class %s, rule %s, %s)", path, file,
 			   f.old, f.new, f.class, f.rule, reason);
 	return 0;
 }
 
-static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *reason,
-		       bool full_pass)
+/*
+ * Apply one entry: tier_apply_entry() reads each value the entry sets once,
+ * compares and writes only what differs.  x (may be NULL) records what is
+ * now as desired.
+ */
+static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int dfd,
+		       const char *reason, bool full_pass, struct managed *x)
 {
+	const char *path = tier_plan_entry_path(e);
+	const struct tier_class *cls = tier_plan_entry_class(e);
+	const struct tier_rule *rule = tier_plan_entry_rule(e);
+	const struct tier_matcher *matcher = tier_plan_entry_matcher(e);
 	struct apply_writer w = {
 		.m = m,
-		.cgroup = e->path,
-		.class = e->class->name,
-		.rule = e->rule->name,
+		.by_fd = dfd >= 0,
+		.cgroup = path,
+		.class = cls->name,
+		.rule = rule->name,
 		.reason = reason,
 	};
 	unsigned flags = manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0;
-	struct tier_apply_result res;
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
+	uint64_t mode, cur;
 	int r;
 
-	log_debug("%s: class %s (rule %s, %s matched %s)", e->path, e->class->name, e->rule->name,
-		  e->matcher ? tier_matcher_kind_to_string(e->matcher->kind) : "?",
-		  e->matched_value ? e->matched_value : "?");
-	if (e->set_mode && !e->mode_supported) {
+	log_debug("%s: class %s (rule %s, %s matched %s)", path, cls->name, rule->name,
+		  matcher ? tier_matcher_kind_to_string(matcher->kind) : "?",
+		  tier_plan_entry_matched_value(e) ?: "?");
+	if (tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &mode) == 0 &&
+	    tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &cur) == -EOPNOTSUPP) {
 		struct log_fields f = {
-			.cgroup = e->path,
-			.class = e->class->name,
-			.rule = e->rule->name,
+			.cgroup = path,
+			.class = cls->name,
+			.rule = rule->name,
 			.knob = "memory.numa_balancing",
 		};
 
@@ -238,39 +285,51 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 				   "%s: no memory.numa_balancing: the kernel lacks the tierd patches "
 				   "(or the memory controller is not enabled for this cgroup); "
 				   "mode '%s' of class %s not applied, ignoring",
-				   e->path, tier_mode_to_string(e->mode), e->class->name);
+				   path, tier_mode_to_string((enum tier_mode)mode), cls->name);
 		m->warned_unsupported = true;
 		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
 	}
-	/* Re-reads every value: the observed ones may be stale by now. */
-	r = tier_apply_entry(m->ctx, e, flags, write_attr, &w, &res);
+	if (dfd >= 0)
+		r = tier_apply_entry_at(m->ctx, dfd, e, flags, write_attr, &w, &res);
+	else
+		r = tier_apply_entry(m->ctx, e, flags, write_attr, &w, &res);
 	if (r < 0) {
 		free(w.unit);
-		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", e->path,
-					 e->class->name),
+		if (r == -ENOMEM)
+			return log_oom();
+		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", path,
+					 cls->name),
 		       0;
 	}
 	r = 0;
-	for (unsigned i = 0; r >= 0 && i < res.n_changes; i++)
-		r = log_change(m, e, &w, &res.changes[i], reason, full_pass);
+	for (size_t i = 0; r >= 0 && i < tier_apply_result_change_count(res); i++) {
+		struct apply_change ch = apply_change_get(res, i);
+
+		if (x)
+			x->applied[ch.attr] = ch.status == TIER_APPLY_UNCHANGED ||
+					      (ch.status == TIER_APPLY_CHANGED && !manager_dry_run(m));
+		r = log_change(m, e, &w, &ch, reason, full_pass);
+	}
 	free(w.unit);
 	return r;
 }
 
 /*
  * Does what tier_observe() just read already match the entry?  Then the
- * reconcile skips the entry: re-reading every value of every cgroup was
- * most of an idle reconcile.  Anything else (a difference, a missing knob,
- * a limit that is not a page multiple) goes through apply, which re-reads.
+ * full pass skips the entry: re-reading every value of every cgroup was
+ * most of a full pass.  Anything else (a difference, a missing knob, a
+ * limit that is not a page multiple) goes through apply, which re-reads.
  */
 static bool entry_in_sync(const struct tier_plan_entry *e)
 {
-	if (e->set_mode && (!e->mode_supported || e->current_mode != e->mode))
-		return false;
-	if (e->set_low && e->current_low != e->memory_low)
-		return false;
-	if (e->set_high && e->current_high != e->memory_high)
-		return false;
+	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
+		uint64_t want, cur;
+
+		if (tier_plan_entry_get_desired(e, (enum tier_attr)a, &want) < 0)
+			continue;
+		if (tier_plan_entry_get_current(e, (enum tier_attr)a, &cur) < 0 || cur != want)
+			return false;
+	}
 	return true;
 }
 
@@ -287,36 +346,32 @@ static void cache_set(struct manager *m, struct tier_observed *obs, struct tier_
 	cache_drop(m);
 	m->cache_obs = obs;
 	m->cache_plan = plan;
-	m->cache_gen = m->tree_gen;
 }
 
-void manager_tree_changed(struct manager *m)
+static unsigned observe_flags(const struct manager *m)
 {
-	m->tree_gen++;
+	return (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+	       (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
 }
 
-int manager_apply_subtree(struct manager *m, const char *subtree, const char *reason)
+/*
+ * The full pass: the only place the whole tree is observed (startup,
+ * reload, events lost, and periodically only while events cannot cover
+ * the tree).  It rebuilds the table of managed cgroups.
+ */
+static int manager_full_pass(struct manager *m, const char *reason)
 {
 	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
-	struct tier_plan_entry tmp;
-	unsigned flags = 0;
-	size_t n_managed = 0;
 	int r;
 
-	if (m->policy_has_exe)
-		flags |= TIER_OBSERVE_EXE;
-	if (m->policy_has_annotation)
-		flags |= TIER_OBSERVE_ANNOTATIONS;
-	r = tier_observe(m->ctx, m->topo, subtree, flags, &obs);
-	if (r == -ENOENT && subtree)
-		return log_debug("%s: vanished before it could be read, skipping", subtree), 0;
+	m->n_tree_observes++;
+	log_debug("Observing the whole cgroup tree (%s)", reason);
+	r = tier_observe(m->ctx, m->topo, NULL, observe_flags(m), &obs);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
-		return log_warning_errno(r, "Failed to read the cgroup tree below %s: %m, ignoring",
-					 subtree ? subtree : "/"),
-		       0;
+		return log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring"), 0;
 	r = tier_evaluate(m->policy, obs, &plan);
 	if (r < 0) {
 		tier_observed_free(obs);
@@ -324,46 +379,57 @@ int manager_apply_subtree(struct manager *m, const char *subtree, const char *re
 			return log_oom();
 		return log_warning_errno(r, "Failed to evaluate the policy: %m, ignoring"), 0;
 	}
-	if (!subtree)
-		manager_pending_clear(m);
+	manager_pending_clear(m);
+	managed_table_clear(&m->managed);
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
+		const char *path = tier_plan_entry_path(e);
+		struct managed *x;
+		bool in_sync;
 
 		/* A full pass also catches directories we could not watch. */
-		if (!subtree && m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, e->path)) {
-			r = cgroup_watcher_add_tree(m, e->path);
+		if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path)) {
+			r = cgroup_watcher_add_tree(m, path, false);
 			if (r == -ENOMEM)
 				goto out;
 		}
-		if (!e->rule)
+		if (!tier_plan_entry_rule(e))
 			continue;
-		n_managed++;
+		r = managed_table_put(&m->managed, e, &x);
+		if (r < 0) {
+			r = log_oom();
+			goto out;
+		}
 		/* What fairness holds (promotion off, memory.high) is not undone. */
 		e = fair_filter_entry(m->fair, e, &tmp);
+		if (!e) {
+			r = log_oom();
+			goto out;
+		}
 		/* Just observed and already right: nothing to re-read or write. */
-		if (entry_in_sync(e))
+		in_sync = entry_in_sync(e);
+		for (int a = 0; a < _TIER_ATTR_MAX; a++)
+			x->applied[a] = in_sync;
+		if (in_sync)
 			continue;
-		r = apply_entry(m, e, reason, !subtree);
+		r = apply_entry(m, e, -1, reason, true, x);
 		if (r < 0)
 			goto out;
 	}
-	if (!subtree) {
-		m->pending_valid = true;
-		m->n_cgroups = tier_plan_count(plan);
-		m->n_managed = n_managed;
-		/* The rebalance uses this evaluation until the tree changes. */
-		cache_set(m, obs, plan);
-		obs = NULL;
-		plan = NULL;
-	} else {
-		manager_tree_changed(m);
-		if (n_managed > 0)
-			manager_schedule_rebalance(m); /* a new cgroup shares the fast tier */
-	}
+	m->pending_valid = true;
+	m->n_cgroups = tier_plan_count(plan);
+	/* Unprivileged callers of the bus API are answered from this. */
+	cache_set(m, obs, plan);
+	obs = NULL;
+	plan = NULL;
 	r = 0;
 out:
 	tier_plan_free(plan);
 	tier_observed_free(obs);
+	/* A pass over the whole tree allocates and frees a lot at once: give
+	 * the free part back rather than keep it resident. */
+	(void)malloc_trim(0);
 	return r;
 }
 
@@ -373,12 +439,12 @@ int manager_reconcile(struct manager *m, const char *reason)
 	uint64_t w0 = m->n_writes;
 	int r;
 
-	r = manager_apply_subtree(m, NULL, reason);
+	r = manager_full_pass(m, reason);
 	if (r < 0)
 		return r;
 	m->n_reconciles++;
-	log_debug("Reconciled %llu cgroups (%llu in a class, %llu writes) in %.1f ms (%s)",
-		  (unsigned long long)m->n_cgroups, (unsigned long long)m->n_managed,
+	log_debug("Reconciled %llu cgroups (%zu in a class, %llu writes) in %.1f ms (%s)",
+		  (unsigned long long)m->n_cgroups, m->managed.n,
 		  (unsigned long long)(m->n_writes - w0),
 		  (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0, reason);
 	manager_update_status(m);
@@ -435,6 +501,12 @@ static int arm_timer(struct manager *m, sd_event_source **source, uint64_t usec,
 	return 0;
 }
 
+/* Can events miss a change?  Then, and only then, a periodic full pass. */
+static bool reconcile_needed(const struct manager *m)
+{
+	return m->cg.fd < 0 || m->cg.limit_hit || (m->policy_has_exe && !m->proc.source);
+}
+
 static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -443,16 +515,170 @@ static int on_reconcile_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	r = manager_reconcile(m, "periodic reconcile");
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
-	r = arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer,
-		      "reconcile-timer");
-	if (r < 0)
-		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
+	manager_reconcile_timer_update(m);
 	return 0;
 }
 
-static int arm_reconcile_timer(struct manager *m)
+void manager_reconcile_timer_update(struct manager *m)
 {
-	return arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer, "reconcile-timer");
+	int r;
+
+	if (!reconcile_needed(m)) {
+		if (m->reconcile_timer)
+			(void)sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_OFF);
+		return;
+	}
+	r = arm_timer(m, &m->reconcile_timer, m->reconcile_usec, on_reconcile_timer,
+		      "reconcile-timer");
+	if (r < 0)
+		log_warning_errno(r, "Failed to arm the reconcile timer: %m, ignoring");
+}
+
+/*
+ * The reaction path: obs is one cgroup (tier_observe_cgroup_at(), or built
+ * from it); evaluate it alone (the policy's rule index), update the table,
+ * apply.  No tree observe, no blocking call.
+ */
+static int react_apply(struct manager *m, const struct tier_observed *obs, int dfd,
+		       const char *reason)
+{
+	_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
+	_cleanup_(tier_plan_freep) struct tier_plan *plan = NULL;
+	const struct tier_plan_entry *e;
+	const char *path;
+	struct managed *x;
+	int r;
+
+	r = tier_evaluate(m->policy, obs, &plan);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "%s: cannot evaluate the policy: %m, ignoring",
+					 tier_observed_cgroup_path(tier_observed_get(obs, 0))), 0;
+	e = tier_plan_entry(plan, 0);
+	path = tier_plan_entry_path(e);
+	if (!tier_plan_entry_rule(e)) {
+		if (managed_table_remove(&m->managed, path, false) > 0) {
+			log_debug("%s: no longer in a class", path);
+			manager_schedule_rebalance(m);
+		}
+		return 0;
+	}
+	r = managed_table_put(&m->managed, e, &x);
+	if (r < 0)
+		return log_oom();
+	if (r > 0)
+		manager_schedule_rebalance(m);
+	/* What fairness holds (promotion off, memory.high) is not undone. */
+	e = fair_filter_entry(m->fair, x->entry, &tmp);
+	if (!e)
+		return log_oom();
+	return apply_entry(m, e, dfd, reason, false, x);
+}
+
+int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const char *reason)
+{
+	_cleanup_(tier_observed_freep) struct tier_observed *obs = NULL;
+	int r;
+
+	r = tier_observe_cgroup_at(m->ctx, m->topo, dfd, cgroup, observe_flags(m), &obs);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_debug_errno(r, "%s: cannot read it: %m, skipping", cgroup), 0;
+	return react_apply(m, obs, dfd, reason);
+}
+
+int manager_cgroup_populated(struct manager *m, const char *cgroup, const char *reason)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (m->policy_has_exe) {
+		/* exe= rules may match its processes now. */
+		r = tier_cgroup_open(m->ctx, cgroup, &fd);
+		if (r == -ENOMEM)
+			return log_oom();
+		if (r < 0)
+			return log_debug_errno(r, "%s: cannot open it: %m, skipping", cgroup), 0;
+		r = manager_cgroup_added(m, cgroup, fd, reason);
+		if (r < 0)
+			return r;
+	}
+	/* A managed cgroup with processes shares the fast tier. */
+	if (managed_table_get(&m->managed, cgroup))
+		manager_schedule_rebalance(m);
+	return 0;
+}
+
+/* The one cgroup of an exec event: its unit and annotations as read, and as
+ * executables exe and (if an exe rule put it in its class) the one that
+ * matched then, which still counts (first match wins); the other processes'
+ * executables matched nothing. */
+static int exec_observed(struct manager *m, const char *cgroup, int fd, const char *exe,
+			 struct tier_observed **ret)
+{
+	_cleanup_(tier_observed_freep) struct tier_observed *read = NULL, *o = NULL;
+	const struct managed *x = managed_table_get(&m->managed, cgroup);
+	const struct tier_matcher *mt = x ? tier_plan_entry_matcher(x->entry) : NULL;
+	const char *matched = x ? tier_plan_entry_matched_value(x->entry) : NULL;
+	const struct tier_observed_cgroup *rc;
+	struct tier_observed_cgroup *c;
+	int r;
+
+	r = tier_observe_cgroup_at(m->ctx, m->topo, fd, cgroup,
+				   observe_flags(m) & TIER_OBSERVE_ANNOTATIONS, &read);
+	if (r < 0)
+		return r;
+	rc = tier_observed_get(read, 0);
+	r = tier_observed_new(tier_observed_fast_capacity(read), &o);
+	if (r >= 0)
+		r = tier_observed_add(o, cgroup, &c);
+	if (r >= 0)
+		r = tier_observed_cgroup_set_current(c, TIER_ATTR_NUMA_BALANCING, TIER_MODE_INHERIT);
+	if (r >= 0 && tier_observed_cgroup_unit(rc))
+		r = tier_observed_cgroup_set_unit(c, tier_observed_cgroup_unit(rc));
+	for (const char *const *a = tier_observed_cgroup_annotations(rc); r >= 0 && *a; a++)
+		r = tier_observed_cgroup_add_annotation(c, *a);
+	if (r >= 0)
+		r = tier_observed_cgroup_add_exe(c, exe);
+	if (r >= 0 && mt && mt->kind == TIER_MATCH_EXE && matched && strcmp(matched, exe) != 0)
+		r = tier_observed_cgroup_add_exe(c, matched);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(o);
+	return 0;
+}
+
+int manager_cgroup_exec(struct manager *m, const char *cgroup, const char *exe,
+			const char *reason)
+{
+	_cleanup_(tier_observed_freep) struct tier_observed *obs = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	r = tier_cgroup_open(m->ctx, cgroup, &fd);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_debug_errno(r, "%s: cannot open it: %m, skipping", cgroup), 0;
+	r = exec_observed(m, cgroup, fd, exe, &obs);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_debug_errno(r, "%s: cannot read it: %m, skipping", cgroup), 0;
+	return react_apply(m, obs, fd, reason);
+}
+
+void manager_cgroup_removed(struct manager *m, const char *cgroup, bool subtree)
+{
+	size_t n = managed_table_remove(&m->managed, cgroup, subtree);
+
+	systemd_unit_forget(m, cgroup, subtree);
+	if (n > 0)
+		manager_schedule_rebalance(m);
+	else if (m->fair && fair_state_find(m->fair, cgroup))
+		manager_schedule_rebalance(m);
 }
 
 /* tierd-fair hooks: memory.high the way apply writes it (through systemd for
@@ -461,17 +687,16 @@ static int fair_set_high(void *userdata, const char *cgroup, uint64_t bytes)
 {
 	struct manager *m = userdata;
 	struct apply_writer w = { .m = m, .cgroup = cgroup, .reason = "fair share" };
-	struct tier_apply_change ch = { .attr = TIER_ATTR_MEMORY_HIGH };
+	char new_value[TIER_VALUE_MAX];
 	_cleanup_free_ char *old = NULL;
 	int r;
 
 	if (bytes == UINT64_MAX)
-		snprintf(ch.new_value, sizeof(ch.new_value), "max");
+		snprintf(new_value, sizeof(new_value), "max");
 	else
-		snprintf(ch.new_value, sizeof(ch.new_value), "%llu", (unsigned long long)bytes);
-	if (tier_cgroup_read(m->ctx, cgroup, "memory.high", &old) >= 0)
-		snprintf(ch.old_value, sizeof(ch.old_value), "%s", old);
-	r = write_attr(&w, m->ctx, cgroup, &ch);
+		snprintf(new_value, sizeof(new_value), "%llu", (unsigned long long)bytes);
+	(void)tier_cgroup_read(m->ctx, cgroup, "memory.high", &old);
+	r = write_attr(&w, m->ctx, cgroup, TIER_ATTR_MEMORY_HIGH, old ?: "", new_value);
 	free(w.unit);
 	return r;
 }
@@ -525,6 +750,8 @@ static int fair_save(void *userdata, const struct fair_state *s)
 	return 0;
 }
 
+static const char *fair_rule_name(void *userdata, const char *cgroup);
+
 static const struct fair_ops *manager_fair_ops(struct manager *m)
 {
 	static struct fair_ops ops;
@@ -534,6 +761,7 @@ static const struct fair_ops *manager_fair_ops(struct manager *m)
 		.set_high = fair_set_high,
 		.log = fair_log,
 		.save = fair_save,
+		.rule_name = fair_rule_name,
 	};
 	return &ops;
 }
@@ -570,38 +798,39 @@ static int fair_state_restore(struct manager *m)
 }
 
 /*
- * The candidates of the fair share: every managed cgroup.  libtier decides
- * which of them share (the top-most, populated ones).  This is the one place
- * that says where the manager keeps its managed cgroups (today the cached
- * plan of the last full pass).
+ * The candidates of the fair share: every managed cgroup, from the table
+ * (libtier decides which of them share: the top-most, populated ones).  No
+ * tree observe and no evaluation: the table is what the reaction path and
+ * the last full pass decided.  The one place that says where the manager
+ * keeps its managed cgroups.
  */
 static int manager_fill_share(struct manager *m, struct tier_share *share)
 {
-	if (!m->cache_plan || m->cache_gen != m->tree_gen) {
-		struct tier_observed *obs = NULL;
-		struct tier_plan *plan = NULL;
-		unsigned flags = (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
-				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
-		int r;
+	for (size_t i = 0; i < m->managed.n_buckets; i++)
+		for (const struct managed *x = m->managed.buckets[i]; x; x = x->next) {
+			int r = tier_share_add(share, x->path, tier_plan_entry_class(x->entry));
 
-		cache_drop(m);
-		r = tier_observe(m->ctx, m->topo, NULL, flags, &obs);
-		if (r >= 0)
-			r = tier_evaluate(m->policy, obs, &plan);
-		if (r < 0) {
-			tier_observed_free(obs);
-			return r;
+			if (r < 0 && r != -EINVAL) /* -EINVAL: "/", never shares */
+				return r;
 		}
-		cache_set(m, obs, plan);
-	}
-	return tier_share_add_plan(share, m->cache_plan);
+	return 0;
+}
+
+/* For fair's records: the rule that put cgroup in its class. */
+static const char *fair_rule_name(void *userdata, const char *cgroup)
+{
+	struct manager *m = userdata;
+	const struct managed *x = managed_table_get(&m->managed, cgroup);
+	const struct tier_rule *rule = x ? tier_plan_entry_rule(x->entry) : NULL;
+
+	return rule ? rule->name : NULL;
 }
 
 int manager_rebalance(struct manager *m, const char *reason)
 {
 	const struct fair_ops *ops = manager_fair_ops(m);
 	const struct fair_summary *sum;
-	struct tier_share *share = NULL;
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
 	uint64_t w0, t0 = now_usec(CLOCK_MONOTONIC);
 	int r;
 
@@ -615,11 +844,15 @@ int manager_rebalance(struct manager *m, const char *reason)
 	if (r >= 0)
 		r = fair_rebalance(m->fair, m->ctx, m->topo, m->policy, share,
 				   now_usec(CLOCK_MONOTONIC), manager_dry_run(m), ops);
-	tier_share_free(share);
+	/* What the round allocated goes back to the system: the daemon is
+	 * idle until the next one. */
+	tier_share_free(TAKE_PTR(share));
+	(void)malloc_trim(0);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
 		return log_warning_errno(r, "Fair-share rebalance failed: %m, ignoring"), 0;
+	m->n_rebalances++;
 	sum = fair_state_summary(m->fair);
 	m->n_writes += sum->n_writes - w0;
 	log_debug("Rebalanced %zu cgroups (%s): %zu limited, %zu with promotion off, Jain %.3f, "
@@ -629,7 +862,7 @@ int manager_rebalance(struct manager *m, const char *reason)
 	return 0;
 }
 
-static int on_rebalance_defer(sd_event_source *s, void *userdata)
+static int on_rebalance_debounce(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
@@ -638,23 +871,44 @@ static int on_rebalance_defer(sd_event_source *s, void *userdata)
 	return 0;
 }
 
+/*
+ * After changes, one rebalance once they have settled: the first change of a
+ * burst arms the timer, each later one moves it to REBALANCE_QUIET_USEC
+ * after itself, but never beyond REBALANCE_MAX_DELAY_USEC after the first.
+ * A round reads the usage of every cgroup that shares the fast tier, so it
+ * must not run between the events of a burst, in front of the new cgroups
+ * still waiting for their class.
+ */
+#define REBALANCE_QUIET_USEC (200 * 1000ull)
+#define REBALANCE_MAX_DELAY_USEC (5 * 1000000ull)
+
+static bool rebalance_pending(const struct manager *m)
+{
+	int enabled = SD_EVENT_OFF;
+
+	return m->rebalance_debounce &&
+	       sd_event_source_get_enabled(m->rebalance_debounce, &enabled) >= 0 &&
+	       enabled != SD_EVENT_OFF;
+}
+
 void manager_schedule_rebalance(struct manager *m)
 {
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 	int r;
 
-	if (!m->fair)
+	if (!m->fair || m->exiting)
 		return;
-	if (m->rebalance_defer) {
-		(void)sd_event_source_set_enabled(m->rebalance_defer, SD_EVENT_ONESHOT);
+	if (rebalance_pending(m)) {
+		if (now - m->rebalance_first_usec + REBALANCE_QUIET_USEC <= REBALANCE_MAX_DELAY_USEC)
+			(void)sd_event_source_set_time_relative(m->rebalance_debounce,
+								REBALANCE_QUIET_USEC);
 		return;
 	}
-	r = sd_event_add_defer(m->event, &m->rebalance_defer, on_rebalance_defer, m);
-	if (r < 0) {
+	m->rebalance_first_usec = now;
+	r = arm_timer(m, &m->rebalance_debounce, REBALANCE_QUIET_USEC, on_rebalance_debounce,
+		      "rebalance-debounce");
+	if (r < 0)
 		log_warning_errno(r, "Failed to schedule a rebalance: %m, ignoring");
-		return;
-	}
-	(void)sd_event_source_set_description(m->rebalance_defer, "rebalance-now");
-	(void)sd_event_source_set_priority(m->rebalance_defer, SD_EVENT_PRIORITY_IDLE);
 }
 
 static int on_rebalance_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -662,7 +916,8 @@ static int on_rebalance_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	int r;
 
-	if (manager_rebalance(m, "periodic") == -ENOMEM)
+	/* A round after changes is coming anyway, once they settle. */
+	if (!rebalance_pending(m) && manager_rebalance(m, "periodic") == -ENOMEM)
 		return sd_event_exit(m->event, -ENOMEM);
 	r = arm_timer(m, &m->rebalance_timer, m->rebalance_usec, on_rebalance_timer,
 		      "rebalance-timer");
@@ -709,10 +964,10 @@ char *manager_status_text(struct manager *m)
 	char *s = NULL;
 	int r;
 
-	r = asprintf(&s, "%s%llu cgroups, %llu in a class (last full pass), %llu writes; "
+	r = asprintf(&s, "%s%llu cgroups, %zu in a class, %llu writes; "
 		     "fast tier shared by %zu (%s, Jain %.2f)%s%s%s",
 		     manager_dry_run(m) ? "DRY RUN: " : "", (unsigned long long)m->n_cgroups,
-		     (unsigned long long)m->n_managed, (unsigned long long)m->n_writes,
+		     m->managed.n, (unsigned long long)m->n_writes,
 		     fs ? fs->n_cgroups : 0, fair_method_to_string(fs ? fs->method : FAIR_METHOD_NONE),
 		     fs ? fs->jain : 1.0,
 		     m->last_reload_failed ? "; last reload FAILED, old policy kept: " : "",
@@ -757,8 +1012,12 @@ int manager_reload(struct manager *m, const char *reason)
 	    strcmp(d->cgroup_root, tier_ctx_get_cgroup_root(m->ctx)) != 0)
 		log_warning("cgroup_root changed to %s; a restart is needed for that, ignoring",
 			    d->cgroup_root);
-	cache_drop(m); /* its plan points into the old policy */
-	manager_tree_changed(m);
+	/* The table, the rebalance's plan and the cache point into the old
+	 * policy; units are looked up again (a reload may follow a change of
+	 * the units, or a daemon-reload of systemd). */
+	cache_drop(m);
+	managed_table_clear(&m->managed);
+	systemd_unit_cache_flush(m);
 	tier_policy_free(m->policy);
 	m->policy = np;
 	m->last_reload_failed = false;
@@ -778,9 +1037,6 @@ int manager_reload(struct manager *m, const char *reason)
 	r = config_watcher_start(m);
 	if (r == -ENOMEM)
 		return r;
-	r = arm_reconcile_timer(m);
-	if (r < 0)
-		log_warning_errno(r, "Failed to re-arm the reconcile timer: %m, ignoring");
 	r = arm_rebalance_timer(m);
 	if (r < 0)
 		log_warning_errno(r, "Failed to re-arm the rebalance timer: %m, ignoring");
@@ -790,6 +1046,7 @@ int manager_reload(struct manager *m, const char *reason)
 	r = manager_rebalance(m, "reload");
 	if (r < 0)
 		return r;
+	manager_reconcile_timer_update(m);
 	log_info("Policy reloaded in %.1f ms: %zu classes, %zu rules",
 		 (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0, tier_policy_class_count(m->policy),
 		 tier_policy_rule_count(m->policy));
@@ -805,7 +1062,7 @@ static int on_exit_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 
 	log_warning("systemd did not answer %zu calls within %llu s, exiting anyway",
-		    m->n_systemd_jobs, EXIT_WAIT_USEC / 1000000);
+		    m->sd.n_jobs, EXIT_WAIT_USEC / 1000000);
 	return sd_event_exit(m->event, 0);
 }
 
@@ -839,7 +1096,7 @@ static void manager_release_done(struct manager *m)
 {
 	if (!m->released || m->run.fd < 0)
 		return;
-	if (m->n_errors != m->release_errors || m->n_systemd_jobs > 0) {
+	if (m->n_errors != m->release_errors || m->sd.n_jobs > 0) {
 		log_warning("Not every value fairness held could be given back; %s/%s keeps them "
 			    "for the next start", m->run.path, FAIR_STATE_NAME);
 		return;
@@ -865,15 +1122,15 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	(void)sd_event_source_set_enabled(m->reconcile_timer, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->rebalance_timer, SD_EVENT_OFF);
-	(void)sd_event_source_set_enabled(m->rebalance_defer, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->rebalance_debounce, SD_EVENT_OFF);
 	r = manager_release_fairness(m);
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
-	if (m->n_systemd_jobs == 0)
+	if (m->sd.n_jobs == 0)
 		return sd_event_exit(m->event, 0);
 	/* Wait for systemd's answers (bounded), then exit. */
 	m->exiting = true;
-	log_debug("Waiting for %zu calls to systemd", m->n_systemd_jobs);
+	log_debug("Waiting for %zu calls to systemd", m->sd.n_jobs);
 	r = sd_event_add_time_relative(m->event, &m->exit_timer, CLOCK_MONOTONIC, EXIT_WAIT_USEC, 0,
 				       on_exit_timer, m);
 	if (r < 0)
@@ -913,7 +1170,7 @@ int manager_new(const struct manager_args *args, struct manager **ret)
 	m->cg.fd = -1;
 	m->cfg.fd = -1;
 	m->cfg.wd_dir = m->cfg.wd_dropin = -1;
-	m->api_fd = -1;
+	m->api.fd = -1;
 	m->run.fd = m->run.lock_fd = -1;
 	*ret = m;
 
@@ -1015,9 +1272,7 @@ int manager_startup(struct manager *m)
 	r = manager_rebalance(m, "startup");
 	if (r < 0)
 		return r;
-	r = arm_reconcile_timer(m);
-	if (r < 0)
-		return r;
+	manager_reconcile_timer_update(m);
 	r = arm_rebalance_timer(m);
 	if (r < 0)
 		return r;
@@ -1054,10 +1309,11 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->reconcile_timer);
 	sd_event_source_disable_unref(m->reconcile_defer);
 	sd_event_source_disable_unref(m->rebalance_timer);
-	sd_event_source_disable_unref(m->rebalance_defer);
+	sd_event_source_disable_unref(m->rebalance_debounce);
 	sd_event_source_disable_unref(m->exit_timer);
 	fair_state_free(m->fair);
 	cache_drop(m);
+	managed_table_clear(&m->managed);
 	manager_pending_clear(m);
 	free(m->fair_state_saved);
 	sd_event_source_disable_unref(m->sigterm);

@@ -20,14 +20,17 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 #include "tierd-bus.h"
 #include "tierd-cgwatch.h"
 #include "tierd-config.h"
 #include "tierd-proc.h"
 #include "tierd-rundir.h"
+#include "tierd-systemd.h"
+#include "tierd-table.h"
 
 struct fair_state;		/* tierd-fair.h */
-struct systemd_job;		/* tierd-systemd.h */
 
 struct manager_args {
 	const char *config;
@@ -58,19 +61,20 @@ struct manager {
 
 	sd_event *event;
 	sd_event_source *sigterm, *sigint, *sighup;
-	sd_event_source *reconcile_timer;
+	sd_event_source *reconcile_timer;	/* armed only while events cannot cover all */
 	sd_event_source *reconcile_defer;	/* a full reconcile asked for soon */
 	sd_event_source *rebalance_timer;	/* fair shares, every rebalance_interval */
-	sd_event_source *rebalance_defer;	/* a rebalance asked for soon */
+	sd_event_source *rebalance_debounce;	/* a rebalance after changes, coalesced */
+	uint64_t rebalance_first_usec;		/* the first change it waits for */
 	struct fair_state *fair;		/* tierd-fair.c: targets, hysteresis */
 	uint64_t rebalance_usec;
-	/* The tree as the last full pass evaluated it, for the rebalance: the
-	 * rule matches and class values change only with the tree (a cgroup
-	 * created, removed, filled, an exec) or the policy, which bump
-	 * tree_gen; usage is read fresh each round anyway. */
+	/* The cgroups in a class, per event (tierd-table.h); the fair share
+	 * of each rebalance is filled from it (manager_fill_share()). */
+	struct managed_table managed;
+	/* The last full pass (startup, reload, overflow), which unprivileged
+	 * callers of the bus API are answered from. */
 	struct tier_observed *cache_obs;
 	struct tier_plan *cache_plan;
-	uint64_t tree_gen, cache_gen;
 	/* Changes the last full pass left undone (valid after one ran). */
 	struct pending_change *pending;
 	size_t n_pending, alloc_pending;
@@ -90,18 +94,12 @@ struct manager {
 
 	struct run_dir run;
 
-	sd_bus *systemd_bus;		/* to systemd (system bus or private socket) */
-	struct systemd_job *systemd_jobs;	/* calls to systemd in flight */
-	size_t n_systemd_jobs;
+	struct systemd_client sd;	/* tierd-systemd.h */
 	bool exiting;			/* SIGTERM: exit once the jobs are done */
 	bool released;			/* SIGTERM gave back what fairness held */
 	uint64_t release_errors;	/* n_errors before that */
 	sd_event_source *exit_timer;
-	sd_bus *api_bus;		/* org.tierd.Manager1 on the system bus, or NULL */
-	sd_event_source *api_retry;	/* reconnect to the system bus after losing it */
-	sd_event_source *api_listen;
-	int api_fd;
-	struct bus_ratelimit bus_rl;
+	struct bus_api api;		/* tierd-bus.h */
 
 	/* Reload status */
 	uint64_t n_reloads;
@@ -110,11 +108,12 @@ struct manager {
 	size_t last_reload_n_errors;
 
 	/* Counters */
-	uint64_t n_cgroups;		/* cgroups seen by the last full reconcile */
-	uint64_t n_managed;
+	uint64_t n_cgroups;		/* cgroups seen by the last full pass */
 	uint64_t n_writes;
 	uint64_t n_errors;
 	uint64_t n_reconciles;
+	uint64_t n_tree_observes;	/* full-tree observes: startup, reload, overflow */
+	uint64_t n_rebalances;
 	bool warned_unsupported;
 };
 
@@ -127,17 +126,34 @@ int manager_startup(struct manager *m);
 int manager_run(struct manager *m);
 
 bool manager_dry_run(const struct manager *m);
-/* Evaluate and apply the policy to subtree (NULL = whole tree). */
-int manager_apply_subtree(struct manager *m, const char *subtree, const char *reason);
-/* Full reconcile now / soon (coalesced). */
+/* A full pass: observe the whole tree, evaluate, apply, and rebuild the
+ * table of managed cgroups (startup, reload, lost events). */
 int manager_reconcile(struct manager *m, const char *reason);
 void manager_schedule_reconcile(struct manager *m, const char *reason);
+/* Arm the periodic reconcile if events cannot cover the whole tree (the
+ * inotify watch limit was hit, exe= rules without the proc connector),
+ * disarm it otherwise. */
+void manager_reconcile_timer_update(struct manager *m);
 int manager_reload(struct manager *m, const char *reason);
-/* Fair shares of the fast tier: one round now / soon (coalesced). */
+
+/*
+ * The reaction path, one cgroup per event: evaluate that cgroup alone
+ * (rule index, no tree observe), read each value it sets once, write what
+ * differs, and keep the table of managed cgroups up to date.
+ *   added:     a new cgroup, whose directory the watcher has open as dfd;
+ *   populated: processes were moved in (exe= rules may match now);
+ *   exec:      a process in it executed exe, which an exe= rule matches.
+ */
+int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const char *reason);
+int manager_cgroup_populated(struct manager *m, const char *cgroup, const char *reason);
+int manager_cgroup_exec(struct manager *m, const char *cgroup, const char *exe,
+			const char *reason);
+/* cgroup (with subtree, everything below it too) was removed or moved away. */
+void manager_cgroup_removed(struct manager *m, const char *cgroup, bool subtree);
+
+/* Fair shares of the fast tier: one round now / soon (coalesced over a
+ * burst: one timer, armed once). */
 int manager_rebalance(struct manager *m, const char *reason);
-/* The tree changed (cgroups created, removed, processes moved or exec'd):
- * the rebalance evaluates it again. */
-void manager_tree_changed(struct manager *m);
 void manager_schedule_rebalance(struct manager *m);
 void manager_update_status(struct manager *m);
 char *manager_status_text(struct manager *m);

@@ -90,19 +90,6 @@ static int pid_cgroup(struct manager *m, int pid, char **ret)
 	return -ENODATA;
 }
 
-static const struct tier_rule *exe_rule_matching(struct manager *m, const char *exe)
-{
-	for (size_t i = 0; i < tier_policy_rule_count(m->policy); i++) {
-		const struct tier_rule *rule = tier_policy_rule(m->policy, i);
-
-		for (size_t j = 0; j < rule->n_matchers; j++)
-			if (rule->matchers[j].kind == TIER_MATCH_EXE &&
-			    tier_glob_match(rule->matchers[j].value, exe, TIER_GLOB_PATHNAME))
-				return rule;
-	}
-	return NULL;
-}
-
 static int on_exec(struct manager *m, int pid)
 {
 	_cleanup_free_ char *exe = NULL, *cg = NULL, *reason = NULL;
@@ -117,8 +104,12 @@ static int on_exec(struct manager *m, int pid)
 		return log_oom();
 	if (r < 0)
 		return 0; /* gone already, or a kernel thread */
-	rule = exe_rule_matching(m, exe);
-	if (!rule)
+	/* The policy's exe index and compiled globs: most execs match nothing
+	 * and cost one lookup. */
+	r = tier_policy_match_exe(m->policy, exe, &rule);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r <= 0)
 		return 0;
 	r = pid_cgroup(m, pid, &cg);
 	if (r == -ENOMEM)
@@ -130,7 +121,7 @@ static int on_exec(struct manager *m, int pid)
 	log_debug("PID %d in %s executed %s (rule %s)", pid, cg, exe, rule->name);
 	if (asprintf(&reason, "PID %d executed %s", pid, exe) < 0)
 		return log_oom();
-	return manager_apply_subtree(m, cg, reason);
+	return manager_cgroup_exec(m, cg, exe, reason);
 }
 
 static int on_proc_event(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -10,13 +10,18 @@
  *
  * Nothing here blocks the event loop: every call is asynchronous
  * (sd_bus_call_async() with a SYSTEMD_CALL_TIMEOUT_USEC timeout, well below
- * WatchdogSec=), and a write is a job that goes GetUnit -> ControlGroup ->
- * SetUnitProperties, each step in the reply callback of the one before.  A
- * unit that is not loaded yet (a transient unit whose cgroup we saw first)
- * is asked for again, SYSTEMD_GETUNIT_TRIES times in all with a growing
- * delay, before the job concludes that nobody owns the cgroup and writes
- * the raw file; writing it at once would be undone by systemd as soon as
- * the unit is loaded.
+ * WatchdogSec=).  Whether a unit owns a cgroup is asked once per cgroup:
+ * the unit's name comes from the path (tier_cgroup_path_unit(), no call),
+ * and one call reads the ControlGroup property of its object; the answer
+ * is kept in the unit cache until the cgroup goes or the policy is
+ * reloaded.  A write is a job: it waits for that answer (asked for by the
+ * first job of the cgroup, shared by the others), then SetUnitProperties,
+ * or the raw file if systemd does not own the cgroup.  A unit that is not
+ * loaded yet (a transient unit whose cgroup we saw first: no ControlGroup)
+ * is asked for again, SYSTEMD_LOOKUP_TRIES times in all with a growing
+ * delay, before the cgroup counts as nobody's and the raw file is written;
+ * writing it at once would be undone by systemd as soon as the unit is
+ * loaded.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,21 +42,36 @@
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
 
 #define SYSTEMD_CALL_TIMEOUT_USEC (5 * 1000000ull)
-#define SYSTEMD_GETUNIT_TRIES 4
+#define SYSTEMD_LOOKUP_TRIES 4
 #define SYSTEMD_RETRY_FIRST_USEC (250 * 1000ull)	/* then x4: 0.25, 1, 4 s */
 #define SYSTEMD_JOBS_MAX 4096
 
 struct systemd_job {
 	struct manager *m;
 	struct systemd_job *next;
-	char *cgroup, *unit, *object;
+	char *cgroup, *unit;
 	enum tier_attr attr;
 	char value[TIER_VALUE_MAX];
 	char old_value[TIER_VALUE_MAX];
 	char *class, *rule, *reason;	/* for the record of the outcome */
-	unsigned tries;			/* GetUnit calls so far */
+	bool waiting;			/* for its cgroup's unit lookup */
 	bool setting;			/* SetUnitProperties in flight */
 	bool resend;			/* a new value came meanwhile */
+	sd_bus_slot *slot;
+};
+
+enum unit_state {
+	UNIT_LOOKING,			/* the ControlGroup call is on its way */
+	UNIT_OWNED,			/* the unit's ControlGroup is the cgroup */
+	UNIT_NOT_OWNED,			/* not a unit systemd has, or another cgroup */
+};
+
+struct systemd_unit {
+	struct manager *m;
+	struct systemd_unit *next;	/* hash chain */
+	char *cgroup, *unit;
+	enum unit_state state;
+	unsigned tries;			/* ControlGroup calls so far */
 	sd_bus_slot *slot;
 	sd_event_source *retry;
 };
@@ -113,16 +133,36 @@ int systemd_connect(struct manager *m)
 		return 0;
 	}
 	(void)sd_bus_set_method_call_timeout(b, SYSTEMD_CALL_TIMEOUT_USEC);
-	m->systemd_bus = b;
+	m->sd.bus = b;
 	log_debug("Connected to systemd%s%s", m->args.systemd_address ? " at " : "",
 		  m->args.systemd_address ?: "");
 	return 0;
 }
 
+static void unit_free(struct systemd_unit *u);
+
+static void units_free_all(struct manager *m)
+{
+	struct systemd_client *c = &m->sd;
+
+	for (size_t i = 0; i < c->n_unit_buckets; i++) {
+		struct systemd_unit *u, *next;
+
+		for (u = c->units[i]; u; u = next) {
+			next = u->next;
+			unit_free(u);
+		}
+	}
+	free(c->units);
+	c->units = NULL;
+	c->n_unit_buckets = c->n_units = 0;
+}
+
 void systemd_disconnect(struct manager *m)
 {
 	systemd_jobs_cancel(m);
-	m->systemd_bus = sd_bus_flush_close_unref(m->systemd_bus);
+	units_free_all(m);
+	m->sd.bus = sd_bus_flush_close_unref(m->sd.bus);
 }
 
 static const char *unit_interface(const char *unit)
@@ -149,14 +189,17 @@ static const char *unit_interface(const char *unit)
 }
 
 
+static struct systemd_unit *unit_find(struct manager *m, const char *cgroup);
+
 int systemd_cgroup_unit_candidate(struct manager *m, const char *cgroup, char **ret_unit)
 {
 	_cleanup_free_ char *unit = NULL;
+	const struct systemd_unit *u;
 	const char *last;
 	int r;
 
 	*ret_unit = NULL;
-	if (!m->systemd_bus)
+	if (!m->sd.bus)
 		return 0;
 	r = tier_cgroup_path_unit(cgroup, &unit);
 	if (r == -ENOMEM)
@@ -168,6 +211,10 @@ int systemd_cgroup_unit_candidate(struct manager *m, const char *cgroup, char **
 	last = strrchr(cgroup, '/');
 	if (!last || strcmp(last + 1, unit) != 0 || !unit_interface(unit))
 		return 0;
+	/* systemd said so before: the raw file at once, no job. */
+	u = unit_find(m, cgroup);
+	if (u && u->state == UNIT_NOT_OWNED && strcmp(u->unit, unit) == 0)
+		return 0;
 	*ret_unit = TAKE_PTR(unit);
 	return 1;
 }
@@ -176,22 +223,20 @@ static void job_free(struct systemd_job *j)
 {
 	struct manager *m = j->m;
 
-	for (struct systemd_job **p = &m->systemd_jobs; *p; p = &(*p)->next)
+	for (struct systemd_job **p = &m->sd.jobs; *p; p = &(*p)->next)
 		if (*p == j) {
 			*p = j->next;
 			break;
 		}
-	m->n_systemd_jobs--;
+	m->sd.n_jobs--;
 	sd_bus_slot_unref(j->slot);
-	sd_event_source_disable_unref(j->retry);
 	free(j->cgroup);
 	free(j->unit);
-	free(j->object);
 	free(j->class);
 	free(j->rule);
 	free(j->reason);
 	free(j);
-	if (m->exiting && m->n_systemd_jobs == 0) {
+	if (m->exiting && m->sd.n_jobs == 0) {
 		log_debug("The last call to systemd is done, exiting");
 		(void)sd_event_exit(m->event, 0);
 	}
@@ -233,18 +278,7 @@ static void job_write_raw(struct systemd_job *j)
 	job_free(j);
 }
 
-static int job_get_unit(struct systemd_job *j);
 static int job_set(struct systemd_job *j);
-
-static int on_job_retry(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	struct systemd_job *j = userdata;
-
-	j->retry = sd_event_source_disable_unref(j->retry);
-	if (job_get_unit(j) < 0)
-		job_write_raw(j);
-	return 0;
-}
 
 static int on_set_properties(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
 {
@@ -294,13 +328,13 @@ static int job_set(struct systemd_job *j)
 		if (r < 0)
 			return r;
 	}
-	r = sd_bus_message_new_method_call(j->m->systemd_bus, &msg, SD_DEST, SD_PATH, SD_MANAGER,
+	r = sd_bus_message_new_method_call(j->m->sd.bus, &msg, SD_DEST, SD_PATH, SD_MANAGER,
 					   "SetUnitProperties");
 	if (r >= 0)
 		r = sd_bus_message_append(msg, "sba(sv)", j->unit, 1, 1, unit_property[j->attr], "t",
 					  v);
 	if (r >= 0)
-		r = sd_bus_call_async(j->m->systemd_bus, &j->slot, msg, on_set_properties, j,
+		r = sd_bus_call_async(j->m->sd.bus, &j->slot, msg, on_set_properties, j,
 				      SYSTEMD_CALL_TIMEOUT_USEC);
 	sd_bus_message_unref(msg);
 	if (r < 0)
@@ -310,110 +344,296 @@ static int job_set(struct systemd_job *j)
 	return 0;
 }
 
+static struct systemd_unit *unit_find(struct manager *m, const char *cgroup)
+{
+	struct systemd_client *c = &m->sd;
+
+	if (!c->n_unit_buckets)
+		return NULL;
+	for (struct systemd_unit *u = c->units[cgroup_path_hash(cgroup) % c->n_unit_buckets]; u;
+	     u = u->next)
+		if (strcmp(u->cgroup, cgroup) == 0)
+			return u;
+	return NULL;
+}
+
+static void unit_free(struct systemd_unit *u)
+{
+	sd_bus_slot_unref(u->slot);
+	sd_event_source_disable_unref(u->retry);
+	free(u->cgroup);
+	free(u->unit);
+	free(u);
+}
+
+static int units_grow(struct systemd_client *c)
+{
+	size_t nb = c->n_unit_buckets ? c->n_unit_buckets * 2 : 64;
+	struct systemd_unit **b = calloc(nb, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_unit_buckets; i++) {
+		struct systemd_unit *u, *next;
+
+		for (u = c->units[i]; u; u = next) {
+			size_t k = cgroup_path_hash(u->cgroup) % nb;
+
+			next = u->next;
+			u->next = b[k];
+			b[k] = u;
+		}
+	}
+	free(c->units);
+	c->units = b;
+	c->n_unit_buckets = nb;
+	return 0;
+}
+
+static int unit_add(struct manager *m, const char *cgroup, const char *unit,
+		    struct systemd_unit **ret)
+{
+	struct systemd_client *c = &m->sd;
+	struct systemd_unit *u;
+	size_t k;
+
+	if (c->n_units >= c->n_unit_buckets && units_grow(c) < 0)
+		return -ENOMEM;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->m = m;
+	u->cgroup = strdup(cgroup);
+	u->unit = strdup(unit);
+	if (!u->cgroup || !u->unit) {
+		unit_free(u);
+		return -ENOMEM;
+	}
+	k = cgroup_path_hash(cgroup) % c->n_unit_buckets;
+	u->next = c->units[k];
+	c->units[k] = u;
+	c->n_units++;
+	*ret = u;
+	return 0;
+}
+
+static void unit_remove(struct manager *m, struct systemd_unit *u)
+{
+	struct systemd_client *c = &m->sd;
+
+	for (struct systemd_unit **p = &c->units[cgroup_path_hash(u->cgroup) % c->n_unit_buckets]; *p;
+	     p = &(*p)->next)
+		if (*p == u) {
+			*p = u->next;
+			break;
+		}
+	c->n_units--;
+	unit_free(u);
+}
+
+/* The answer for u is in: every job waiting for it goes on. */
+static void unit_settled(struct systemd_unit *u, enum unit_state state, const char *why)
+{
+	struct manager *m = u->m;
+	bool again = true;
+
+	u->state = state;
+	u->slot = sd_bus_slot_unref(u->slot);
+	log_debug("%s: %s %s (%s)", u->cgroup, state == UNIT_OWNED ? "owned by" : "not owned by",
+		  u->unit, why);
+	/* job_set()/job_write_raw() may free jobs: start over after each. */
+	while (again) {
+		again = false;
+		for (struct systemd_job *j = m->sd.jobs; j; j = j->next) {
+			if (!j->waiting || strcmp(j->cgroup, u->cgroup) != 0)
+				continue;
+			j->waiting = false;
+			if (state != UNIT_OWNED) {
+				job_write_raw(j);
+			} else if (job_set(j) < 0) {
+				log_debug("%s: cannot ask systemd to set %s, writing directly",
+					  j->cgroup, unit_property[j->attr]);
+				job_write_raw(j);
+			}
+			again = true;
+			break;
+		}
+	}
+}
+
+static int unit_lookup(struct systemd_unit *u);
+
+static int on_unit_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct systemd_unit *u = userdata;
+
+	u->retry = sd_event_source_disable_unref(u->retry);
+	if (unit_lookup(u) < 0)
+		unit_settled(u, UNIT_NOT_OWNED, "cannot ask systemd");
+	return 0;
+}
+
+/* Not loaded (yet): ask again later, or give up. */
+static void unit_not_loaded(struct systemd_unit *u, const char *why)
+{
+	struct manager *m = u->m;
+	uint64_t delay = SYSTEMD_RETRY_FIRST_USEC;
+	int r;
+
+	u->slot = sd_bus_slot_unref(u->slot);
+	if (u->tries >= SYSTEMD_LOOKUP_TRIES) {
+		log_debug("%s: unit %s not loaded after %u tries (%s), writing directly", u->cgroup,
+			  u->unit, u->tries, why);
+		unit_settled(u, UNIT_NOT_OWNED, "not loaded");
+		return;
+	}
+	for (unsigned i = 1; i < u->tries; i++)
+		delay *= 4;
+	log_debug("%s: unit %s not loaded (%s), asking again in %" PRIu64 " ms", u->cgroup, u->unit,
+		  why, delay / 1000);
+	r = sd_event_add_time_relative(m->event, &u->retry, CLOCK_MONOTONIC, delay, 0,
+				       on_unit_retry, u);
+	if (r < 0) {
+		unit_settled(u, UNIT_NOT_OWNED, "cannot wait");
+		return;
+	}
+	(void)sd_event_source_set_description(u->retry, "systemd-retry");
+}
+
 static int on_control_group(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
 {
-	struct systemd_job *j = userdata;
+	struct systemd_unit *u = userdata;
 	const sd_bus_error *e;
 	const char *cg = NULL;
 	int r;
 
-	j->slot = sd_bus_slot_unref(j->slot);
 	e = sd_bus_message_get_error(reply);
 	if (e) {
-		log_debug("%s: ControlGroup of %s unknown (%s), writing directly", j->cgroup, j->unit,
-			  e->message ?: e->name);
-		job_write_raw(j);
+		unit_not_loaded(u, e->message ?: e->name);
 		return 0;
 	}
 	r = sd_bus_message_read(reply, "v", "s", &cg);
-	if (r < 0 || !cg || strcmp(cg, j->cgroup) != 0) {
-		log_debug("%s: not the cgroup of %s (%s), writing directly", j->cgroup, j->unit,
-			  cg ?: "?");
-		job_write_raw(j);
+	if (r < 0 || !cg || !cg[0]) {
+		/* A unit systemd does not have gets no cgroup. */
+		unit_not_loaded(u, "no ControlGroup");
 		return 0;
 	}
-	r = job_set(j);
-	if (r < 0) {
-		log_debug_errno(r, "%s: cannot ask systemd to set %s: %m, writing directly", j->cgroup,
-				unit_property[j->attr]);
-		job_write_raw(j);
+	if (strcmp(cg, u->cgroup) != 0) {
+		unit_settled(u, UNIT_NOT_OWNED, cg);
+		return 0;
 	}
+	unit_settled(u, UNIT_OWNED, "its ControlGroup");
 	return 0;
 }
 
-static int on_get_unit(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+/* One call: the ControlGroup property of the unit's object. */
+static int unit_lookup(struct systemd_unit *u)
 {
-	struct systemd_job *j = userdata;
-	struct manager *m = j->m;
-	const sd_bus_error *e;
+	struct manager *m = u->m;
+	_cleanup_free_ char *object = NULL;
 	sd_bus_message *msg = NULL;
-	const char *obj;
 	int r;
 
-	j->slot = sd_bus_slot_unref(j->slot);
-	e = sd_bus_message_get_error(reply);
-	if (e) {
-		if (j->tries < SYSTEMD_GETUNIT_TRIES) {
-			uint64_t delay = SYSTEMD_RETRY_FIRST_USEC;
-
-			for (unsigned i = 1; i < j->tries; i++)
-				delay *= 4;
-			log_debug("%s: unit %s not loaded (%s), asking again in %" PRIu64 " ms",
-				  j->cgroup, j->unit, e->message ?: e->name, delay / 1000);
-			r = sd_event_add_time_relative(m->event, &j->retry, CLOCK_MONOTONIC, delay, 0,
-						       on_job_retry, j);
-			if (r >= 0) {
-				(void)sd_event_source_set_description(j->retry, "systemd-retry");
-				return 0;
-			}
-		}
-		log_debug("%s: unit %s not loaded after %u tries (%s), writing directly", j->cgroup,
-			  j->unit, j->tries, e->message ?: e->name);
-		job_write_raw(j);
-		return 0;
-	}
-	r = sd_bus_message_read(reply, "o", &obj);
-	if (r >= 0) {
-		free(j->object);
-		j->object = strdup(obj);
-		if (!j->object)
-			r = -ENOMEM;
-	}
+	if (!m->sd.bus)
+		return -ENOTCONN;
+	r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", u->unit, &object);
 	if (r >= 0)
-		r = sd_bus_message_new_method_call(m->systemd_bus, &msg, SD_DEST, j->object,
+		r = sd_bus_message_new_method_call(m->sd.bus, &msg, SD_DEST, object,
 						   "org.freedesktop.DBus.Properties", "Get");
 	if (r >= 0)
-		r = sd_bus_message_append(msg, "ss", unit_interface(j->unit), "ControlGroup");
+		r = sd_bus_message_append(msg, "ss", unit_interface(u->unit), "ControlGroup");
 	if (r >= 0)
-		r = sd_bus_call_async(m->systemd_bus, &j->slot, msg, on_control_group, j,
+		r = sd_bus_call_async(m->sd.bus, &u->slot, msg, on_control_group, u,
 				      SYSTEMD_CALL_TIMEOUT_USEC);
 	sd_bus_message_unref(msg);
-	if (r < 0) {
-		log_debug_errno(r, "%s: cannot ask systemd for %s: %m, writing directly", j->cgroup,
-				j->unit);
-		job_write_raw(j);
-	}
+	if (r < 0)
+		return r;
+	u->tries++;
+	m->sd.n_lookups++;
 	return 0;
 }
 
-static int job_get_unit(struct systemd_job *j)
+/* A new job: wait for its cgroup's answer, or use the one kept. */
+static int job_start(struct systemd_job *j)
 {
-	sd_bus_message *msg = NULL;
+	struct manager *m = j->m;
+	struct systemd_unit *u = unit_find(m, j->cgroup);
 	int r;
 
-	if (!j->m->systemd_bus)
-		return -ENOTCONN;
-	r = sd_bus_message_new_method_call(j->m->systemd_bus, &msg, SD_DEST, SD_PATH, SD_MANAGER,
-					   "GetUnit");
-	if (r >= 0)
-		r = sd_bus_message_append(msg, "s", j->unit);
-	if (r >= 0)
-		r = sd_bus_call_async(j->m->systemd_bus, &j->slot, msg, on_get_unit, j,
-				      SYSTEMD_CALL_TIMEOUT_USEC);
-	sd_bus_message_unref(msg);
-	if (r >= 0)
-		j->tries++;
-	return r;
+	if (u && strcmp(u->unit, j->unit) != 0 && u->state != UNIT_LOOKING) {
+		unit_remove(m, u); /* another name now: ask again */
+		u = NULL;
+	}
+	if (!u) {
+		r = unit_add(m, j->cgroup, j->unit, &u);
+		if (r < 0) {
+			job_free(j);
+			return r;
+		}
+		u->state = UNIT_LOOKING;
+		r = unit_lookup(u);
+		if (r == -ENOMEM) {
+			unit_remove(m, u);
+			job_free(j);
+			return r;
+		}
+		if (r < 0) {
+			log_debug_errno(r, "%s: cannot ask systemd for %s: %m, writing directly",
+					j->cgroup, j->unit);
+			u->state = UNIT_NOT_OWNED;
+		}
+	}
+	switch (u->state) {
+	case UNIT_LOOKING:
+		j->waiting = true;
+		return 0;
+	case UNIT_OWNED:
+		r = job_set(j);
+		if (r == -ENOMEM) {
+			job_free(j);
+			return r;
+		}
+		if (r < 0)
+			job_write_raw(j);
+		return 0;
+	default:
+		job_write_raw(j);
+		return 0;
+	}
+}
+
+void systemd_unit_forget(struct manager *m, const char *cgroup, bool subtree)
+{
+	struct systemd_client *c = &m->sd;
+	size_t len = strlen(cgroup);
+
+	if (!c->n_units)
+		return;
+	if (!subtree) {
+		struct systemd_unit *u = unit_find(m, cgroup);
+
+		/* One still being asked about has jobs waiting for it. */
+		if (u && u->state != UNIT_LOOKING)
+			unit_remove(m, u);
+		return;
+	}
+	for (size_t i = 0; i < c->n_unit_buckets; i++) {
+		struct systemd_unit *u = c->units[i], *next;
+
+		for (; u; u = next) {
+			next = u->next;
+			if (u->state != UNIT_LOOKING &&
+			    (len == 1 || (strncmp(u->cgroup, cgroup, len) == 0 &&
+					  (u->cgroup[len] == '\0' || u->cgroup[len] == '/'))))
+				unit_remove(m, u);
+		}
+	}
+}
+
+void systemd_unit_cache_flush(struct manager *m)
+{
+	systemd_unit_forget(m, "/", true);
+	log_debug("Forgot what systemd said about units, asking again on the next write");
 }
 
 static int dup_or_null(const char *s, char **ret)
@@ -432,7 +652,7 @@ int systemd_queue_write(struct manager *m, const char *cgroup, const char *unit,
 	struct systemd_job *j;
 	int r;
 
-	for (j = m->systemd_jobs; j; j = j->next)
+	for (j = m->sd.jobs; j; j = j->next)
 		if (j->attr == attr && strcmp(j->cgroup, cgroup) == 0) {
 			/* Already on its way: the newest value wins. */
 			if (strcmp(j->value, value) != 0) {
@@ -441,9 +661,9 @@ int systemd_queue_write(struct manager *m, const char *cgroup, const char *unit,
 			}
 			return 0;
 		}
-	if (m->n_systemd_jobs >= SYSTEMD_JOBS_MAX || m->exiting) {
+	if (m->sd.n_jobs >= SYSTEMD_JOBS_MAX || m->exiting) {
 		log_ratelimit(LOG_WARNING, "%zu calls to systemd in flight; writing %s of %s directly",
-			      m->n_systemd_jobs, tier_attr_to_string(attr), cgroup);
+			      m->sd.n_jobs, tier_attr_to_string(attr), cgroup);
 		r = tier_cgroup_write(m->ctx, cgroup, tier_attr_to_string(attr), value);
 		return r == -ENOMEM ? r : 0;
 	}
@@ -463,29 +683,20 @@ int systemd_queue_write(struct manager *m, const char *cgroup, const char *unit,
 		r = dup_or_null(f ? f->rule : NULL, &j->rule);
 	if (r >= 0)
 		r = dup_or_null(reason, &j->reason);
-	j->next = m->systemd_jobs;
-	m->systemd_jobs = j;
-	m->n_systemd_jobs++;
+	j->next = m->sd.jobs;
+	m->sd.jobs = j;
+	m->sd.n_jobs++;
 	if (r < 0) {
 		job_free(j);
 		return r;
 	}
-	r = job_get_unit(j);
-	if (r == -ENOMEM) {
-		job_free(j);
-		return r;
-	}
-	if (r < 0) {
-		log_debug_errno(r, "%s: cannot ask systemd for %s: %m, writing directly", cgroup, unit);
-		job_write_raw(j);
-	}
-	return 0;
+	return job_start(j);
 }
 
 void systemd_jobs_cancel(struct manager *m)
 {
-	while (m->systemd_jobs) {
-		struct systemd_job *j = m->systemd_jobs;
+	while (m->sd.jobs) {
+		struct systemd_job *j = m->sd.jobs;
 
 		log_notice("%s: %s=%s for %s not confirmed by systemd before exit", j->cgroup,
 			   unit_property[j->attr], j->value, j->unit);

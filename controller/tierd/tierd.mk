@@ -4,10 +4,9 @@
 # (controller/shared/).
 #
 # Products:
-#   $(BUILD)/bin/tierd          linked against the shared libtier, rpath
-#                               $ORIGIN/../lib (runs from build/ and from an
-#                               install without LD_LIBRARY_PATH)
-#   $(BUILD)/test/tierd-asan    static libtier-asan.a, ASan+UBSan: what the
+#   $(BUILD)/bin/tierd          linked statically against libtier-internal.a
+#                               (the public API and lib/tier-internal.h)
+#   $(BUILD)/test/tierd-asan    static libtier-internal-asan.a, ASan+UBSan: what the
 #                               host test runs
 #   $(BUILD)/demo/tierd-demo-load  the demo workload (static)
 #
@@ -19,7 +18,8 @@
 #   check-daemon        tests/daemon/vm-*.sh in the two-tier VM with the
 #                       patched kernel (skips without qemu or a bzImage)
 #   demo                build everything, boot the VM, show tiering per class
-#   bench-daemon        bench/daemon/: mkdir->knob latency, idle cost, reload
+#   bench-daemon        bench/daemon/: mkdir->knob latency, idle cost, reload, next
+#                       to an old tierd (BENCH_OLD_REV=) and the 5 s rescan loop
 #   install-tierd       binary, tierd.8, tierd.service, the D-Bus policy
 
 TIERD_VERSION ?= $(LIBTIER_VERSION)
@@ -28,7 +28,7 @@ TIERD        := $(BUILD)/bin/tierd
 TIERD_ASAN   := $(BUILD)/test/tierd-asan
 TIERD_SRCS   := $(addprefix controller/tierd/,tierd.c tierd-manager.c tierd-cgwatch.c \
 	tierd-config.c tierd-proc.c tierd-systemd.c tierd-bus.c tierd-log.c tierd-fair.c \
-	tierd-rundir.c)
+	tierd-rundir.c tierd-table.c)
 TIERD_PKGS   := libsystemd libnl-3.0
 TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,$(TIERD_PKGS)) \
 	-DTIERD_VERSION='"$(TIERD_VERSION)"'
@@ -50,17 +50,17 @@ $(BUILD)/obj/tierd-asan/%.o: controller/tierd/%.c
 
 -include $(TIERD_OBJS:.o=.d) $(TIERD_ASAN_OBJS:.o=.d)
 
-$(TIERD): $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_SO)
+$(TIERD): $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_LIBS) $(TIERD_LIBS) \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TIERD_OBJS) $(SHARED_A) $(LIBTIER_INTERNAL_LIBS) \
+		$(TIERD_LIBS)
 
-$(TIERD_ASAN): $(TIERD_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_ASAN_A)
+$(TIERD_ASAN): $(TIERD_ASAN_OBJS) $(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_A)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CCLD    $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(TIERD_ASAN_OBJS) \
-		$(SHARED_ASAN_A) $(LIBTIER_ASAN_LIBS) $(TIERD_LIBS)
+		$(SHARED_ASAN_A) $(LIBTIER_INTERNAL_ASAN_LIBS) $(TIERD_LIBS)
 
 .PHONY: tierd tierd-asan check-daemon check-daemon-host install-tierd demo bench-daemon
 tierd: $(TIERD)
@@ -165,8 +165,11 @@ $(BENCH_LAT): bench/daemon/mkdir-latency.c
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE $(DEPFLAGS_PROG) -o $@ $<
 
-bench-daemon: $(TIERD) $(TIERCTL) $(BENCH_LAT) $(TIERD_WAITFOR)
-	$(Q)BUILD=$(BUILD) $(TOP)/bench/daemon/bench-daemon.sh $(BENCH_IDLE)
+# BENCH_OLD_REV=COMMIT adds a column for that commit's tierd (built in a scratch
+# worktree under /tmp), BENCH_TIERD_OLD=PATH one for a tierd already built.
+bench-daemon: $(TIERD) $(TIERCTL) $(BENCH_LAT) $(TIERD_WAITFOR) bench-build
+	$(Q)BUILD=$(BUILD) OLD_REV=$(BENCH_OLD_REV) TIERD_OLD=$(BENCH_TIERD_OLD) \
+		$(TOP)/bench/daemon/bench-daemon.sh $(BENCH_IDLE)
 
 # The same burst on a real cgroupfs, in the VM with the patched kernel.
 bench-daemon-vm: $(TIERD) $(TIERCTL) $(BENCH_LAT) tierd-test-tools

@@ -5,16 +5,17 @@
  *
  *   tierd-fake-systemd SOCKET CGROUP_ROOT LOG
  *
- * serves, peer to peer on SOCKET (as /run/systemd/private), the three calls
- * tierd makes: org.freedesktop.systemd1.Manager GetUnit(s) and
- * SetUnitProperties(sba(sv)) at /org/freedesktop/systemd1, and the
- * ControlGroup property of each unit object ("/system.slice/UNIT").
+ * serves, peer to peer on SOCKET (as /run/systemd/private), what tierd
+ * asks: the ControlGroup property of each unit object ("/system.slice/UNIT"),
+ * org.freedesktop.systemd1.Manager SetUnitProperties(sba(sv)) at
+ * /org/freedesktop/systemd1 (and GetUnit(s), which older tierds called).
  * SetUnitProperties writes MemoryLow=/MemoryHigh= to the unit's memory.low /
  * memory.high below CGROUP_ROOT, as systemd does.  Every call is a line in
  * LOG.  Units behave by their name:
- *   late-*   GetUnit fails (NoSuchUnit) twice, then finds it: a transient unit
- *            whose cgroup appeared before systemd loaded it;
- *   gone-*   GetUnit always fails: not a unit systemd knows;
+ *   late-*   no ControlGroup (GetUnit: NoSuchUnit) twice, then found: a
+ *            transient unit whose cgroup appeared before systemd loaded it;
+ *   gone-*   never a ControlGroup (GetUnit fails): not a unit systemd knows;
+ *   any unit with a file in $FAKE_SYSTEMD_MOVED: that file's ControlGroup;
  *   slow-*   SetUnitProperties answers after 4 s;
  *   other    answered at once.
  */
@@ -173,17 +174,56 @@ static int method_set_unit_properties(sd_bus_message *m, void *userdata, sd_bus_
 	return sd_bus_reply_method_return(m, "");
 }
 
+/* UNIT's ControlGroup: "" for a unit systemd does not have (gone-*, and
+ * late-* the first two times), the content of $FAKE_SYSTEMD_MOVED/UNIT if
+ * that file exists (a unit whose cgroup is elsewhere now), otherwise
+ * /system.slice/UNIT. */
 static int property_control_group(sd_bus *bus, const char *path, const char *interface,
 				  const char *property, sd_bus_message *reply, void *userdata,
 				  sd_bus_error *error)
 {
 	_cleanup_free_ char *unit = NULL, *cg = NULL;
+	const char *moved = getenv("FAKE_SYSTEMD_MOVED");
+	char buf[4096];
 	int r;
 
 	r = sd_bus_path_decode(path, UNIT_PREFIX, &unit);
 	if (r <= 0)
 		return r < 0 ? r : -ENOENT;
-	if (asprintf(&cg, "/system.slice/%s", unit) < 0)
+	if (prefix(unit, "gone-")) {
+		say("Get %s ControlGroup: (none)", unit);
+		return sd_bus_message_append(reply, "s", "");
+	}
+	if (prefix(unit, "late-")) {
+		struct late *l = NULL;
+
+		for (size_t i = 0; i < 64 && !l; i++)
+			if (!lates[i].unit[0] || strcmp(lates[i].unit, unit) == 0)
+				l = &lates[i];
+		if (l && !l->unit[0])
+			snprintf(l->unit, sizeof(l->unit), "%s", unit);
+		if (l && l->calls++ < 2) {
+			say("Get %s ControlGroup: (none, call %u)", unit, l->calls);
+			return sd_bus_message_append(reply, "s", "");
+		}
+	}
+	if (moved) {
+		char f[4096];
+		FILE *mf;
+
+		snprintf(f, sizeof(f), "%s/%s", moved, unit);
+		mf = fopen(f, "re");
+		if (mf) {
+			if (fgets(buf, sizeof(buf), mf)) {
+				buf[strcspn(buf, "\n")] = '\0';
+				cg = strdup(buf);
+			}
+			fclose(mf);
+		}
+	}
+	if (!cg && asprintf(&cg, "/system.slice/%s", unit) < 0)
+		return -ENOMEM;
+	if (!cg)
 		return -ENOMEM;
 	say("Get %s ControlGroup: %s", unit, cg);
 	return sd_bus_message_append(reply, "s", cg);

@@ -3,13 +3,15 @@
 # systemd's private socket: tierd-fake-systemd, see fake-systemd.c):
 #  1. memory.low of a unit's cgroup is set through SetUnitProperties
 #     (runtime), memory.numa_balancing directly;
-#  2. a unit systemd has not loaded yet (GetUnit fails twice) is asked for
+#  2. a unit systemd has not loaded yet (no ControlGroup twice) is asked for
 #     again and then set through systemd, not written directly (systemd
 #     would undo that);
-#  3. a cgroup that only looks like a unit (GetUnit keeps failing) gets the
+#  3. a cgroup that only looks like a unit (never a ControlGroup) gets the
 #     raw file after a few tries;
 #  4. while systemd takes 4 s to answer, tierd answers its bus API and
-#     applies the policy to a new cgroup at once.
+#     applies the policy to a new cgroup at once;
+#  5. who owns a cgroup is asked once (memory.low and memory.high share the
+#     answer) and asked again after a reload.
 # As root, in a mount namespace of its own, the fake tree is bind-mounted on
 # /sys/fs/cgroup and the stand-in listens on /run/systemd/private (a tmpfs
 # on /run), so tierd finds "systemd" the way it does on a host; otherwise
@@ -30,6 +32,7 @@ reconcile_interval = 1h
 [class:svc]
 mode = off
 memory_low = 16M
+memory_high = 1G
 [class:fast]
 mode = full
 [rule:svc]
@@ -63,7 +66,8 @@ else
 	TIERD_ARGS=
 	how="--systemd-address"
 fi
-"$FAKE_SYSTEMD" "$SD_SOCKET" "$CG" "$SD_LOG" &
+mkdir -p "$T/moved"
+FAKE_SYSTEMD_MOVED=$T/moved "$FAKE_SYSTEMD" "$SD_SOCKET" "$CG" "$SD_LOG" &
 FAKE_PID=$!
 trap 'kill $FAKE_PID 2>/dev/null; cleanup' EXIT
 "$WAITFOR" -t 10 "$SD_LOG" '^ready' || fail "the fake systemd did not start"
@@ -83,10 +87,13 @@ sd_says 'SetUnitProperties demo.service MemoryLow=16777216 runtime=1'
 "$WAITFOR" -t 10 "$CG/$u/memory.low" '^16777216$' || fail "$u: memory.low $(low_of $u)"
 wait_log "/$u: MemoryLow=16777216 on demo.service \\(was 0; class svc, rule svc, startup\\)"
 wait_mode $u off
-echo "ok 1 MemoryLow= through systemd, memory.numa_balancing directly"
+sd_says 'SetUnitProperties demo.service MemoryHigh=1073741824 runtime=1'
+n=$(grep -c 'Get demo.service ControlGroup' "$SD_LOG")
+[ "$n" = 1 ] || fail "systemd asked $n times who owns $u (one lookup per cgroup)"
+echo "ok 1 MemoryLow=/MemoryHigh= through systemd (one lookup), memory.numa_balancing directly"
 
 u=system.slice/late-a.service
-sd_says 'GetUnit late-a.service: NoSuchUnit \(call 2\)'
+sd_says 'Get late-a.service ControlGroup: \(none, call 2\)'
 sd_says 'SetUnitProperties late-a.service MemoryLow=16777216'
 wait_log "/$u: MemoryLow=16777216 on late-a.service"
 grep -q "/$u: memory.low 0 -> " "$LOG" && fail "$u: memory.low written directly"
@@ -95,8 +102,8 @@ echo "ok 2 a unit not loaded yet is asked for again, then set through systemd"
 u=system.slice/gone-x.service
 "$WAITFOR" -t 15 "$CG/$u/memory.low" '^16777216$' || fail "$u: memory.low $(low_of $u)"
 wait_log "/$u: memory.low 0 -> 16777216 \\(class svc, rule svc, startup\\)"
-n=$(grep -c 'GetUnit gone-x.service' "$SD_LOG")
-[ "$n" -ge 2 ] && [ "$n" -le 5 ] || fail "GetUnit asked $n times for gone-x.service"
+n=$(grep -c 'Get gone-x.service ControlGroup' "$SD_LOG")
+[ "$n" -ge 2 ] && [ "$n" -le 5 ] || fail "ControlGroup asked $n times for gone-x.service"
 grep -q 'SetUnitProperties gone-x' "$SD_LOG" && fail "SetUnitProperties for a unit that is not loaded"
 echo "ok 3 not a unit: the raw file after $n tries"
 
@@ -110,5 +117,20 @@ wait_mode fast/during full 2
 grep -q 'answering now' "$SD_LOG" && fail "systemd answered too early for this test"
 wait_log '/system.slice/slow-y.service: MemoryLow=16777216 on slow-y.service' 10
 echo "ok 4 a slow systemd does not block tierd"
+
+# 5. What systemd said is not kept across a reload: demo.service's cgroup is
+#    elsewhere now, so after the reload tierd asks again and writes the raw
+#    file instead of handing the new value to the unit.
+u=system.slice/demo.service
+printf '/system.slice/other.slice/demo.service\n' >"$T/moved/demo.service"
+sed -i 's/^memory_low = 16M$/memory_low = 32M/' "$CONF"
+kill -HUP "$TIERD_PID"
+"$WAITFOR" -t 10 "$CG/$u/memory.low" '^33554432$' || fail "$u: memory.low $(low_of $u)"
+wait_log "/$u: memory.low 16777216 -> 33554432"
+n=$(grep -c 'Get demo.service ControlGroup' "$SD_LOG")
+[ "$n" = 2 ] || fail "systemd asked $n times who owns $u (expected once more after the reload)"
+grep -q 'SetUnitProperties demo.service MemoryLow=33554432' "$SD_LOG" &&
+	fail "a stale unit from before the reload got the new value"
+echo "ok 5 the unit cache is asked again after a reload"
 stop_tierd
 exit 0

@@ -17,22 +17,25 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool matcher_matches(const struct tier_matcher *m, const struct tier_observed_cgroup *c)
 {
 	switch (m->kind) {
 	case TIER_MATCH_CGROUP:
-		return tier_glob_match(m->value, c->path, TIER_GLOB_PATHNAME);
+		return tier_glob_match(m->value, tier_observed_cgroup_path(c), TIER_GLOB_PATHNAME);
 	case TIER_MATCH_UNIT:
-		return c->unit && tier_glob_match(m->value, c->unit, 0);
+		return tier_observed_cgroup_unit(c) &&
+		       tier_glob_match(m->value, tier_observed_cgroup_unit(c), 0);
 	case TIER_MATCH_EXE:
-		for (const char *const *e = c->exes; e && *e; e++)
+		for (const char *const *e = tier_observed_cgroup_exes(c); *e; e++)
 			if (tier_glob_match(m->value, *e, TIER_GLOB_PATHNAME))
 				return true;
 		return false;
 	case TIER_MATCH_ANNOTATION:
-		for (const char *const *a = c->annotations; a && *a; a++) {
+		for (const char *const *a = tier_observed_cgroup_annotations(c); *a; a++) {
 			size_t kl = strlen(m->key);
 
 			if (strncmp(*a, m->key, kl) == 0 && (*a)[kl] == '=' &&
@@ -67,9 +70,6 @@ static size_t touch(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const no_list[] = { NULL };
-	static const char *const annotations[] = { "tierd.io/class=latency", NULL };
-	static const char *const exes[] = { "/usr/sbin/mysqld", NULL };
 	struct tier_errors *errors = tier_errors_new();
 	struct tier_policy *policy = NULL;
 	volatile size_t sink = 0;
@@ -86,18 +86,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (r == 0) {
 		const struct tier_daemon_config *d = tier_policy_daemon(policy);
-		struct tier_observed_cgroup cgs[3] = {
-			{ .path = "/", .exes = no_list },
-			{ .path = "/system.slice/postgresql@15-main.service",
-			  .unit = "postgresql@15-main.service", .exes = exes,
-			  .annotations = annotations, .mode_supported = true,
-			  .memory_low = 0, .memory_high = UINT64_MAX },
-			{ .path = "/batch.slice/a/b/c", .mode_supported = true,
-			  .memory_low = 0, .memory_high = UINT64_MAX },
-		};
-		struct tier_observed obs = { .fast_capacity = 16ull << 30, .n_cgroups = 3,
-					     .cgroups = cgs };
+		struct tier_observed *obs = NULL;
+		struct tier_observed_cgroup *c = NULL;
 		struct tier_plan *plan = NULL;
+
+		if (tier_observed_new(16ull << 30, &obs) < 0 || tier_observed_add(obs, "/", NULL) < 0 ||
+		    tier_observed_add(obs, "/system.slice/postgresql@15-main.service", &c) < 0 ||
+		    tier_observed_cgroup_set_unit(c, "postgresql@15-main.service") < 0 ||
+		    tier_observed_cgroup_add_exe(c, "/usr/sbin/mysqld") < 0 ||
+		    tier_observed_cgroup_add_annotation(c, "tierd.io/class=latency") < 0 ||
+		    tier_observed_cgroup_set_current(c, TIER_ATTR_NUMA_BALANCING, TIER_MODE_INHERIT) <
+			    0 ||
+		    tier_observed_add(obs, "/batch.slice/a/b/c", &c) < 0 ||
+		    tier_observed_cgroup_set_current(c, TIER_ATTR_NUMA_BALANCING, TIER_MODE_INHERIT) < 0)
+			abort();
 
 		sink += touch(d->cgroup_root) + touch(d->include);
 		for (size_t i = 0; i < tier_policy_class_count(policy); i++) {
@@ -117,17 +119,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sink += touch(rule->matchers[k].pattern) +
 					touch(rule->matchers[k].value);
 		}
-		if (tier_evaluate(policy, &obs, &plan) == 0) {
+		if (tier_evaluate(policy, obs, &plan) == 0) {
 			for (size_t i = 0; i < tier_plan_count(plan); i++) {
 				const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 
-				sink += touch(e->matched_value);
+				sink += touch(tier_plan_entry_matched_value(e));
 				/* the root is never managed */
-				if (i > 0 && e->matcher != brute_force(policy, &cgs[i]))
+				if (i > 0 && tier_plan_entry_matcher(e) !=
+						     brute_force(policy, tier_observed_get(obs, i)))
 					abort();
 			}
 			tier_plan_free(plan);
 		}
+		tier_observed_free(obs);
 		tier_policy_free(policy);
 	}
 	tier_errors_free(errors);

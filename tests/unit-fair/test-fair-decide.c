@@ -402,17 +402,35 @@ START_TEST(test_filter_entry)
 	struct fair_config c = config(FAIR_METHOD_PROMOTION, 100 * MiB);
 	struct fair_input in[2] = { cg("/a", 90 * MiB, 150 * MiB), cg("/b", 10 * MiB, 150 * MiB) };
 	struct fair_decision d[2];
-	struct tier_plan_entry e = { .path = "/a", .set_mode = true, .mode = TIER_MODE_PROMOTE };
-	struct tier_plan_entry buf;
-	const struct tier_plan_entry *f;
+	static const char text[] = "[class:c]\nmode = promote\n[rule:r]\nclass = c\ncgroup = /*\n";
+	struct tier_policy *p = NULL;
+	struct tier_observed *o = NULL;
+	struct tier_plan *plan = NULL;
+	struct tier_plan_entry *buf = NULL;
+	const struct tier_plan_entry *e, *f;
+	uint64_t v;
 
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	ck_assert_int_eq(tier_observed_new(0, &o), 0);
+	ck_assert_int_eq(tier_observed_add(o, "/a", NULL), 0);
+	ck_assert_int_eq(tier_observed_add(o, "/b", NULL), 0);
+	ck_assert_int_eq(tier_evaluate(p, o, &plan), 0);
 	ck_assert_int_eq(decide(s, &c, 2, in, d), 0);
-	f = fair_filter_entry(s, &e, &buf);
-	ck_assert_ptr_eq(f, &buf);
-	ck_assert_int_eq(f->mode, TIER_MODE_OFF);
-	ck_assert_int_eq(e.mode, TIER_MODE_PROMOTE);
-	e.path = "/b";
-	ck_assert_ptr_eq(fair_filter_entry(s, &e, &buf), &e);
+	e = tier_plan_find(plan, "/a");
+	f = fair_filter_entry(s, e, &buf);
+	ck_assert_ptr_eq(f, buf);
+	ck_assert_int_eq(tier_plan_entry_get_desired(f, TIER_ATTR_NUMA_BALANCING, &v), 0);
+	ck_assert_int_eq(v, TIER_MODE_OFF);
+	ck_assert_int_eq(tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &v), 0);
+	ck_assert_int_eq(v, TIER_MODE_PROMOTE);
+	tier_plan_entry_free(buf);
+	buf = NULL;
+	e = tier_plan_find(plan, "/b");
+	ck_assert_ptr_eq(fair_filter_entry(s, e, &buf), e);
+	ck_assert_ptr_null(buf);
+	tier_plan_free(plan);
+	tier_observed_free(o);
+	tier_policy_free(p);
 	fair_state_free(s);
 }
 END_TEST
@@ -455,6 +473,27 @@ static const char bad_file[] = "tierd-fair-state 1\n"
 				"/f 1 0 1 2 max off\n"
 				"/f 0 1 1 - - full\n";
 
+/* A plan of one managed cgroup in a class of class_keys. */
+static struct tier_plan *one_entry_plan(const char *class_keys, const char *path,
+					struct tier_policy **ret_policy)
+{
+	struct tier_policy *p = NULL;
+	struct tier_observed *o = NULL;
+	struct tier_plan *plan = NULL;
+	char *text = NULL;
+
+	ck_assert(asprintf(&text, "[class:c]\n%s[rule:r]\nclass = c\ncgroup = %s\n", class_keys,
+			   path) >= 0);
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	ck_assert_int_eq(tier_observed_new(0, &o), 0);
+	ck_assert_int_eq(tier_observed_add(o, path, NULL), 0);
+	ck_assert_int_eq(tier_evaluate(p, o, &plan), 0);
+	tier_observed_free(o);
+	free(text);
+	*ret_policy = p;
+	return plan;
+}
+
 /* What fairness holds, written out and read back, and the first round after. */
 START_TEST(test_state_file)
 {
@@ -463,9 +502,11 @@ START_TEST(test_state_file)
 	struct fair_input in[3] = { cg("/hog1", 90 * MiB, 92 * MiB), cg("/hog 2\n\x1b%", 90 * MiB, 92 * MiB),
 				    cg("/late", 0, 62 * MiB) };
 	struct fair_decision d[3];
-	struct tier_plan_entry e = { .path = "/hog1", .set_high = true, .memory_high = 5 * MiB };
-	struct tier_plan_entry buf;
+	struct tier_policy *p = NULL;
+	struct tier_plan *plan = one_entry_plan("memory_high = 5M\n", "/hog1", &p);
+	struct tier_plan_entry *buf = NULL;
 	const struct tier_plan_entry *f;
+	uint64_t v;
 	char *text = NULL, *text2 = NULL;
 	size_t size = 0, bad = 99;
 
@@ -487,9 +528,14 @@ START_TEST(test_state_file)
 	ck_assert_int_eq(fair_state_serialize(t, &text2, NULL), 0);
 	ck_assert_str_eq(text, text2);
 	/* the reconcile before the first round leaves a restored hold alone */
-	f = fair_filter_entry(t, &e, &buf);
-	ck_assert_ptr_eq(f, &buf);
-	ck_assert(!f->set_high);
+	ck_assert_int_eq(tier_plan_entry_get_desired(tier_plan_entry(plan, 0), TIER_ATTR_MEMORY_HIGH,
+						     &v), 0);
+	f = fair_filter_entry(t, tier_plan_entry(plan, 0), &buf);
+	ck_assert_ptr_eq(f, buf);
+	ck_assert_int_eq(tier_plan_entry_get_desired(f, TIER_ATTR_MEMORY_HIGH, &v), -ENODATA);
+	tier_plan_entry_free(buf);
+	tier_plan_free(plan);
+	tier_policy_free(p);
 
 	/* the first round after the restart: /hog1 alone, its demand covered:
 	 * the value saved before the restart comes back, not tierd's own */

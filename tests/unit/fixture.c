@@ -287,3 +287,76 @@ void fx_cgroup(struct fx *fx, const char *path, const char *knob)
 		free(s);
 	}
 }
+
+struct tier_observed *obs_build(uint64_t fast_capacity, const struct obs_cg *cg, size_t n)
+{
+	struct tier_observed *o = NULL;
+
+	ck_assert_int_eq(tier_observed_new(fast_capacity, &o), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct tier_observed_cgroup *c = NULL;
+
+		ck_assert_int_eq(tier_observed_add(o, cg[i].path, &c), 0);
+		if (cg[i].unit)
+			ck_assert_int_eq(tier_observed_cgroup_set_unit(c, cg[i].unit), 0);
+		for (const char *const *x = cg[i].exes; x && *x; x++)
+			ck_assert_int_eq(tier_observed_cgroup_add_exe(c, *x), 0);
+		for (const char *const *x = cg[i].annotations; x && *x; x++)
+			ck_assert_int_eq(tier_observed_cgroup_add_annotation(c, *x), 0);
+		if (cg[i].mode_supported)
+			ck_assert_int_eq(tier_observed_cgroup_set_current(c, TIER_ATTR_NUMA_BALANCING,
+									  cg[i].mode), 0);
+		ck_assert_int_eq(tier_observed_cgroup_set_current(c, TIER_ATTR_MEMORY_LOW,
+								  cg[i].memory_low), 0);
+		ck_assert_int_eq(tier_observed_cgroup_set_current(c, TIER_ATTR_MEMORY_HIGH,
+								  cg[i].memory_high), 0);
+	}
+	ck_assert_uint_eq(tier_observed_count(o), n);
+	return o;
+}
+
+bool e_sets(const struct tier_plan_entry *e, enum tier_attr attr)
+{
+	uint64_t v;
+	int r = tier_plan_entry_get_desired(e, attr, &v);
+
+	ck_assert(r == 0 || r == -ENODATA);
+	return r == 0;
+}
+
+uint64_t e_desired(const struct tier_plan_entry *e, enum tier_attr attr)
+{
+	uint64_t v;
+
+	if (tier_plan_entry_get_desired(e, attr, &v) == 0)
+		return v;
+	return attr == TIER_ATTR_MEMORY_HIGH ? UINT64_MAX : 0;
+}
+
+uint64_t e_current(const struct tier_plan_entry *e, enum tier_attr attr)
+{
+	uint64_t v;
+
+	if (tier_plan_entry_get_current(e, attr, &v) == 0)
+		return v;
+	return TIER_MODE_INHERIT;
+}
+
+bool e_mode_supported(const struct tier_plan_entry *e)
+{
+	uint64_t v;
+
+	return tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &v) == 0;
+}
+
+struct change res_change(const struct tier_apply_result *r, size_t i)
+{
+	ck_assert_uint_lt(i, tier_apply_result_change_count(r));
+	return (struct change){
+		.attr = tier_apply_result_change_attr(r, i),
+		.status = tier_apply_result_change_status(r, i),
+		.error = tier_apply_result_change_error(r, i),
+		.old_value = tier_apply_result_change_old_value(r, i),
+		.new_value = tier_apply_result_change_new_value(r, i),
+	};
+}

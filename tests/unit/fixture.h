@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "tier.h"
+#include "macro.h"
+#include "tier-internal.h"
 
 struct fx {
 	char *root;	/* mkdtemp */
@@ -45,6 +47,40 @@ void fx_cgroup(struct fx *fx, const char *path, const char *knob);
 void fx_cgroup_numa(struct fx *fx, const char *path, uint64_t anon0, uint64_t anon1,
 		    uint64_t file0, uint64_t file1);
 
+/*
+ * Observed state for evaluation tests, in the shape of libtier's old public
+ * struct, built into a struct tier_observed with the public setters
+ * (memory_low/high are set as given, also when 0).
+ */
+struct obs_cg {
+	const char *path;
+	const char *unit;
+	const char *const *exes;
+	const char *const *annotations;
+	bool mode_supported;
+	enum tier_mode mode;
+	uint64_t memory_low;
+	uint64_t memory_high;
+};
+struct tier_observed *obs_build(uint64_t fast_capacity, const struct obs_cg *cg, size_t n);
+
+/* A plan entry's desired value: whether it sets attr, and the value (the
+ * kernel's default 0 / max / inherit when it does not). */
+bool e_sets(const struct tier_plan_entry *e, enum tier_attr attr);
+uint64_t e_desired(const struct tier_plan_entry *e, enum tier_attr attr);
+/* Its current value as observed (mode: INHERIT when unsupported). */
+uint64_t e_current(const struct tier_plan_entry *e, enum tier_attr attr);
+bool e_mode_supported(const struct tier_plan_entry *e);
+
+/* One change of an apply result, copied out for the asserts. */
+struct change {
+	enum tier_attr attr;
+	enum tier_apply_status status;
+	int error;
+	const char *old_value, *new_value;
+};
+struct change res_change(const struct tier_apply_result *r, size_t i);
+
 /* Assert helper: a string-contains check with a readable failure. */
 #define ck_assert_strstr(hay, needle)                                                   \
 	ck_assert_msg((hay) && strstr((hay), (needle)), "'%s' does not contain '%s'",  \
@@ -61,5 +97,6 @@ Suite *suite_fair(void);
 Suite *suite_share(void);
 Suite *suite_hostile(void);
 Suite *suite_escape(void);
+Suite *suite_react(void);
 
 #endif

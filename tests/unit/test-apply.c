@@ -62,10 +62,39 @@ static void teardown(struct setup *s)
 static const struct tier_apply_result *result(const struct tier_apply_results *r, const char *path)
 {
 	for (size_t i = 0; i < tier_apply_results_count(r); i++)
-		if (strcmp(tier_apply_results_get(r, i)->path, path) == 0)
+		if (strcmp(tier_apply_result_path(tier_apply_results_get(r, i)), path) == 0)
 			return tier_apply_results_get(r, i);
 	ck_abort_msg("no result for %s", path);
 	return NULL;
+}
+
+/* tier_apply_entry() / tier_class_apply() into *r, freeing the result it held;
+ * on failure *r is untouched. */
+static int entry_apply(struct tier_ctx *ctx, const struct tier_plan_entry *e, unsigned flags,
+		       tier_apply_write_fn fn, void *userdata, struct tier_apply_result **r)
+{
+	struct tier_apply_result *n = NULL;
+	int ret = tier_apply_entry(ctx, e, flags, fn, userdata, r ? &n : NULL);
+
+	if (ret >= 0) {
+		tier_apply_result_free(*r);
+		*r = n;
+	}
+	return ret;
+}
+
+static int class_apply(struct tier_ctx *ctx, const char *cgroup, const struct tier_class *cls,
+		       const struct tier_topology *topo, unsigned flags,
+		       struct tier_apply_result **r)
+{
+	struct tier_apply_result *n = NULL;
+	int ret = tier_class_apply(ctx, cgroup, cls, topo, flags, r ? &n : NULL);
+
+	if (ret >= 0) {
+		tier_apply_result_free(*r);
+		*r = n;
+	}
+	return ret;
 }
 
 static void assert_file(struct fx *fx, const char *rel, const char *content, bool touched)
@@ -89,40 +118,40 @@ static void assert_diff(const struct tier_apply_results *res)
 	ck_assert_uint_eq(tier_apply_results_count(res), 7);
 
 	r = result(res, "/");
-	ck_assert_int_eq(r->status, TIER_APPLY_UNMANAGED);
-	ck_assert_uint_eq(r->n_changes, 0);
-	ck_assert_int_eq(result(res, "/other")->status, TIER_APPLY_UNMANAGED);
-	ck_assert_int_eq(result(res, "/batch")->status, TIER_APPLY_UNMANAGED);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNMANAGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 0);
+	ck_assert_int_eq(tier_apply_result_status(result(res, "/other")), TIER_APPLY_UNMANAGED);
+	ck_assert_int_eq(tier_apply_result_status(result(res, "/batch")), TIER_APPLY_UNMANAGED);
 
 	r = result(res, "/db1");
-	ck_assert_int_eq(r->status, TIER_APPLY_UNCHANGED);
-	ck_assert_uint_eq(r->n_changes, 2);
-	ck_assert_int_eq(r->changes[0].attr, TIER_ATTR_NUMA_BALANCING);
-	ck_assert_int_eq(r->changes[0].status, TIER_APPLY_UNCHANGED);
-	ck_assert_int_eq(r->changes[1].attr, TIER_ATTR_MEMORY_LOW);
-	ck_assert_int_eq(r->changes[1].status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNCHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 2);
+	ck_assert_int_eq(res_change(r, 0).attr, TIER_ATTR_NUMA_BALANCING);
+	ck_assert_int_eq(res_change(r, 0).status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(res_change(r, 1).attr, TIER_ATTR_MEMORY_LOW);
+	ck_assert_int_eq(res_change(r, 1).status, TIER_APPLY_UNCHANGED);
 
 	r = result(res, "/db2");
-	ck_assert_int_eq(r->status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(r->n_changes, 2);
-	ck_assert_int_eq(r->changes[0].status, TIER_APPLY_CHANGED);
-	ck_assert_str_eq(r->changes[0].old_value, "inherit");
-	ck_assert_str_eq(r->changes[0].new_value, "promote");
-	ck_assert_int_eq(r->changes[1].status, TIER_APPLY_CHANGED);
-	ck_assert_str_eq(r->changes[1].old_value, "0");
-	ck_assert_str_eq(r->changes[1].new_value, "1048576");
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 2);
+	ck_assert_int_eq(res_change(r, 0).status, TIER_APPLY_CHANGED);
+	ck_assert_str_eq(res_change(r, 0).old_value, "inherit");
+	ck_assert_str_eq(res_change(r, 0).new_value, "promote");
+	ck_assert_int_eq(res_change(r, 1).status, TIER_APPLY_CHANGED);
+	ck_assert_str_eq(res_change(r, 1).old_value, "0");
+	ck_assert_str_eq(res_change(r, 1).new_value, "1048576");
 
 	r = result(res, "/web");
-	ck_assert_int_eq(r->status, TIER_APPLY_UNCHANGED);
-	ck_assert_uint_eq(r->n_changes, 1);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNCHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
 
 	r = result(res, "/batch/j");
-	ck_assert_int_eq(r->status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(r->n_changes, 2);
-	ck_assert_int_eq(r->changes[0].status, TIER_APPLY_UNCHANGED);
-	ck_assert_int_eq(r->changes[1].attr, TIER_ATTR_MEMORY_HIGH);
-	ck_assert_str_eq(r->changes[1].old_value, "max");
-	ck_assert_str_eq(r->changes[1].new_value, "2147483648");
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 2);
+	ck_assert_int_eq(res_change(r, 0).status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(res_change(r, 1).attr, TIER_ATTR_MEMORY_HIGH);
+	ck_assert_str_eq(res_change(r, 1).old_value, "max");
+	ck_assert_str_eq(res_change(r, 1).new_value, "2147483648");
 }
 
 START_TEST(test_apply_diff)
@@ -158,8 +187,8 @@ START_TEST(test_apply_diff)
 	for (size_t i = 0; i < tier_apply_results_count(res); i++) {
 		const struct tier_apply_result *r = tier_apply_results_get(res, i);
 
-		ck_assert_msg(r->status == TIER_APPLY_UNCHANGED || r->status == TIER_APPLY_UNMANAGED,
-			      "%s: %s", r->path, tier_apply_status_to_string(r->status));
+		ck_assert_msg(tier_apply_result_status(r) == TIER_APPLY_UNCHANGED || tier_apply_result_status(r) == TIER_APPLY_UNMANAGED,
+			      "%s: %s", tier_apply_result_path(r), tier_apply_status_to_string(tier_apply_result_status(r)));
 	}
 	tier_apply_results_free(res);
 	teardown(&s);
@@ -202,11 +231,11 @@ START_TEST(test_apply_vanished)
 	free(dir);
 	ck_assert_int_eq(tier_apply(s.fx->ctx, s.plan, 0, &res), 0);
 	r = result(res, "/db2");
-	ck_assert_int_eq(r->status, TIER_APPLY_VANISHED);
-	ck_assert_int_eq(r->error, -ENOENT);
-	ck_assert_uint_eq(r->n_changes, 1); /* stopped at the first attribute */
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_VANISHED);
+	ck_assert_int_eq(tier_apply_result_error(r), -ENOENT);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1); /* stopped at the first attribute */
 	r = result(res, "/batch/j");
-	ck_assert_int_eq(r->status, TIER_APPLY_CHANGED);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
 	assert_file(s.fx, "/batch/j/memory.high", "2147483648", true);
 	tier_apply_results_free(res);
 	teardown(&s);
@@ -227,16 +256,16 @@ START_TEST(test_apply_unsupported_and_error)
 	fx_mkdir(s.fx->cg, "/batch/j/memory.high");
 	ck_assert_int_eq(tier_apply(s.fx->ctx, s.plan, 0, &res), 1);
 	r = result(res, "/db2");
-	ck_assert_int_eq(r->status, TIER_APPLY_UNSUPPORTED);
-	ck_assert_int_eq(r->error, -EOPNOTSUPP);
-	ck_assert_int_eq(r->changes[0].status, TIER_APPLY_UNSUPPORTED);
-	ck_assert_int_eq(r->changes[1].status, TIER_APPLY_CHANGED);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNSUPPORTED);
+	ck_assert_int_eq(tier_apply_result_error(r), -EOPNOTSUPP);
+	ck_assert_int_eq(res_change(r, 0).status, TIER_APPLY_UNSUPPORTED);
+	ck_assert_int_eq(res_change(r, 1).status, TIER_APPLY_CHANGED);
 	assert_file(s.fx, "/db2/memory.low", "1048576", true);
 	r = result(res, "/batch/j");
-	ck_assert_int_eq(r->status, TIER_APPLY_ERROR);
-	ck_assert_int_eq(r->error, -EISDIR);
-	ck_assert_int_eq(r->changes[1].status, TIER_APPLY_ERROR);
-	ck_assert_int_eq(result(res, "/web")->status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_ERROR);
+	ck_assert_int_eq(tier_apply_result_error(r), -EISDIR);
+	ck_assert_int_eq(res_change(r, 1).status, TIER_APPLY_ERROR);
+	ck_assert_int_eq(tier_apply_result_status(result(res, "/web")), TIER_APPLY_UNCHANGED);
 	tier_apply_results_free(res);
 	teardown(&s);
 }
@@ -264,15 +293,15 @@ START_TEST(test_apply_page_rounding)
 	ck_assert_int_eq(tier_evaluate(p, o, &plan), 0);
 	ck_assert_int_eq(tier_apply(fx->ctx, plan, 0, &res), 0);
 	r = result(res, "/a");
-	ck_assert_int_eq(r->status, TIER_APPLY_CHANGED);
-	ck_assert_str_eq(r->changes[1].new_value, want_low);
-	ck_assert_str_eq(r->changes[2].new_value, want_high);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_str_eq(res_change(r, 1).new_value, want_low);
+	ck_assert_str_eq(res_change(r, 2).new_value, want_high);
 	s = fx_read(fx->cg, "/a/memory.low");
 	ck_assert_str_eq(s, want_low);
 	free(s);
 	tier_apply_results_free(res);
 	ck_assert_int_eq(tier_apply(fx->ctx, plan, 0, &res), 0);
-	ck_assert_int_eq(result(res, "/a")->status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(tier_apply_result_status(result(res, "/a")), TIER_APPLY_UNCHANGED);
 	tier_apply_results_free(res);
 	tier_plan_free(plan);
 	tier_observed_free(o);
@@ -293,12 +322,12 @@ START_TEST(test_apply_skip)
 				    TIER_APPLY_SKIP_MEMORY_LOW | TIER_APPLY_SKIP_MEMORY_HIGH, &res),
 			 0);
 	r = result(res, "/db2");
-	ck_assert_int_eq(r->status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(r->n_changes, 1);
-	ck_assert_int_eq(r->changes[0].attr, TIER_ATTR_NUMA_BALANCING);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
+	ck_assert_int_eq(res_change(r, 0).attr, TIER_ATTR_NUMA_BALANCING);
 	r = result(res, "/batch/j");
-	ck_assert_int_eq(r->status, TIER_APPLY_UNCHANGED);
-	ck_assert_uint_eq(r->n_changes, 1);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNCHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
 	assert_file(s.fx, "/db2/memory.numa_balancing", "promote", true);
 	assert_file(s.fx, "/db2/memory.low", "0\n", false);
 	assert_file(s.fx, "/batch/j/memory.high", "max\n", false);
@@ -309,11 +338,11 @@ START_TEST(test_apply_skip)
 				    &res),
 			 0);
 	r = result(res, "/db2");
-	ck_assert_uint_eq(r->n_changes, 1);
-	ck_assert_int_eq(r->changes[0].attr, TIER_ATTR_MEMORY_LOW);
-	ck_assert_int_eq(r->changes[0].status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(result(res, "/web")->n_changes, 0);
-	ck_assert_int_eq(result(res, "/web")->status, TIER_APPLY_UNCHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
+	ck_assert_int_eq(res_change(r, 0).attr, TIER_ATTR_MEMORY_LOW);
+	ck_assert_int_eq(res_change(r, 0).status, TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(result(res, "/web")), 0);
+	ck_assert_int_eq(tier_apply_result_status(result(res, "/web")), TIER_APPLY_UNCHANGED);
 	assert_file(s.fx, "/db2/memory.low", "1048576", true);
 	assert_file(s.fx, "/batch/j/memory.high", "2147483648", true);
 	tier_apply_results_free(res);
@@ -333,22 +362,21 @@ struct writes {
 };
 
 static int record_write(void *userdata, struct tier_ctx *ctx, const char *cgroup,
-			const struct tier_apply_change *change)
+			enum tier_attr attr, const char *old_value, const char *new_value)
 {
 	struct writes *ws = userdata;
 
 	ck_assert_uint_lt(ws->n, 8);
 	snprintf(ws->w[ws->n].cgroup, sizeof(ws->w[ws->n].cgroup), "%s", cgroup);
-	ws->w[ws->n].attr = change->attr;
-	memcpy(ws->w[ws->n].old_value, change->old_value, TIER_VALUE_MAX);
-	memcpy(ws->w[ws->n].new_value, change->new_value, TIER_VALUE_MAX);
+	ws->w[ws->n].attr = attr;
+	snprintf(ws->w[ws->n].old_value, TIER_VALUE_MAX, "%s", old_value);
+	snprintf(ws->w[ws->n].new_value, TIER_VALUE_MAX, "%s", new_value);
 	ws->n++;
 	if (ws->fail)
 		return ws->fail;
 	/* like tierd: memory.numa_balancing raw, the limits "elsewhere" */
-	if (change->attr == TIER_ATTR_NUMA_BALANCING)
-		return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(change->attr),
-					 change->new_value);
+	if (attr == TIER_ATTR_NUMA_BALANCING)
+		return tier_cgroup_write(ctx, cgroup, tier_attr_to_string(attr), new_value);
 	return 0;
 }
 
@@ -357,15 +385,15 @@ START_TEST(test_apply_entry_writer)
 {
 	struct setup s;
 	struct writes ws = { 0 };
-	struct tier_apply_result r;
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *r = NULL;
 	const struct tier_plan_entry *e;
 
 	setup(&s);
 	e = tier_plan_find(s.plan, "/db2");
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, e, 0, record_write, &ws, &r), 0);
-	ck_assert_str_eq(r.path, "/db2");
-	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(r.n_changes, 2);
+	ck_assert_int_eq(entry_apply(s.fx->ctx, e, 0, record_write, &ws, &r), 0);
+	ck_assert_str_eq(tier_apply_result_path(r), "/db2");
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 2);
 	ck_assert_uint_eq(ws.n, 2);
 	ck_assert_str_eq(ws.w[0].cgroup, "/db2");
 	ck_assert_int_eq(ws.w[0].attr, TIER_ATTR_NUMA_BALANCING);
@@ -379,38 +407,38 @@ START_TEST(test_apply_entry_writer)
 
 	/* unchanged values and dry runs never reach the writer */
 	ws.n = 0;
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/db1"), 0,
+	ck_assert_int_eq(entry_apply(s.fx->ctx, tier_plan_find(s.plan, "/db1"), 0,
 					  record_write, &ws, &r),
 			 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_UNCHANGED);
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"),
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(entry_apply(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"),
 					  TIER_APPLY_DRY_RUN, record_write, &ws, &r),
 			 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
 	ck_assert_uint_eq(ws.n, 0);
 
 	/* the writer's errors: ENODEV (removed under the write) is VANISHED,
 	 * EOPNOTSUPP UNSUPPORTED, others ERROR, and the return value says so */
 	ws.fail = -ENODEV;
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
+	ck_assert_int_eq(entry_apply(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
 					  record_write, &ws, &r),
 			 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_VANISHED);
-	ck_assert_int_eq(r.error, -ENODEV);
-	ck_assert_str_eq(r.changes[1].old_value, "max");
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_VANISHED);
+	ck_assert_int_eq(tier_apply_result_error(r), -ENODEV);
+	ck_assert_str_eq(res_change(r, 1).old_value, "max");
 	ws.fail = -EOPNOTSUPP;
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
+	ck_assert_int_eq(entry_apply(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
 					  record_write, &ws, &r),
 			 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_UNSUPPORTED);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNSUPPORTED);
 	ws.fail = -EBUSY;
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
+	ck_assert_int_eq(entry_apply(s.fx->ctx, tier_plan_find(s.plan, "/batch/j"), 0,
 					  record_write, &ws, &r),
 			 1);
-	ck_assert_int_eq(r.status, TIER_APPLY_ERROR);
-	ck_assert_int_eq(r.error, -EBUSY);
-	ck_assert_int_eq(r.changes[0].status, TIER_APPLY_UNCHANGED);
-	ck_assert_int_eq(r.changes[1].status, TIER_APPLY_ERROR);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_ERROR);
+	ck_assert_int_eq(tier_apply_result_error(r), -EBUSY);
+	ck_assert_int_eq(res_change(r, 0).status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(res_change(r, 1).status, TIER_APPLY_ERROR);
 	assert_file(s.fx, "/batch/j/memory.high", "max\n", false);
 	teardown(&s);
 }
@@ -421,38 +449,61 @@ END_TEST
 START_TEST(test_apply_entry_copy)
 {
 	struct setup s;
-	struct tier_plan_entry e;
-	struct tier_apply_result r, before;
+	_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *e = NULL;
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *r = NULL;
+	struct tier_apply_result *before;
+	uint64_t v;
 
 	setup(&s);
-	e = *tier_plan_find(s.plan, "/web");
-	e.mode = TIER_MODE_PROMOTE;
-	e.set_high = true;
-	e.memory_high = 1 << 20;
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, &e, 0, NULL, NULL, &r), 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(r.n_changes, 2);
-	ck_assert_str_eq(r.changes[0].old_value, "off");
-	ck_assert_str_eq(r.changes[0].new_value, "promote");
-	ck_assert_str_eq(r.changes[1].new_value, "1048576");
+	ck_assert_int_eq(tier_plan_entry_dup(tier_plan_find(s.plan, "/web"), &e), 0);
+	ck_assert_str_eq(tier_plan_entry_path(e), "/web");
+	ck_assert_ptr_eq(tier_plan_entry_rule(e), tier_plan_entry_rule(tier_plan_find(s.plan, "/web")));
+	ck_assert_int_eq(tier_plan_entry_set_desired(e, TIER_ATTR_NUMA_BALANCING, TIER_MODE_PROMOTE),
+			 0);
+	ck_assert_int_eq(tier_plan_entry_set_desired(e, TIER_ATTR_MEMORY_HIGH, 1 << 20), 0);
+	ck_assert_int_eq(tier_plan_entry_set_desired(e, TIER_ATTR_NUMA_BALANCING, _TIER_MODE_MAX),
+			 -EINVAL);
+	ck_assert_int_eq(tier_plan_entry_set_desired(e, _TIER_ATTR_MAX, 0), -EINVAL);
+	/* the copy is the caller's: the plan's entry is unchanged */
+	ck_assert_int_eq(tier_plan_entry_get_desired(tier_plan_find(s.plan, "/web"),
+						     TIER_ATTR_NUMA_BALANCING, &v), 0);
+	ck_assert_uint_eq(v, TIER_MODE_OFF);
+	ck_assert_int_eq(tier_plan_entry_get_desired(tier_plan_find(s.plan, "/web"),
+						     TIER_ATTR_MEMORY_HIGH, &v), -ENODATA);
+	ck_assert_int_eq(entry_apply(s.fx->ctx, e, 0, NULL, NULL, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 2);
+	ck_assert_str_eq(res_change(r, 0).old_value, "off");
+	ck_assert_str_eq(res_change(r, 0).new_value, "promote");
+	ck_assert_str_eq(res_change(r, 1).new_value, "1048576");
 	assert_file(s.fx, "/web/memory.numa_balancing", "promote", true);
 	assert_file(s.fx, "/web/memory.high", "1048576", true);
 	assert_file(s.fx, "/web/memory.low", "0\n", false);
 
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, tier_plan_find(s.plan, "/other"), 0, NULL,
+	ck_assert_int_eq(entry_apply(s.fx->ctx, tier_plan_find(s.plan, "/other"), 0, NULL,
 					  NULL, &r),
 			 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_UNMANAGED);
-	ck_assert_uint_eq(r.n_changes, 0);
-	ck_assert_str_eq(r.path, "/other");
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNMANAGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 0);
+	ck_assert_str_eq(tier_apply_result_path(r), "/other");
 
-	memset(&before, 0x5a, sizeof(before));
-	memcpy(&r, &before, sizeof(r));
-	ck_assert_int_eq(tier_apply_entry(NULL, &e, 0, NULL, NULL, &r), -EINVAL);
+	/* clearing a desired value: the attribute is left alone */
+	ck_assert_int_eq(tier_plan_entry_clear_desired(e, TIER_ATTR_MEMORY_HIGH), 0);
+	ck_assert_int_eq(tier_plan_entry_get_desired(e, TIER_ATTR_MEMORY_HIGH, &v), -ENODATA);
+	ck_assert_int_eq(entry_apply(s.fx->ctx, e, 0, NULL, NULL, &r), 0);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
+	ck_assert_int_eq(tier_apply_result_change_attr(r, 0), TIER_ATTR_NUMA_BALANCING);
+	ck_assert_int_eq(tier_apply_result_change_status(r, 0), TIER_APPLY_UNCHANGED);
+	/* out of range: defined answers */
+	ck_assert_int_eq(tier_apply_result_change_attr(r, 1), _TIER_ATTR_MAX);
+	ck_assert_ptr_null(tier_apply_result_change_old_value(r, 1));
+
+	before = r;
+	ck_assert_int_eq(tier_apply_entry(NULL, e, 0, NULL, NULL, &r), -EINVAL);
 	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, NULL, 0, NULL, NULL, &r), -EINVAL);
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, &e, 0, NULL, NULL, NULL), -EINVAL);
-	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, &e, 1u << 20, NULL, NULL, &r), -EINVAL);
-	ck_assert(memcmp(&r, &before, sizeof(r)) == 0);
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, e, 0, NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(tier_apply_entry(s.fx->ctx, e, 1u << 20, NULL, NULL, &r), -EINVAL);
+	ck_assert_ptr_eq(r, before);
 	teardown(&s);
 }
 END_TEST
@@ -465,7 +516,8 @@ START_TEST(test_class_apply)
 	struct fx *fx = fx_new();
 	struct tier_policy *p = NULL;
 	const struct tier_class *c, *plain;
-	struct tier_apply_result r, before;
+	_cleanup_(tier_apply_result_freep) struct tier_apply_result *r = NULL;
+	struct tier_apply_result *before;
 
 	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
 	c = tier_policy_find_class(p, "c");
@@ -483,75 +535,132 @@ START_TEST(test_class_apply)
 	}
 
 	/* dry run: the diff, nothing written */
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, TIER_APPLY_DRY_RUN, &r), 0);
-	ck_assert_str_eq(r.path, "/ctr");
-	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(r.n_changes, 3);
-	ck_assert_str_eq(r.changes[0].new_value, "promote");
-	ck_assert_str_eq(r.changes[1].new_value, "67108864");
-	ck_assert_str_eq(r.changes[2].old_value, "max");
-	ck_assert_str_eq(r.changes[2].new_value, "1073741824");
+	ck_assert_int_eq(class_apply(fx->ctx, "/ctr", c, NULL, TIER_APPLY_DRY_RUN, &r), 0);
+	ck_assert_str_eq(tier_apply_result_path(r), "/ctr");
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 3);
+	ck_assert_str_eq(res_change(r, 0).new_value, "promote");
+	ck_assert_str_eq(res_change(r, 1).new_value, "67108864");
+	ck_assert_str_eq(res_change(r, 2).old_value, "max");
+	ck_assert_str_eq(res_change(r, 2).new_value, "1073741824");
 	assert_file(fx, "/ctr/memory.numa_balancing", "inherit\n", false);
 	assert_file(fx, "/ctr/memory.low", "0\n", false);
 
 	/* for real: exactly those three */
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, 0, &r), 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
+	ck_assert_int_eq(class_apply(fx->ctx, "/ctr", c, NULL, 0, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
 	assert_file(fx, "/ctr/memory.numa_balancing", "promote", true);
 	assert_file(fx, "/ctr/memory.low", "67108864", true);
 	assert_file(fx, "/ctr/memory.high", "1073741824", true);
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, 0, &r), 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_UNCHANGED);
+	ck_assert_int_eq(class_apply(fx->ctx, "/ctr", c, NULL, 0, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNCHANGED);
 
 	/* KEEP_SET: a memory.high someone else set stays; memory.low at its
 	 * default is written */
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/qos", c, NULL,
+	ck_assert_int_eq(class_apply(fx->ctx, "/qos", c, NULL,
 					  TIER_APPLY_KEEP_SET | TIER_APPLY_SKIP_NUMA_BALANCING, &r),
 			 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_CHANGED);
-	ck_assert_uint_eq(r.n_changes, 2);
-	ck_assert_int_eq(r.changes[0].attr, TIER_ATTR_MEMORY_LOW);
-	ck_assert_int_eq(r.changes[0].status, TIER_APPLY_CHANGED);
-	ck_assert_int_eq(r.changes[1].attr, TIER_ATTR_MEMORY_HIGH);
-	ck_assert_int_eq(r.changes[1].status, TIER_APPLY_KEPT);
-	ck_assert_str_eq(r.changes[1].old_value, "4294967296");
-	ck_assert_str_eq(r.changes[1].new_value, "1073741824");
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 2);
+	ck_assert_int_eq(res_change(r, 0).attr, TIER_ATTR_MEMORY_LOW);
+	ck_assert_int_eq(res_change(r, 0).status, TIER_APPLY_CHANGED);
+	ck_assert_int_eq(res_change(r, 1).attr, TIER_ATTR_MEMORY_HIGH);
+	ck_assert_int_eq(res_change(r, 1).status, TIER_APPLY_KEPT);
+	ck_assert_str_eq(res_change(r, 1).old_value, "4294967296");
+	ck_assert_str_eq(res_change(r, 1).new_value, "1073741824");
 	assert_file(fx, "/qos/memory.numa_balancing", "inherit\n", false);
 	assert_file(fx, "/qos/memory.low", "67108864", true);
 	assert_file(fx, "/qos/memory.high", "4294967296\n", false);
 	ck_assert_str_eq(tier_apply_status_to_string(TIER_APPLY_KEPT), "kept");
 	/* KEPT alone summarises as KEPT */
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/qos", c, NULL,
+	ck_assert_int_eq(class_apply(fx->ctx, "/qos", c, NULL,
 					  TIER_APPLY_KEEP_SET | TIER_APPLY_SKIP_NUMA_BALANCING, &r),
 			 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_KEPT);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_KEPT);
 
 	/* a class without limits touches only memory.numa_balancing */
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/qos", plain, NULL, 0, &r), 0);
-	ck_assert_uint_eq(r.n_changes, 1);
+	ck_assert_int_eq(class_apply(fx->ctx, "/qos", plain, NULL, 0, &r), 0);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
 	assert_file(fx, "/qos/memory.numa_balancing", "off", true);
 
 	/* a kernel without the knob, a vanished cgroup */
 	fx_unlink(fx->cg, "/ctr/memory.numa_balancing");
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", plain, NULL, 0, &r), 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_UNSUPPORTED);
-	ck_assert_int_eq(r.error, -EOPNOTSUPP);
-	ck_assert_str_eq(r.changes[0].old_value, "");
-	ck_assert_int_eq(tier_class_apply(fx->ctx, "/gone", c, NULL, 0, &r), 0);
-	ck_assert_int_eq(r.status, TIER_APPLY_VANISHED);
-	ck_assert_int_eq(r.error, -ENOENT);
-	ck_assert_uint_eq(r.n_changes, 1);
+	ck_assert_int_eq(class_apply(fx->ctx, "/ctr", plain, NULL, 0, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNSUPPORTED);
+	ck_assert_int_eq(tier_apply_result_error(r), -EOPNOTSUPP);
+	ck_assert_str_eq(res_change(r, 0).old_value, "");
+	ck_assert_int_eq(class_apply(fx->ctx, "/gone", c, NULL, 0, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_VANISHED);
+	ck_assert_int_eq(tier_apply_result_error(r), -ENOENT);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
 
 	/* bad arguments leave the result alone */
-	memset(&before, 0x5a, sizeof(before));
-	memcpy(&r, &before, sizeof(r));
+	before = r;
 	ck_assert_int_eq(tier_class_apply(fx->ctx, "ctr", c, NULL, 0, &r), -EINVAL);
 	ck_assert_int_eq(tier_class_apply(fx->ctx, "/a/../ctr", c, NULL, 0, &r), -EINVAL);
 	ck_assert_int_eq(tier_class_apply(fx->ctx, NULL, c, NULL, 0, &r), -EINVAL);
 	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", NULL, NULL, 0, &r), -EINVAL);
 	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, 1u << 20, &r), -EINVAL);
-	ck_assert(memcmp(&r, &before, sizeof(r)) == 0);
+	ck_assert_ptr_eq(r, before);
 	tier_policy_free(p);
+	fx_free(fx);
+}
+END_TEST
+
+/* One attribute, no plan: tierctl set and fair-share enforcement. */
+START_TEST(test_apply_attr)
+{
+	struct fx *fx = fx_new();
+	struct tier_apply_result *r = NULL, *before;
+	struct writes ws = { 0 };
+
+	fx_cgroup(fx, "/a", "inherit");
+	for (size_t f = 0; f < 3; f++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "/a/%s", files[f]);
+		fx_age(fx->cg, rel);
+	}
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_NUMA_BALANCING,
+						TIER_MODE_OFF, 0, NULL, NULL, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(tier_apply_result_change_count(r), 1);
+	ck_assert_str_eq(tier_apply_result_change_old_value(r, 0), "inherit");
+	ck_assert_str_eq(tier_apply_result_change_new_value(r, 0), "off");
+	assert_file(fx, "/a/memory.numa_balancing", "off", true);
+	tier_apply_result_free(r);
+
+	/* equal: not written, unless re-asserted (through the writer here) */
+	fx_age(fx->cg, "/a/memory.high");
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_HIGH, UINT64_MAX, 0,
+						record_write, &ws, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNCHANGED);
+	ck_assert_uint_eq(ws.n, 0);
+	tier_apply_result_free(r);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_HIGH, UINT64_MAX,
+						TIER_APPLY_REWRITE, record_write, &ws, &r), 0);
+	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
+	ck_assert_uint_eq(ws.n, 1);
+	ck_assert_str_eq(ws.w[0].old_value, "max");
+	ck_assert_str_eq(ws.w[0].new_value, "max");
+	tier_apply_result_free(r);
+	/* ... and not in a dry run */
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_HIGH, UINT64_MAX,
+						TIER_APPLY_REWRITE | TIER_APPLY_DRY_RUN,
+						record_write, &ws, &r), 0);
+	ck_assert_uint_eq(ws.n, 1);
+	tier_apply_result_free(r);
+
+	r = before = (struct tier_apply_result *)&ws;
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "a", TIER_ATTR_MEMORY_LOW, 0, 0, NULL,
+						NULL, &r), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", _TIER_ATTR_MAX, 0, 0, NULL, NULL,
+						&r), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_NUMA_BALANCING, 17, 0,
+						NULL, NULL, &r), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_apply_attr(fx->ctx, "/a", TIER_ATTR_MEMORY_LOW, 0, 1u << 20,
+						NULL, NULL, &r), -EINVAL);
+	ck_assert_ptr_eq(r, before);
 	fx_free(fx);
 }
 END_TEST
@@ -579,6 +688,7 @@ Suite *suite_apply(void)
 	tcase_add_test(tc, test_apply_entry_writer);
 	tcase_add_test(tc, test_apply_entry_copy);
 	tcase_add_test(tc, test_class_apply);
+	tcase_add_test(tc, test_apply_attr);
 	tcase_add_test(tc, test_strings);
 	suite_add_tcase(s, tc);
 	return s;

@@ -135,7 +135,7 @@ START_TEST(test_numa_stat)
 {
 	struct fx *fx = fx_new();
 	struct tier_topology *t = NULL;
-	struct tier_residency res = { 1, 1 };
+	uint64_t fast = 1, slow = 1;
 	uint64_t *per = NULL;
 	unsigned n = 0;
 
@@ -159,9 +159,9 @@ START_TEST(test_numa_stat)
 	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "nope", &per, &n), -ENODATA);
 	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "file_", &per, &n), -ENODATA);
 	ck_assert_ptr_null(per);
-	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &res), 0);
-	ck_assert_uint_eq(res.fast_bytes, 31000);
-	ck_assert_uint_eq(res.slow_bytes, 42000);
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+	ck_assert_uint_eq(fast, 31000);
+	ck_assert_uint_eq(slow, 42000);
 	/* sparse node ids */
 	fx_write(fx->cg, "/db/memory.numa_stat", "anon N0=5 N3=7\nfile N3=1\n");
 	ck_assert_int_eq(tier_cgroup_read_numa_stat(fx->ctx, "/db", "anon", &per, &n), 0);
@@ -239,7 +239,7 @@ START_TEST(test_effective_mode)
 		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/c%d", d);
 		fx_cgroup(fx, path, inheritance[i].chain[d]);
 	}
-	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, path, &m), 0);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, path, &m, NULL), 0);
 	ck_assert_msg(m == inheritance[i].effective, "case %zu: got %s", i, tier_mode_to_string(m));
 	fx_free(fx);
 }
@@ -254,23 +254,76 @@ START_TEST(test_effective_mode_errors)
 	fx_cgroup(fx, "/a/b", NULL); /* knob missing below a knob: EOPNOTSUPP */
 	fx_cgroup(fx, "/s", NULL);
 	fx_cgroup(fx, "/s/t", "full");
-	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m), -EOPNOTSUPP);
-	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/s/t", &m), -EOPNOTSUPP);
-	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/gone", &m), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, NULL), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/s/t", &m, NULL), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/gone", &m, NULL), -ENOENT);
 	ck_assert_int_eq(m, TIER_MODE_INVALID);
-	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/", &m), 0);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/", &m, NULL), 0);
 	ck_assert_int_eq(m, TIER_MODE_FULL);
-	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "//a//", &m), 0);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "//a//", &m, NULL), 0);
 	ck_assert_int_eq(m, TIER_MODE_OFF);
 	fx_free(fx);
 }
 END_TEST
 
+/* Which cgroup imposes the effective mode: the top-most holding the binding value. */
+START_TEST(test_effective_mode_source)
+{
+	struct fx *fx = fx_new();
+	enum tier_mode m = TIER_MODE_INVALID;
+	char *src = (char *)"untouched";
+
+	fx_cgroup(fx, "/a", "promote");
+	fx_cgroup(fx, "/a/b", "promote");
+	fx_cgroup(fx, "/a/b/c", "off");
+	fx_cgroup(fx, "/a/b/c/d", "full");
+	fx_cgroup(fx, "/f", "full");
+	fx_cgroup(fx, "/f/g", "inherit");
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, &src), 0);
+	ck_assert_int_eq(m, TIER_MODE_PROMOTE);
+	ck_assert_str_eq(src, "/a");
+	free(src);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "//a/b/c/d", &m, &src), 0);
+	ck_assert_int_eq(m, TIER_MODE_OFF);
+	ck_assert_str_eq(src, "//a/b/c");
+	free(src);
+	/* nothing restricts: FULL, no source */
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/f/g", &m, &src), 0);
+	ck_assert_int_eq(m, TIER_MODE_FULL);
+	ck_assert_ptr_null(src);
+	/* errors leave both alone */
+	src = (char *)"untouched";
+	m = TIER_MODE_INVALID;
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/gone", &m, &src), -ENOENT);
+	ck_assert_int_eq(m, TIER_MODE_INVALID);
+	ck_assert_str_eq(src, "untouched");
+	fx_free(fx);
+}
+END_TEST
+
+static uint64_t info_get(const struct tier_cgroup_info *info, unsigned what)
+{
+	uint64_t v = 0xdeadbeef;
+
+	ck_assert_int_eq(tier_cgroup_info_get(info, what, &v), 0);
+	return v;
+}
+
+static bool info_has(const struct tier_cgroup_info *info, unsigned what)
+{
+	uint64_t v = 0xdeadbeef;
+	int r = tier_cgroup_info_get(info, what, &v);
+
+	ck_assert(r == 0 || (r == -ENODATA && v == 0xdeadbeef));
+	return r == 0;
+}
+
 START_TEST(test_info)
 {
 	struct fx *fx = fx_new();
 	struct tier_topology *t = NULL;
-	struct tier_cgroup_info info;
+	struct tier_cgroup_info *info = NULL, *keep;
+	uint64_t v;
 
 	fx_node(fx, 0, 1024, 512);
 	fx_node(fx, 1, 1024, 512);
@@ -281,46 +334,55 @@ START_TEST(test_info)
 	fx_cgroup(fx, "/p", "promote");
 	fx_cgroup(fx, "/p/c", "full");
 	fx_write(fx->cg, "/p/c/memory.toptier_high", "1048576\n");
-	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, t, "/p/c", &info), 0);
-	ck_assert(info.valid & TIER_INFO_MODE);
-	ck_assert_int_eq(info.mode, TIER_MODE_FULL);
-	ck_assert_int_eq(info.effective_mode, TIER_MODE_PROMOTE);
-	ck_assert(info.valid & TIER_INFO_RESIDENCY);
-	ck_assert_uint_eq(info.fast_bytes, 3145728 + 4194304);
-	ck_assert_uint_eq(info.slow_bytes, 1048576);
-	ck_assert(info.valid & TIER_INFO_TOPTIER_HIGH);
-	ck_assert(!(info.valid & TIER_INFO_TOPTIER_LOW));
-	ck_assert_uint_eq(info.toptier_high, 1048576);
-	ck_assert_uint_eq(info.max, UINT64_MAX);
-	ck_assert_uint_eq(info.current, 8388608);
-
-	ck_assert(info.valid & TIER_INFO_EFFECTIVE_MODE);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/p/c", TIER_INFO_ALL, &info), 0);
+	ck_assert_int_eq(info_get(info, TIER_INFO_MODE), TIER_MODE_FULL);
+	ck_assert_int_eq(info_get(info, TIER_INFO_EFFECTIVE_MODE), TIER_MODE_PROMOTE);
+	ck_assert_uint_eq(info_get(info, TIER_INFO_FAST_BYTES), 3145728 + 4194304);
+	ck_assert_uint_eq(info_get(info, TIER_INFO_SLOW_BYTES), 1048576);
+	ck_assert(!info_has(info, TIER_INFO_TOPTIER_LOW));
+	ck_assert_uint_eq(info_get(info, TIER_INFO_TOPTIER_HIGH), 1048576);
+	ck_assert_uint_eq(info_get(info, TIER_INFO_MAX), UINT64_MAX);
+	ck_assert_uint_eq(info_get(info, TIER_INFO_CURRENT), 8388608);
+	/* exactly one known bit */
+	ck_assert_int_eq(tier_cgroup_info_get(info, TIER_INFO_RESIDENCY, &v), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_info_get(info, 0, &v), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_info_get(info, 1u << 20, &v), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_info_get(info, TIER_INFO_MODE, NULL), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_info_get(NULL, TIER_INFO_MODE, &v), -EINVAL);
 
 	/* Only what is asked for: the mode without walking up, no limits. */
 	fx_write(fx->cg, "/p/memory.numa_balancing", "garbage\n");
-	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, t, "/p/c", &info), -EINVAL);
-	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, t, "/p/c",
-						    TIER_INFO_MODE | TIER_INFO_TOPTIER_HIGH, &info), 0);
-	ck_assert_uint_eq(info.valid, TIER_INFO_MODE | TIER_INFO_TOPTIER_HIGH);
-	ck_assert_int_eq(info.mode, TIER_MODE_FULL);
-	ck_assert_uint_eq(info.toptier_high, 1048576);
-	ck_assert_uint_eq(info.current, 0);
-	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, t, "/p/c", TIER_INFO_RESIDENCY, &info),
-			 0);
-	ck_assert_uint_eq(info.valid, TIER_INFO_RESIDENCY);
-	ck_assert_uint_eq(info.slow_bytes, 1048576);
-	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, NULL, "/p/c", TIER_INFO_RESIDENCY, &info),
-			 0);
-	ck_assert_uint_eq(info.valid, 0);
-	ck_assert_int_eq(tier_cgroup_read_info_mask(fx->ctx, t, "/gone", TIER_INFO_ALL, &info),
-			 -ENOENT);
+	keep = info;
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/p/c", TIER_INFO_ALL, &info), -EINVAL);
+	ck_assert_ptr_eq(info, keep);
+	tier_cgroup_info_free(info);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/p/c",
+					       TIER_INFO_MODE | TIER_INFO_TOPTIER_HIGH, &info), 0);
+	ck_assert_int_eq(info_get(info, TIER_INFO_MODE), TIER_MODE_FULL);
+	ck_assert(!info_has(info, TIER_INFO_EFFECTIVE_MODE));
+	ck_assert_uint_eq(info_get(info, TIER_INFO_TOPTIER_HIGH), 1048576);
+	ck_assert(!info_has(info, TIER_INFO_CURRENT));
+	tier_cgroup_info_free(info);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/p/c", TIER_INFO_SLOW_BYTES, &info), 0);
+	ck_assert_uint_eq(info_get(info, TIER_INFO_SLOW_BYTES), 1048576);
+	ck_assert(!info_has(info, TIER_INFO_FAST_BYTES));
+	ck_assert(!info_has(info, TIER_INFO_MODE));
+	tier_cgroup_info_free(info);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, NULL, "/p/c", TIER_INFO_RESIDENCY, &info), 0);
+	ck_assert(!info_has(info, TIER_INFO_FAST_BYTES));
+	tier_cgroup_info_free(info);
+	info = NULL;
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/gone", TIER_INFO_ALL, &info), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "p/c", TIER_INFO_ALL, &info), -EINVAL);
+	ck_assert_ptr_null(info);
 
 	fx_cgroup(fx, "/stock", NULL);
-	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, NULL, "/stock", &info), 0);
-	ck_assert(!(info.valid & TIER_INFO_MODE));
-	ck_assert(!(info.valid & TIER_INFO_RESIDENCY));
-	ck_assert(info.valid & TIER_INFO_CURRENT);
-	ck_assert_int_eq(tier_cgroup_read_info(fx->ctx, t, "/gone", &info), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, NULL, "/stock", TIER_INFO_ALL, &info), 0);
+	ck_assert(!info_has(info, TIER_INFO_MODE));
+	ck_assert(!info_has(info, TIER_INFO_EFFECTIVE_MODE));
+	ck_assert(!info_has(info, TIER_INFO_FAST_BYTES));
+	ck_assert(info_has(info, TIER_INFO_CURRENT));
+	tier_cgroup_info_free(info);
 	tier_topology_free(t);
 	fx_free(fx);
 }
@@ -364,6 +426,7 @@ START_TEST(test_observe)
 	const struct tier_observed_cgroup *c;
 	char *target, *dir;
 	bool have_xattr, have_user_xattr;
+	uint64_t v;
 
 	fx_cgroup(fx, "/system.slice", "inherit");
 	fx_cgroup(fx, "/system.slice/mysql.service", "off");
@@ -387,33 +450,39 @@ START_TEST(test_observe)
 
 	ck_assert_int_eq(tier_observe(fx->ctx, NULL, NULL,
 				      TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &o), 0);
-	ck_assert_uint_eq(o->n_cgroups, 4);
-	ck_assert_str_eq(o->cgroups[0].path, "/");
-	ck_assert(!o->cgroups[0].mode_supported);
-	c = &o->cgroups[2];
-	ck_assert_str_eq(c->path, "/system.slice");
-	ck_assert_str_eq(c->unit, "system.slice");
-	c = &o->cgroups[3];
-	ck_assert_str_eq(c->path, "/system.slice/mysql.service");
-	ck_assert_str_eq(c->unit, "mysql.service");
-	ck_assert(c->mode_supported);
-	ck_assert_int_eq(c->mode, TIER_MODE_OFF);
-	ck_assert_uint_eq(c->memory_low, 1024);
-	ck_assert_uint_eq(c->memory_high, UINT64_MAX);
-	ck_assert_ptr_nonnull(c->exes);
-	ck_assert_str_eq(c->exes[0], "/usr/sbin/mysqld"); /* deduplicated */
-	ck_assert_ptr_null(c->exes[1]);
+	ck_assert_uint_eq(tier_observed_count(o), 4);
+	c = tier_observed_get(o, 0);
+	ck_assert_str_eq(tier_observed_cgroup_path(c), "/");
+	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_NUMA_BALANCING, &v),
+			 -EOPNOTSUPP);
+	c = tier_observed_get(o, 2);
+	ck_assert_str_eq(tier_observed_cgroup_path(c), "/system.slice");
+	ck_assert_str_eq(tier_observed_cgroup_unit(c), "system.slice");
+	c = tier_observed_get(o, 3);
+	ck_assert_str_eq(tier_observed_cgroup_path(c), "/system.slice/mysql.service");
+	ck_assert_str_eq(tier_observed_cgroup_unit(c), "mysql.service");
+	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_NUMA_BALANCING, &v), 0);
+	ck_assert_int_eq(v, TIER_MODE_OFF);
+	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_MEMORY_LOW, &v), 0);
+	ck_assert_uint_eq(v, 1024);
+	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_MEMORY_HIGH, &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(tier_observed_cgroup_get_current(c, _TIER_ATTR_MAX, &v), -EINVAL);
+	ck_assert_str_eq(tier_observed_cgroup_exes(c)[0], "/usr/sbin/mysqld"); /* deduplicated */
+	ck_assert_ptr_null(tier_observed_cgroup_exes(c)[1]);
 	if (have_xattr) {
-		ck_assert_ptr_nonnull(c->annotations);
-		ck_assert_str_eq(c->annotations[0], "tierd.io/class=latency");
-		ck_assert_ptr_null(c->annotations[1]);
+		ck_assert_str_eq(tier_observed_cgroup_annotations(c)[0], "tierd.io/class=latency");
+		ck_assert_ptr_null(tier_observed_cgroup_annotations(c)[1]);
 	} else if (have_user_xattr) {
-		ck_assert(!c->annotations || !c->annotations[0]);
+		ck_assert_ptr_null(tier_observed_cgroup_annotations(c)[0]);
 	}
-	c = &o->cgroups[1];
-	ck_assert_str_eq(c->path, "/stock");
-	ck_assert(!c->mode_supported);
-	ck_assert_ptr_null(c->unit);
+	c = tier_observed_get(o, 1);
+	ck_assert_str_eq(tier_observed_cgroup_path(c), "/stock");
+	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_NUMA_BALANCING, &v),
+			 -EOPNOTSUPP);
+	ck_assert_ptr_null(tier_observed_cgroup_unit(c));
+	ck_assert_ptr_null(tier_observed_cgroup_exes(c)[0]);
+	ck_assert_ptr_null(tier_observed_get(o, 4));
 	tier_observed_free(o);
 	fx_free(fx);
 }
@@ -437,6 +506,7 @@ Suite *suite_cgroup(void)
 	tcase_add_loop_test(te, test_effective_mode, 0,
 			    (int)(sizeof(inheritance) / sizeof(inheritance[0])));
 	tcase_add_test(te, test_effective_mode_errors);
+	tcase_add_test(te, test_effective_mode_source);
 	suite_add_tcase(s, te);
 	return s;
 }

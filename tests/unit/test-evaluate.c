@@ -50,7 +50,7 @@ START_TEST(test_first_match)
 	static const char *const ann[] = { "other=x", "tierd.io/class=batch-low", NULL };
 	static const char *const ann_nomatch[] = { "tierd.io/class=latency", "tierd.io/classx=batch",
 						   NULL };
-	const struct tier_observed_cgroup cg[] = {
+	const struct obs_cg cg[] = {
 		{ .path = "/", .mode_supported = false },
 		{ .path = "/system.slice/postgresql@15.service", .unit = "postgresql@15.service",
 		  .mode_supported = true, .mode = TIER_MODE_INHERIT, .memory_low = 0,
@@ -65,76 +65,77 @@ START_TEST(test_first_match)
 		{ .path = "/system.slice/cron.service", .unit = "cron.service", .mode_supported = true },
 		{ .path = "/system.slice/cron.service/sub", .mode_supported = true },
 	};
-	struct tier_observed obs = { .fast_capacity = 4ull << 30, .n_cgroups = 9, .cgroups = cg };
+	struct tier_observed *obs = obs_build(4ull << 30, cg, 9);
 	struct tier_plan *plan = NULL;
 	const struct tier_plan_entry *e;
 
-	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
 	ck_assert_uint_eq(tier_plan_count(plan), 9);
 
 	e = tier_plan_entry(plan, 0); /* the root is never managed */
-	ck_assert_str_eq(e->path, "/");
-	ck_assert_ptr_null(e->rule);
-	ck_assert(!e->set_mode);
+	ck_assert_str_eq(tier_plan_entry_path(e), "/");
+	ck_assert_ptr_null(tier_plan_entry_rule(e));
+	ck_assert(!e_sets(e, TIER_ATTR_NUMA_BALANCING));
 
 	e = tier_plan_entry(plan, 1); /* pg first, although also-pg matches too */
-	ck_assert_str_eq(e->rule->name, "pg");
-	ck_assert_str_eq(e->class->name, "latency");
-	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_CGROUP);
-	ck_assert_str_eq(e->matcher->pattern, "/system.slice/postgresql*.service");
-	ck_assert_uint_eq(e->matcher->line, 14);
-	ck_assert_str_eq(e->matched_value, "/system.slice/postgresql@15.service");
-	ck_assert(e->set_mode);
-	ck_assert_int_eq(e->mode, TIER_MODE_FULL);
-	ck_assert(e->set_low);
-	ck_assert_uint_eq(e->memory_low, 64ull << 20);
-	ck_assert(!e->set_high);
-	ck_assert_uint_eq(e->weight, 400);
-	ck_assert_uint_eq(e->toptier_min, 1ull << 30); /* 25% of 4G */
-	ck_assert_uint_eq(e->toptier_max, 1ull << 30);
-	ck_assert(e->mode_supported);
-	ck_assert_int_eq(e->current_mode, TIER_MODE_INHERIT);
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "pg");
+	ck_assert_str_eq(tier_plan_entry_class(e)->name, "latency");
+	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_CGROUP);
+	ck_assert_str_eq(tier_plan_entry_matcher(e)->pattern, "/system.slice/postgresql*.service");
+	ck_assert_uint_eq(tier_plan_entry_matcher(e)->line, 14);
+	ck_assert_str_eq(tier_plan_entry_matched_value(e), "/system.slice/postgresql@15.service");
+	ck_assert(e_sets(e, TIER_ATTR_NUMA_BALANCING));
+	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_FULL);
+	ck_assert(e_sets(e, TIER_ATTR_MEMORY_LOW));
+	ck_assert_uint_eq(e_desired(e, TIER_ATTR_MEMORY_LOW), 64ull << 20);
+	ck_assert(!e_sets(e, TIER_ATTR_MEMORY_HIGH));
+	ck_assert_uint_eq(tier_plan_entry_weight(e), 400);
+	ck_assert_uint_eq(tier_plan_entry_toptier_min(e), 1ull << 30); /* 25% of 4G */
+	ck_assert_uint_eq(tier_plan_entry_toptier_max(e), 1ull << 30);
+	ck_assert(e_mode_supported(e));
+	ck_assert_int_eq((enum tier_mode)e_current(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_INHERIT);
 
 	e = tier_plan_entry(plan, 2); /* unit matcher */
-	ck_assert_str_eq(e->rule->name, "pg");
-	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_UNIT);
-	ck_assert_str_eq(e->matched_value, "mariadb.service");
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "pg");
+	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_UNIT);
+	ck_assert_str_eq(tier_plan_entry_matched_value(e), "mariadb.service");
 
 	e = tier_plan_entry(plan, 3); /* exe matcher, second exe */
-	ck_assert_str_eq(e->rule->name, "pg");
-	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_EXE);
-	ck_assert_str_eq(e->matched_value, "/usr/sbin/mysqld");
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "pg");
+	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_EXE);
+	ck_assert_str_eq(tier_plan_entry_matched_value(e), "/usr/sbin/mysqld");
 
 	e = tier_plan_entry(plan, 4); /* ** crosses '/' */
-	ck_assert_str_eq(e->rule->name, "everything-in-batch");
-	ck_assert_int_eq(e->mode, TIER_MODE_PROMOTE);
-	ck_assert(e->set_high);
-	ck_assert_uint_eq(e->memory_high, UINT64_MAX);
-	ck_assert(!e->set_low);
-	ck_assert_uint_eq(e->toptier_min, 0);
-	ck_assert_uint_eq(e->toptier_max, UINT64_MAX);
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "everything-in-batch");
+	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_PROMOTE);
+	ck_assert(e_sets(e, TIER_ATTR_MEMORY_HIGH));
+	ck_assert_uint_eq(e_desired(e, TIER_ATTR_MEMORY_HIGH), UINT64_MAX);
+	ck_assert(!e_sets(e, TIER_ATTR_MEMORY_LOW));
+	ck_assert_uint_eq(tier_plan_entry_toptier_min(e), 0);
+	ck_assert_uint_eq(tier_plan_entry_toptier_max(e), UINT64_MAX);
 
 	e = tier_plan_entry(plan, 5); /* annotation with a glob value */
-	ck_assert_str_eq(e->rule->name, "everything-in-batch");
-	ck_assert_int_eq(e->matcher->kind, TIER_MATCH_ANNOTATION);
-	ck_assert_str_eq(e->matched_value, "tierd.io/class=batch-low");
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "everything-in-batch");
+	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_ANNOTATION);
+	ck_assert_str_eq(tier_plan_entry_matched_value(e), "tierd.io/class=batch-low");
 
 	e = tier_plan_entry(plan, 6); /* annotation key must match exactly: falls to rule root */
-	ck_assert_str_eq(e->rule->name, "root");
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "root");
 
 	e = tier_plan_entry(plan, 7); /* second matcher of also-pg */
-	ck_assert_str_eq(e->rule->name, "also-pg");
-	ck_assert_str_eq(e->matcher->pattern, "/system.slice/*.service");
-	ck_assert_uint_eq(e->matcher->line, 24);
-	ck_assert_int_eq(e->mode, TIER_MODE_OFF);
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "also-pg");
+	ck_assert_str_eq(tier_plan_entry_matcher(e)->pattern, "/system.slice/*.service");
+	ck_assert_uint_eq(tier_plan_entry_matcher(e)->line, 24);
+	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_OFF);
 
 	e = tier_plan_entry(plan, 8); /* '*' does not cross '/' */
-	ck_assert_str_eq(e->rule->name, "root");
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "root");
 
 	ck_assert_ptr_eq(tier_plan_find(plan, "/kubepods/pod1"), tier_plan_entry(plan, 5));
 	ck_assert_ptr_null(tier_plan_find(plan, "/nope"));
 	ck_assert_ptr_null(tier_plan_entry(plan, 9));
 	tier_plan_free(plan);
+	tier_observed_free(obs);
 	tier_policy_free(p);
 }
 END_TEST
@@ -144,36 +145,206 @@ START_TEST(test_unmanaged_and_pure)
 	struct tier_policy *p = load("[class:c]\n[rule:r]\nclass = c\nunit = *.service\n");
 	char path[] = "/system.slice/a.service";
 	char unit[] = "a.service";
-	const struct tier_observed_cgroup cg[] = {
+	const struct obs_cg cg[] = {
 		{ .path = path, .unit = unit },
 		{ .path = "/user.slice" },
 	};
-	struct tier_observed obs = { .n_cgroups = 2, .cgroups = cg };
+	struct tier_observed *obs = obs_build(0, cg, 2);
 	struct tier_plan *plan = NULL;
 	const struct tier_plan_entry *e;
 
-	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
 	/* the plan owns its strings: scribbling over the input changes nothing */
 	memset(path, 'x', sizeof(path) - 1);
 	memset(unit, 'x', sizeof(unit) - 1);
 	e = tier_plan_entry(plan, 0);
-	ck_assert_str_eq(e->path, "/system.slice/a.service");
-	ck_assert_str_eq(e->matched_value, "a.service");
-	ck_assert_int_eq(e->mode, TIER_MODE_INHERIT); /* class default */
-	ck_assert(e->set_mode);
+	ck_assert_str_eq(tier_plan_entry_path(e), "/system.slice/a.service");
+	ck_assert_str_eq(tier_plan_entry_matched_value(e), "a.service");
+	/* class default */
+	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_INHERIT);
+	ck_assert(e_sets(e, TIER_ATTR_NUMA_BALANCING));
 	e = tier_plan_entry(plan, 1);
-	ck_assert_ptr_null(e->rule);
-	ck_assert_ptr_null(e->class);
-	ck_assert_ptr_null(e->matcher);
+	ck_assert_ptr_null(tier_plan_entry_rule(e));
+	ck_assert_ptr_null(tier_plan_entry_class(e));
+	ck_assert_ptr_null(tier_plan_entry_matcher(e));
 	tier_plan_free(plan);
 
-	obs.n_cgroups = 0;
-	obs.cgroups = NULL;
-	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	tier_observed_free(obs);
+	obs = obs_build(0, NULL, 0);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
 	ck_assert_uint_eq(tier_plan_count(plan), 0);
 	tier_plan_free(plan);
-	ck_assert_int_eq(tier_evaluate(NULL, &obs, &plan), -EINVAL);
+	ck_assert_int_eq(tier_evaluate(NULL, obs, &plan), -EINVAL);
+	ck_assert_int_eq(tier_evaluate(p, NULL, &plan), -EINVAL);
+	tier_observed_free(obs);
 	tier_policy_free(p);
+}
+END_TEST
+
+/* A plan kept and adjusted one cgroup at a time, as tierd keeps it. */
+START_TEST(test_plan_update)
+{
+	struct tier_policy *p = load(policy_text);
+	const struct obs_cg first[] = {
+		{ .path = "/", .mode_supported = false },
+		{ .path = "/system.slice/postgresql@15.service", .mode_supported = true,
+		  .mode = TIER_MODE_OFF, .memory_high = UINT64_MAX },
+		{ .path = "/batch.slice/a", .mode_supported = true },
+	};
+	static const char *const ann[] = { "tierd.io/class=batch", NULL };
+	const struct obs_cg again[] = {
+		/* the same cgroup, now with an annotation and a unit: re-decided */
+		{ .path = "/kubepods/pod1", .annotations = ann, .mode_supported = true,
+		  .memory_high = 4096 },
+	};
+	const struct obs_cg pod[] = { { .path = "/kubepods/pod1", .mode_supported = true } };
+	struct tier_observed *o1 = obs_build(4ull << 30, first, 3);
+	struct tier_observed *o2 = obs_build(0, pod, 1);
+	struct tier_observed *o3 = obs_build(0, again, 1);
+	const struct tier_plan_entry *e, *pg;
+	struct tier_plan_entry *m;
+	struct tier_plan *plan = NULL;
+	uint64_t v;
+
+	ck_assert_int_eq(tier_plan_new(NULL, 0, &plan), -EINVAL);
+	ck_assert_int_eq(tier_plan_new(p, 4ull << 30, &plan), 0);
+	ck_assert_uint_eq(tier_plan_count(plan), 0);
+	ck_assert_int_eq(tier_plan_update(plan, o1), 0);
+	ck_assert_uint_eq(tier_plan_count(plan), 3);
+	pg = tier_plan_find(plan, "/system.slice/postgresql@15.service");
+	ck_assert_ptr_eq(pg, tier_plan_entry(plan, 1));
+	ck_assert_str_eq(tier_plan_entry_rule(pg)->name, "pg");
+	/* 25% of the plan's capacity, not the observed one's */
+	ck_assert_uint_eq(tier_plan_entry_toptier_min(pg), 1ull << 30);
+	ck_assert_int_eq(tier_plan_entry_get_current(pg, TIER_ATTR_NUMA_BALANCING, &v), 0);
+	ck_assert_uint_eq(v, TIER_MODE_OFF);
+	ck_assert_int_eq(tier_plan_entry_get_current(tier_plan_entry(plan, 0),
+						     TIER_ATTR_NUMA_BALANCING, &v), -EOPNOTSUPP);
+
+	/* a new cgroup is appended; the others stay where they are */
+	ck_assert_int_eq(tier_plan_update(plan, o2), 0);
+	ck_assert_uint_eq(tier_plan_count(plan), 4);
+	e = tier_plan_find(plan, "/kubepods/pod1");
+	ck_assert_ptr_eq(e, tier_plan_entry(plan, 3));
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "root");
+	ck_assert_ptr_eq(tier_plan_find(plan, "/system.slice/postgresql@15.service"), pg);
+
+	/* re-evaluated in place: same entry, new decision, fresh desired values */
+	m = tier_plan_find_mutable(plan, "/kubepods/pod1");
+	ck_assert_ptr_eq(m, e);
+	ck_assert_int_eq(tier_plan_entry_set_desired(m, TIER_ATTR_MEMORY_LOW, 12345), 0);
+	ck_assert_int_eq(tier_plan_update(plan, o3), 0);
+	ck_assert_uint_eq(tier_plan_count(plan), 4);
+	ck_assert_ptr_eq(tier_plan_find(plan, "/kubepods/pod1"), e);
+	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "everything-in-batch");
+	ck_assert_str_eq(tier_plan_entry_matched_value(e), "tierd.io/class=batch");
+	ck_assert_int_eq(tier_plan_entry_get_desired(e, TIER_ATTR_MEMORY_LOW, &v), -ENODATA);
+	ck_assert_int_eq(tier_plan_entry_get_current(e, TIER_ATTR_MEMORY_HIGH, &v), 0);
+	ck_assert_uint_eq(v, 4096);
+
+	/* removal keeps the order of the rest and the hash consistent */
+	ck_assert_int_eq(tier_plan_remove(plan, "/system.slice/postgresql@15.service"), 0);
+	ck_assert_int_eq(tier_plan_remove(plan, "/system.slice/postgresql@15.service"), -ENOENT);
+	ck_assert_int_eq(tier_plan_remove(plan, NULL), -EINVAL);
+	ck_assert_uint_eq(tier_plan_count(plan), 3);
+	ck_assert_ptr_null(tier_plan_find(plan, "/system.slice/postgresql@15.service"));
+	ck_assert_str_eq(tier_plan_entry_path(tier_plan_entry(plan, 1)), "/batch.slice/a");
+	ck_assert_ptr_eq(tier_plan_entry(plan, 2), e);
+	ck_assert_ptr_eq(tier_plan_find(plan, "/batch.slice/a"), tier_plan_entry(plan, 1));
+	ck_assert_int_eq(tier_plan_update(plan, o1), 0);
+	ck_assert_uint_eq(tier_plan_count(plan), 4);
+	ck_assert_ptr_eq(tier_plan_find(plan, "/system.slice/postgresql@15.service"),
+			 tier_plan_entry(plan, 3));
+	ck_assert_int_eq(tier_plan_update(NULL, o1), -EINVAL);
+	ck_assert_int_eq(tier_plan_update(plan, NULL), -EINVAL);
+	tier_plan_free(plan);
+	tier_observed_free(o1);
+	tier_observed_free(o2);
+	tier_observed_free(o3);
+	tier_policy_free(p);
+}
+END_TEST
+
+/* Many cgroups through one plan: the hash table grows, finds stay exact. */
+START_TEST(test_plan_many)
+{
+	struct tier_policy *p = load(policy_text);
+	struct tier_observed *o = NULL;
+	struct tier_plan *plan = NULL;
+	char path[64];
+
+	ck_assert_int_eq(tier_plan_new(p, 0, &plan), 0);
+	for (unsigned i = 0; i < 5000; i++) {
+		ck_assert_int_eq(tier_observed_new(0, &o), 0);
+		snprintf(path, sizeof(path), "/batch.slice/j%u", i);
+		ck_assert_int_eq(tier_observed_add(o, path, NULL), 0);
+		ck_assert_int_eq(tier_plan_update(plan, o), 0);
+		tier_observed_free(o);
+	}
+	ck_assert_uint_eq(tier_plan_count(plan), 5000);
+	for (unsigned i = 0; i < 5000; i += 2) {
+		snprintf(path, sizeof(path), "/batch.slice/j%u", i);
+		ck_assert_int_eq(tier_plan_remove(plan, path), 0);
+	}
+	ck_assert_uint_eq(tier_plan_count(plan), 2500);
+	for (unsigned i = 0; i < 5000; i++) {
+		const struct tier_plan_entry *e;
+
+		snprintf(path, sizeof(path), "/batch.slice/j%u", i);
+		e = tier_plan_find(plan, path);
+		if (i % 2) {
+			ck_assert_ptr_nonnull(e);
+			ck_assert_str_eq(tier_plan_entry_path(e), path);
+			ck_assert_ptr_eq(e, tier_plan_entry(plan, i / 2));
+		} else {
+			ck_assert_ptr_null(e);
+		}
+	}
+	tier_plan_free(plan);
+	tier_policy_free(p);
+}
+END_TEST
+
+/* The observed state built by hand: copies, defaults, bad input. */
+START_TEST(test_observed_build)
+{
+	struct tier_observed *o = NULL;
+	struct tier_observed_cgroup *c = NULL;
+	const struct tier_observed_cgroup *g;
+	char unit[] = "a.service";
+	uint64_t v;
+
+	ck_assert_int_eq(tier_observed_new(123, NULL), -EINVAL);
+	ck_assert_int_eq(tier_observed_new(123, &o), 0);
+	ck_assert_uint_eq(tier_observed_fast_capacity(o), 123);
+	ck_assert_int_eq(tier_observed_add(o, "relative", &c), -EINVAL);
+	ck_assert_ptr_null(c);
+	ck_assert_int_eq(tier_observed_add(o, "/a", &c), 0);
+	ck_assert_int_eq(tier_observed_cgroup_set_unit(c, unit), 0);
+	memset(unit, 'x', sizeof(unit) - 1);
+	ck_assert_int_eq(tier_observed_cgroup_add_exe(c, "/bin/a"), 0);
+	ck_assert_int_eq(tier_observed_cgroup_add_exe(c, "/bin/b"), 0);
+	ck_assert_int_eq(tier_observed_cgroup_add_annotation(c, "no-equals"), -EINVAL);
+	ck_assert_int_eq(tier_observed_cgroup_add_annotation(c, "k=v"), 0);
+	ck_assert_int_eq(tier_observed_cgroup_set_current(c, TIER_ATTR_NUMA_BALANCING, 99), -EINVAL);
+	g = tier_observed_get(o, 0);
+	ck_assert_ptr_eq(g, c);
+	ck_assert_str_eq(tier_observed_cgroup_unit(g), "a.service");
+	ck_assert_str_eq(tier_observed_cgroup_exes(g)[1], "/bin/b");
+	ck_assert_ptr_null(tier_observed_cgroup_exes(g)[2]);
+	ck_assert_str_eq(tier_observed_cgroup_annotations(g)[0], "k=v");
+	/* not set: no knob, kernel defaults for the limits */
+	ck_assert_int_eq(tier_observed_cgroup_get_current(g, TIER_ATTR_NUMA_BALANCING, &v),
+			 -EOPNOTSUPP);
+	ck_assert_int_eq(tier_observed_cgroup_get_current(g, TIER_ATTR_MEMORY_LOW, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(tier_observed_cgroup_get_current(g, TIER_ATTR_MEMORY_HIGH, &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(tier_observed_add(o, "/b", NULL), 0);
+	ck_assert_uint_eq(tier_observed_count(o), 2);
+	ck_assert_ptr_eq(tier_observed_get(o, 0), c); /* adding does not move cgroups */
+	ck_assert_ptr_null(tier_observed_get(o, 2));
+	tier_observed_free(o);
 }
 END_TEST
 
@@ -183,9 +354,9 @@ START_TEST(test_scale)
 	size_t n_rules = 200, n_cg = 10000, len = 0;
 	char *text = NULL;
 	FILE *f = open_memstream(&text, &len);
-	struct tier_observed_cgroup *cg = calloc(n_cg, sizeof(*cg));
+	struct obs_cg *cg = calloc(n_cg, sizeof(*cg));
 	char **paths = calloc(n_cg, sizeof(char *));
-	struct tier_observed obs = { .fast_capacity = 1ull << 34, .n_cgroups = n_cg, .cgroups = cg };
+	struct tier_observed *obs;
 	struct tier_policy *p;
 	struct tier_plan *plan = NULL;
 	struct timespec a, b;
@@ -206,12 +377,13 @@ START_TEST(test_scale)
 				   (i * 7) % 250, i) >= 0);
 		cg[i].path = paths[i];
 	}
+	obs = obs_build(1ull << 34, cg, n_cg);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	for (size_t i = 0; i < n_cg; i++)
-		managed += tier_plan_entry(plan, i)->rule != NULL;
+		managed += tier_plan_entry_rule(tier_plan_entry(plan, i)) != NULL;
 	printf("evaluate: %zu cgroups x %zu rules: %.1f ms, %zu managed\n", n_cg, n_rules, ms,
 	       managed);
 	ck_assert_uint_eq(managed, 8000); /* (i*7)%250 < 200 for 4/5 of them */
@@ -219,6 +391,7 @@ START_TEST(test_scale)
 	if (!getenv("TIER_TEST_SLOW"))
 		ck_assert_msg(ms < 2000, "evaluate took %.1f ms", ms);
 	tier_plan_free(plan);
+	tier_observed_free(obs);
 	tier_policy_free(p);
 	for (size_t i = 0; i < n_cg; i++)
 		free(paths[i]);
@@ -237,7 +410,7 @@ static unsigned lcg(unsigned n)
 	return (lcg_state >> 16) % n;
 }
 
-static bool brute_match(const struct tier_matcher *m, const struct tier_observed_cgroup *c)
+static bool brute_match(const struct tier_matcher *m, const struct obs_cg *c)
 {
 	switch (m->kind) {
 	case TIER_MATCH_CGROUP:
@@ -285,8 +458,8 @@ START_TEST(test_index_agrees)
 	char *text = NULL, **paths = calloc(n_cg, sizeof(char *));
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	struct tier_observed_cgroup *cg = calloc(n_cg, sizeof(*cg));
-	struct tier_observed obs = { .n_cgroups = n_cg, .cgroups = cg };
+	struct obs_cg *cg = calloc(n_cg, sizeof(*cg));
+	struct tier_observed *obs;
 	struct tier_policy *p;
 	struct tier_plan *plan = NULL;
 
@@ -319,10 +492,18 @@ START_TEST(test_index_agrees)
 	for (size_t i = 0; i < n_cg; i++) {
 		char buf[256] = "";
 		unsigned depth = 1 + lcg(4);
+		bool dup = false;
 
 		for (unsigned d = 0; d < depth; d++) {
 			strcat(buf, "/");
 			strcat(buf, comp[lcg(sizeof(comp) / sizeof(*comp))]);
+		}
+		/* a plan has one entry per cgroup: paths are unique, as in a tree */
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = strcmp(paths[k], buf) == 0;
+		if (dup) {
+			i--;
+			continue;
 		}
 		paths[i] = strdup(buf);
 		cg[i].path = paths[i];
@@ -330,7 +511,8 @@ START_TEST(test_index_agrees)
 		cg[i].exes = lcg(2) ? exes[lcg(3)] : NULL;
 		cg[i].annotations = lcg(2) ? anns[lcg(4)] : NULL;
 	}
-	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
+	obs = obs_build(0, cg, n_cg);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
 	for (size_t i = 0; i < n_cg; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 		const struct tier_rule *want = NULL;
@@ -346,12 +528,14 @@ START_TEST(test_index_agrees)
 					break;
 				}
 		}
-		ck_assert_msg(e->rule == want && e->matcher == want_m,
+		ck_assert_msg(tier_plan_entry_rule(e) == want && tier_plan_entry_matcher(e) == want_m,
 			      "%s: index says %s/%s, brute force %s/%s", cg[i].path,
-			      e->rule ? e->rule->name : "-", e->matcher ? e->matcher->pattern : "-",
+			      tier_plan_entry_rule(e) ? tier_plan_entry_rule(e)->name : "-",
+			      tier_plan_entry_matcher(e) ? tier_plan_entry_matcher(e)->pattern : "-",
 			      want ? want->name : "-", want_m ? want_m->pattern : "-");
 	}
 	tier_plan_free(plan);
+	tier_observed_free(obs);
 	tier_policy_free(p);
 	for (size_t i = 0; i < n_cg; i++)
 		free(paths[i]);
@@ -368,6 +552,9 @@ Suite *suite_evaluate(void)
 
 	tcase_add_test(tc, test_first_match);
 	tcase_add_test(tc, test_unmanaged_and_pure);
+	tcase_add_test(tc, test_plan_update);
+	tcase_add_test(tc, test_plan_many);
+	tcase_add_test(tc, test_observed_build);
 	tcase_add_test(tc, test_scale);
 	tcase_add_test(tc, test_index_agrees);
 	tcase_set_timeout(tc, 60);

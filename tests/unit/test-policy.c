@@ -731,12 +731,12 @@ START_TEST(test_many_rules)
 	struct tier_policy *p = NULL;
 	char *file = fx_path(fx, "many.conf"), *want;
 	const struct tier_rule *r;
-	struct tier_observed_cgroup cg[3] = {
+	const struct obs_cg cg[3] = {
 		{ .path = "/tenant-77777.slice/db/x" },
 		{ .path = "/tenant-100000.slice" },
 		{ .path = "/other.slice/a.service", .unit = "app-99999-web.service" },
 	};
-	struct tier_observed obs = { .fast_capacity = 1ull << 34, .n_cgroups = 3, .cgroups = cg };
+	struct tier_observed *obs = obs_build(1ull << 34, cg, 3);
 	struct tier_plan *plan = NULL;
 
 	write_many(file, "");
@@ -759,13 +759,14 @@ START_TEST(test_many_rules)
 		snprintf(name, sizeof(name), "r%u", i);
 		ck_assert_ptr_eq(tier_policy_find_rule(p, name), tier_policy_rule(p, i));
 	}
-	ck_assert_int_eq(tier_evaluate(p, &obs, &plan), 0);
-	ck_assert_str_eq(tier_plan_entry(plan, 0)->rule->name, "r77777");
-	ck_assert_str_eq(tier_plan_entry(plan, 0)->class->name, "c17");
-	ck_assert_ptr_null(tier_plan_entry(plan, 1)->rule);
-	ck_assert_str_eq(tier_plan_entry(plan, 2)->rule->name, "r99999");
-	ck_assert_int_eq(tier_plan_entry(plan, 2)->matcher->kind, TIER_MATCH_UNIT);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
+	ck_assert_str_eq(tier_plan_entry_rule(tier_plan_entry(plan, 0))->name, "r77777");
+	ck_assert_str_eq(tier_plan_entry_class(tier_plan_entry(plan, 0))->name, "c17");
+	ck_assert_ptr_null(tier_plan_entry_rule(tier_plan_entry(plan, 1)));
+	ck_assert_str_eq(tier_plan_entry_rule(tier_plan_entry(plan, 2))->name, "r99999");
+	ck_assert_int_eq(tier_plan_entry_matcher(tier_plan_entry(plan, 2))->kind, TIER_MATCH_UNIT);
 	tier_plan_free(plan);
+	tier_observed_free(obs);
 	tier_policy_free(p);
 
 	/* a duplicate at the very end names the first definition */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libtier's helpers that are not ABI: the project's own programs (tierd,
+ * tierctl, tierd-oci-hook, tierd-metrics), tests, benchmarks and fuzzers
+ * include this header next to <tier.h> and link the internal static archive
+ * (build/lib/libtier-internal.a, or its -asan / -plain variants), which
+ * holds the same objects as libtier.so.1 without the version script.  None
+ * of these symbols is exported from the shared library, so they may change
+ * in any release.  Never installed.
+ */
+#ifndef LIBTIER_TIER_INTERNAL_H
+#define LIBTIER_TIER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tier.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The longest value an apply result holds, with its NUL: a mode name, or a
+ * u64 or "max". */
+#define TIER_VALUE_MAX 32
+
+/* ------------------------------------------------------------------------
+ * [daemon] configuration of a policy
+ * ------------------------------------------------------------------------ */
+
+/* log_level = names of the syslog priorities. */
+enum tier_log_level_value {
+	TIER_LOG_ERR = 3,
+	TIER_LOG_WARNING = 4,
+	TIER_LOG_NOTICE = 5,
+	TIER_LOG_INFO = 6,
+	TIER_LOG_DEBUG = 7,
+};
+
+struct tier_daemon_config {
+	const char *cgroup_root;		/* default "/sys/fs/cgroup" */
+	uint64_t reconcile_interval_usec;	/* default 30 s */
+	uint64_t rebalance_interval_usec;	/* default 10 s */
+	bool dry_run;				/* default false */
+	int log_level;				/* syslog priority, default LOG_INFO */
+	uint64_t fast_tier_reserve;		/* bytes, default 256 MiB */
+	unsigned hysteresis_bp;			/* basis points (1/100 %), default 500 */
+	const char *include;			/* drop-in dir actually used, NULL if none */
+};
+const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy);
+
+/* ------------------------------------------------------------------------
+ * Value parsers of the policy
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Size: digits with an optional fraction ("1.5G"), optional binary suffix
+ * K/M/G/T/P/E (case-insensitive, optionally followed by "i" and/or "B":
+ * "16G", "16GiB", "16gb"), or a plain "B"; result floored to bytes;
+ * -ERANGE on overflow, -EINVAL otherwise.
+ * Percent: "N%" or "N.NN%" (up to two decimals), 0..100% -> basis points.
+ * Duration: "N" (seconds), "Nms", "Ns", "Nm", "Nh" -> microseconds.
+ * Boolean: yes/no/true/false/on/off/1/0 (case-insensitive).
+ */
+int tier_parse_size(const char *s, uint64_t *ret_bytes);
+int tier_parse_percent(const char *s, unsigned *ret_bp);
+int tier_parse_duration(const char *s, uint64_t *ret_usec);
+int tier_parse_bool(const char *s, bool *ret_bool);
+
+/* ------------------------------------------------------------------------
+ * Globs as rules use them
+ * ------------------------------------------------------------------------ */
+
+/*
+ * With TIER_GLOB_PATHNAME ('cgroup' and 'exe' matchers): '*' and '?' and
+ * [...] never match '/', while a double star matches any string including
+ * '/': "/a/" + double star matches "/a/b/c" and "/a/"; "/a/" + double star +
+ * "/x" matches "/a/x" and "/a/b/x" (a "double star + slash" may match
+ * nothing).  Without it ('unit' and annotation values), '*' matches
+ * anything.  '\' escapes the next character.  Returns true on a match.
+ * tier_glob_validate() returns -EINVAL for a malformed pattern (unterminated
+ * '[' or trailing '\').
+ */
+#define TIER_GLOB_PATHNAME 1u
+bool tier_glob_match(const char *pattern, const char *string, unsigned flags);
+int tier_glob_validate(const char *pattern);
+
+/* ------------------------------------------------------------------------
+ * Fairness (pure)
+ * ------------------------------------------------------------------------ */
+
+struct tier_share_input {
+	uint64_t weight;	/* > 0 */
+	uint64_t min;		/* guaranteed bytes (0 = none) */
+	uint64_t max;		/* cap (UINT64_MAX = none) */
+	uint64_t demand;	/* what it could use (UINT64_MAX = unbounded) */
+};
+
+/*
+ * Weighted max-min water-filling of capacity over n inputs into
+ * ret_targets[n]: minimums first (each capped by its max, scaled down
+ * proportionally if they exceed capacity), then the remaining capacity is
+ * shared in proportion to weight, no target above min(max, demand) (but never
+ * below its granted minimum), and what one cannot use goes to the others.
+ * -EINVAL for a zero weight or min > max.
+ */
+int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *inputs,
+		    uint64_t *ret_targets);
+/* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
+ * or all zeros. */
+double tier_jain_index(size_t n, const double *values);
+
+/*
+ * The sorted names of the subdirectories of the directory open at dfd
+ * (which stays open), a NULL-terminated array of *ret_n malloc'ed names for
+ * tier_strv_free(); never through a symlink.  The one listing of
+ * tier_cgroup_enumerate() and tierd's cgroup watcher.  Negative errno.
+ */
+int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n);
+
+/*
+ * The first rule (policy order) with an exe matcher that matches exe,
+ * through the policy's prefix index and the globs compiled at load: 1 and
+ * *ret_rule, or 0 and *ret_rule = NULL if no exe matcher matches.  Whether
+ * that rule decides the class of a cgroup is up to the evaluation (an
+ * earlier rule may match the cgroup otherwise).  tierd's exec events use it
+ * to skip the processes no exe rule selects; -EINVAL, -ENOMEM.
+ */
+int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
+			  const struct tier_rule **ret_rule);
+
+/* ------------------------------------------------------------------------
+ * _cleanup_() helpers for the public objects
+ * ------------------------------------------------------------------------ */
+
+#define TIER_DEFINE_FREEP(type, func)              \
+	static inline void func##p(type **p)       \
+	{                                          \
+		if (*p)                            \
+			func(*p);                  \
+	}
+TIER_DEFINE_FREEP(struct tier_cgroup_info, tier_cgroup_info_free)
+TIER_DEFINE_FREEP(struct tier_apply_result, tier_apply_result_free)
+TIER_DEFINE_FREEP(struct tier_apply_results, tier_apply_results_free)
+TIER_DEFINE_FREEP(struct tier_plan_entry, tier_plan_entry_free)
+TIER_DEFINE_FREEP(struct tier_plan, tier_plan_free)
+TIER_DEFINE_FREEP(struct tier_observed, tier_observed_free)
+TIER_DEFINE_FREEP(struct tier_share, tier_share_free)
+#undef TIER_DEFINE_FREEP
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBTIER_TIER_INTERNAL_H */

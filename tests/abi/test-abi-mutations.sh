@@ -1,0 +1,80 @@
+#!/bin/sh
+# The ABI check fails on an accidental ABI change and passes on none.
+#
+# Builds scratch copies of libtier.so.1 from lib/ (the same sources, .sym
+# and compiler; -O0 for speed, which does not change the ABI), each with one
+# change, and runs scripts/abi.sh check against the committed baseline:
+#   control   no change                                   -> must pass
+#   field     a member added to public struct tier_class  -> must fail
+#   enum      an enumerator added to enum tier_attr        -> must fail
+#   removed   a symbol dropped from libtier.sym           -> must fail
+#   added     a new exported function                     -> must fail
+#   signature a return type changed (unsigned -> uint64_t) -> must fail
+# Environment: CC, LIBTIER_DEP_CFLAGS, LIBTIER_DEP_LIBS (from make).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CC=${CC:-cc}
+for t in abidw abidiff; do
+	command -v "$t" >/dev/null 2>&1 || { echo "no $t (Debian: abigail-tools)"; exit 77; }
+done
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0 n=0
+
+# mutate NAME EXPECT(pass|fail) [FILE SED-EXPR]...
+mutate() {
+	name=$1 expect=$2
+	shift 2
+	d="$tmp/$name"
+	n=$((n + 1))
+	mkdir -p "$d"
+	cp "$top"/lib/*.c "$top"/lib/*.h "$top"/lib/libtier.sym "$d/"
+	while [ $# -ge 2 ]; do
+		cp "$d/$1" "$d/$1.orig"
+		sed -i "$2" "$d/$1"
+		if cmp -s "$d/$1" "$d/$1.orig"; then
+			echo "not ok $n $name: the mutation did not apply to $1"
+			failed=1
+			return
+		fi
+		rm "$d/$1.orig"
+		shift 2
+	done
+	# shellcheck disable=SC2086 # flag lists
+	if ! $CC -std=gnu11 -D_GNU_SOURCE -O0 -g -fPIC -fvisibility=hidden -shared \
+		-Wl,-soname,libtier.so.1 -Wl,--version-script="$d/libtier.sym" -Wl,--no-undefined \
+		-I"$d" ${LIBTIER_DEP_CFLAGS:-} -o "$d/libtier.so.1" "$d"/*.c \
+		${LIBTIER_DEP_LIBS:-} >"$d/build.log" 2>&1; then
+		cat "$d/build.log"
+		echo "not ok $n $name: the scratch library does not build"
+		failed=1
+		return
+	fi
+	"$top/scripts/abi.sh" check "$top/lib/libtier.abi" "$d/libtier.so.1" "$d/tier.h" \
+		>"$d/check.log" 2>&1
+	rc=$?
+	case "$rc:$expect" in
+	0:pass | [1-9]*:fail) ok=1 ;;
+	*) ok=0 ;;
+	esac
+	if [ $ok -eq 1 ]; then
+		echo "ok $n $name: check exit $rc ($(grep -m1 -E 'summary|^ok' "$d/check.log"))"
+	else
+		sed 's/^/    /' "$d/check.log"
+		echo "not ok $n $name: check exit $rc, expected to $expect"
+		failed=1
+	fi
+}
+
+mutate control pass
+mutate field fail tier.h \
+	's|^\tstruct tier_amount memory_high;\(.*\)$|&\n\tunsigned added_field;|'
+mutate enum fail tier.h 's|^\tTIER_ATTR_MEMORY_HIGH,\(.*\)$|&\n\tTIER_ATTR_MEMORY_MIN,|'
+mutate removed fail libtier.sym '/^\ttier_plan_entry_weight;$/d'
+mutate added fail libtier.sym 's|^\ttier_plan_entry_free;$|&\n\ttier_plan_entry_added;|' \
+	evaluate.c '$a _public_ int tier_plan_entry_added(void);\n_public_ int tier_plan_entry_added(void) { return 0; }'
+mutate signature fail \
+	tier.h 's|^unsigned tier_plan_entry_weight(|uint64_t tier_plan_entry_weight(|' \
+	evaluate.c 's|^_public_ unsigned tier_plan_entry_weight(|_public_ uint64_t tier_plan_entry_weight(|'
+[ $failed -eq 0 ] && echo "ok: the ABI check passes unchanged and fails on each of $((n - 1)) changes"
+exit $failed
