@@ -324,55 +324,16 @@ _public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tie
 	return entry_apply(ctx, dfd, entry, flags, write_fn, userdata, ret_result);
 }
 
-_public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
-			      const struct tier_class *cls, const struct tier_topology *topo,
-			      unsigned flags, struct tier_apply_result **ret_result)
+/*
+ * Apply an entry made for one call (tier_class_apply(), tier_cgroup_apply_attr())
+ * by path, free it, and hand over the result: as tier_apply_entry() returns.
+ */
+static int apply_free_entry(struct tier_ctx *ctx, struct tier_plan_entry *e, unsigned flags,
+			    tier_apply_write_fn write_fn, void *userdata,
+			    struct tier_apply_result **ret_result)
 {
-	struct tier_apply_result *out;
-	struct tier_plan_entry *e;
-	size_t len;
+	struct tier_apply_result *out = result_new(e->path, TIER_APPLY_UNCHANGED);
 
-	if (!ctx || !cls || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
-		return -EINVAL;
-	len = strlen(cgroup);
-	e = calloc(1, sizeof(*e) + len + 1);
-	if (!e)
-		return -ENOMEM;
-	memcpy(e->path, cgroup, len + 1);
-	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
-	out = result_new(cgroup, TIER_APPLY_UNCHANGED);
-	if (!out) {
-		free(e);
-		return -ENOMEM;
-	}
-	apply_one(ctx, -1, e, flags, NULL, NULL, out);
-	free(e);
-	*ret_result = out;
-	return out->status == TIER_APPLY_ERROR;
-}
-
-_public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
-				    uint64_t value, unsigned flags, tier_apply_write_fn write_fn,
-				    void *userdata, struct tier_apply_result **ret_result)
-{
-	struct tier_apply_result *out;
-	struct tier_plan_entry *e;
-	size_t len;
-	int r;
-
-	if (!ctx || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
-		return -EINVAL;
-	len = strlen(cgroup);
-	e = calloc(1, sizeof(*e) + len + 1);
-	if (!e)
-		return -ENOMEM;
-	memcpy(e->path, cgroup, len + 1);
-	r = tier_plan_entry_set_desired(e, attr, value);
-	if (r < 0) {
-		free(e);
-		return r;
-	}
-	out = result_new(cgroup, TIER_APPLY_UNCHANGED);
 	if (!out) {
 		free(e);
 		return -ENOMEM;
@@ -381,6 +342,41 @@ _public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, en
 	free(e);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;
+}
+
+_public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
+			      const struct tier_class *cls, const struct tier_topology *topo,
+			      unsigned flags, struct tier_apply_result **ret_result)
+{
+	struct tier_plan_entry *e;
+
+	if (!ctx || !cls || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	e = plan_entry_new(cgroup);
+	if (!e)
+		return -ENOMEM;
+	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
+	return apply_free_entry(ctx, e, flags, NULL, NULL, ret_result);
+}
+
+_public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
+				    uint64_t value, unsigned flags, tier_apply_write_fn write_fn,
+				    void *userdata, struct tier_apply_result **ret_result)
+{
+	struct tier_plan_entry *e;
+	int r;
+
+	if (!ctx || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	e = plan_entry_new(cgroup);
+	if (!e)
+		return -ENOMEM;
+	r = tier_plan_entry_set_desired(e, attr, value);
+	if (r < 0) {
+		free(e);
+		return r;
+	}
+	return apply_free_entry(ctx, e, flags, write_fn, userdata, ret_result);
 }
 
 _public_ void tier_apply_result_free(struct tier_apply_result *result)

@@ -98,19 +98,27 @@ static int table_grow(struct tier_plan *plan)
 	return 0;
 }
 
+struct tier_plan_entry *plan_entry_new(const char *path)
+{
+	size_t len = strlen(path);
+	struct tier_plan_entry *e = calloc(1, sizeof(*e) + len + 1);
+
+	if (e)
+		memcpy(e->path, path, len + 1);
+	return e;
+}
+
 /* A new unmanaged entry for path at the end of the plan. */
 static int plan_append(struct tier_plan *plan, const char *path, uint64_t hash,
 		       struct tier_plan_entry **ret)
 {
-	size_t len = strlen(path);
 	struct tier_plan_entry *e, **b;
 
 	if (table_grow(plan) < 0)
 		return -ENOMEM;
-	e = calloc(1, sizeof(*e) + len + 1);
+	e = plan_entry_new(path);
 	if (!e)
 		return -ENOMEM;
-	memcpy(e->path, path, len + 1);
 	e->hash = hash;
 	if (ARRAY_PUSH(plan->entries, plan->n, plan->alloc, e) < 0) {
 		free(e);

@@ -204,6 +204,9 @@ struct tier_plan_entry {
 	char path[];
 };
 
+/* A zeroed, unmanaged entry for path (one allocation, free()); NULL on ENOMEM. */
+struct tier_plan_entry *plan_entry_new(const char *path);
+
 /* The desired values of a class (set[] and desired[] of e, and its fairness
  * inputs), with percentages against capacity, as tier_evaluate() decides them. */
 void class_desired(const struct tier_class *cls, uint64_t capacity, struct tier_plan_entry *e);
