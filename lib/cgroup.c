@@ -544,7 +544,8 @@ _public_ int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum
  * the top-most cgroup holding the binding value: walking down, the first
  * level that makes the mode more restrictive than everything above it.
  * The one effective-mode walk of the project (tierctl, tierd-metrics and
- * tier_cgroup_info_read() use it).
+ * tier_cgroup_info_read() use it) where the kernel does not report the
+ * effective value itself (effective_mode_kernel()), and for the source.
  */
 static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum tier_mode *ret_mode,
 			       size_t *ret_source_len)
@@ -600,19 +601,65 @@ static int effective_mode_walk(struct tier_ctx *ctx, const char *cgroup, enum ti
 	return 0;
 }
 
+/*
+ * The kernel's own effective mode: memory.numa_balancing.effective of the
+ * cgroup directory dfd (newer kernels, non-root cgroups), read like every
+ * cgroup file (no symlink, regular files only, capped).  1 and *ret when
+ * the file holds off, promote or full; 0 when it is absent, or holds
+ * anything else (warned about; inherit is no effective value): the caller
+ * walks instead.  Any other error of the read is returned.
+ */
+static int effective_mode_kernel(struct tier_ctx *ctx, int dfd, const char *cgroup,
+				 enum tier_mode *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	enum tier_mode m;
+	int r;
+
+	r = sysfs_read_attr_at(dfd, "memory.numa_balancing.effective", &buf);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = tier_mode_from_string(strip(buf), &m);
+	if (r < 0 || m == TIER_MODE_INHERIT) {
+		warn(ctx, "%s/memory.numa_balancing.effective: unknown value '%s'", cgroup, buf);
+		return 0;
+	}
+	*ret = m;
+	return 1;
+}
+
 _public_ int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
 					    enum tier_mode *ret_mode, char **ret_source)
 {
+	_cleanup_close_ int dfd = -1;
 	char *source = NULL;
-	enum tier_mode m;
-	size_t len;
-	int r;
+	enum tier_mode m = TIER_MODE_INVALID, km = TIER_MODE_INVALID;
+	size_t len = 0;
+	int r, kernel;
 
 	if (!ctx || !ret_mode || !cgroup_path_valid(cgroup))
 		return -EINVAL;
-	r = effective_mode_walk(ctx, cgroup, &m, &len);
-	if (r < 0)
-		return r;
+	dfd = cgroup_open_dir(ctx, cgroup);
+	if (dfd < 0)
+		return dfd == -ENOTDIR ? -ENOENT : dfd;
+	kernel = effective_mode_kernel(ctx, dfd, cgroup, &km);
+	if (kernel < 0)
+		return kernel;
+	/* With the kernel's value, the walk is there for the source only. */
+	if (kernel == 0 || ret_source) {
+		r = effective_mode_walk(ctx, cgroup, &m, &len);
+		if (r < 0)
+			return r;
+	}
+	if (kernel > 0) {
+		/* The kernel's value wins; a walk that disagrees with it (the
+		 * tree changed in between) names no source. */
+		if (m != km)
+			len = 0;
+		m = km;
+	}
 	if (ret_source && len > 0) {
 		source = strndup(cgroup, len);
 		if (!source)
@@ -706,8 +753,11 @@ _public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topol
 		r = sysfs_read_at(dfd, "memory.numa_balancing", &buf);
 		if (r >= 0)
 			r = mode_from_file(ctx, cgroup, buf, &mode);
-		if (r >= 0 && (want & TIER_INFO_EFFECTIVE_MODE))
-			r = effective_mode_walk(ctx, cgroup, &eff, &len);
+		if (r >= 0 && (want & TIER_INFO_EFFECTIVE_MODE)) {
+			r = effective_mode_kernel(ctx, dfd, cgroup, &eff);
+			if (r == 0)
+				r = effective_mode_walk(ctx, cgroup, &eff, &len);
+		}
 		if (r >= 0) {
 			if (want & TIER_INFO_MODE)
 				info_set(info, TIER_INFO_MODE, (uint64_t)mode);

@@ -253,11 +253,18 @@ int tier_cgroup_get_mode(struct tier_ctx *ctx, const char *cgroup, enum tier_mod
 int tier_cgroup_set_mode(struct tier_ctx *ctx, const char *cgroup, enum tier_mode mode);
 /*
  * Effective mode: the most restrictive of the cgroup and all its ancestors
- * (the root has no knob and counts as inherit), from one walk down from the
- * root by directory fds.  Resolved: returns TIER_MODE_FULL when nothing
- * restricts.  ret_source may be NULL; otherwise it gets the path of the
- * top-most cgroup that holds the binding value (malloc'ed), or NULL when
- * nothing restricts (the mode is FULL).  Same errors as tier_cgroup_get_mode.
+ * (the root has no knob and counts as inherit).  Where the cgroup has the
+ * kernel's read-only memory.numa_balancing.effective (off, promote or
+ * full), that value is the mode; otherwise, or if it holds anything else
+ * (logged as a warning), one walk down from the root by directory fds
+ * computes it.  Resolved: returns TIER_MODE_FULL when nothing restricts.
+ * ret_source may be NULL (then the kernel's file spares the walk);
+ * otherwise it gets the path of the top-most cgroup that holds the binding
+ * value (malloc'ed), found by the walk, or NULL when nothing restricts (the
+ * mode is FULL) or when the walk's mode differs from the kernel's (the tree
+ * changed in between: the kernel's mode is returned).  Same errors as
+ * tier_cgroup_get_mode; a memory.numa_balancing.effective that is a
+ * symlink or not a regular file is -ELOOP or -EBADFD, as for any file.
  */
 int tier_cgroup_get_effective_mode(struct tier_ctx *ctx, const char *cgroup,
 				   enum tier_mode *ret_mode, char **ret_source);
@@ -270,7 +277,9 @@ enum tier_info {
 	TIER_INFO_MODE = 1u << 0,		/* configured memory.numa_balancing, an
 						 * enum tier_mode */
 	TIER_INFO_EFFECTIVE_MODE = 1u << 1,	/* resolved effective mode (never
-						 * INHERIT); walks the ancestors */
+						 * INHERIT): the kernel's
+						 * memory.numa_balancing.effective,
+						 * else walks the ancestors */
 	TIER_INFO_CURRENT = 1u << 2,		/* memory.current */
 	TIER_INFO_MIN = 1u << 3,		/* memory.min */
 	TIER_INFO_LOW = 1u << 4,		/* memory.low */

@@ -50,6 +50,23 @@ expect_rc 0
 json_ok "$T/out"
 expect_out '"configured": "promote"'
 
+# A kernel with memory.numa_balancing.effective: its value is the effective
+# mode; the walk still names the source when it agrees, none when not.
+printf 'off\n' >"$CG/batch.slice/job1/step/memory.numa_balancing.effective"
+tc get /batch.slice/job1/step
+expect_rc 0
+expect_out "^/batch.slice/job1/step: configured full, effective off \\(set by /batch.slice/job1\\)\$"
+printf 'promote\n' >"$CG/batch.slice/job1/step/memory.numa_balancing.effective"
+tc get /batch.slice/job1/step
+expect_rc 0
+expect_out "^/batch.slice/job1/step: configured full, effective promote\$"
+printf 'promote\n' >"$CG/user.slice/memory.numa_balancing.effective"
+tc get /user.slice
+expect_rc 0
+expect_out "^/user.slice: configured inherit, effective promote\$"
+rm -f "$CG/batch.slice/job1/step/memory.numa_balancing.effective" \
+	"$CG/user.slice/memory.numa_balancing.effective"
+
 # The root has no knob.
 tc get /
 expect_rc 0

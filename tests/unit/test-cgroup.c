@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* cgroup I/O, enumeration, effective modes, observe. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -318,6 +320,199 @@ static bool info_has(const struct tier_cgroup_info *info, unsigned what)
 	return r == 0;
 }
 
+/* The effective mode as tier_cgroup_info_read() gives it, or -errno. */
+static int64_t info_effective(struct fx *fx, const char *cgroup)
+{
+	struct tier_cgroup_info *info = NULL;
+	uint64_t v = 0;
+	int r;
+
+	r = tier_cgroup_info_read(fx->ctx, NULL, cgroup, TIER_INFO_EFFECTIVE_MODE, &info);
+	if (r < 0) {
+		ck_assert_ptr_null(info);
+		return r;
+	}
+	ck_assert_int_eq(tier_cgroup_info_get(info, TIER_INFO_EFFECTIVE_MODE, &v), 0);
+	tier_cgroup_info_free(info);
+	return (int64_t)v;
+}
+
+/* The effective mode and its source as tier_cgroup_get_effective_mode() gives
+ * them; asserts success and the same mode without a source. */
+static enum tier_mode get_effective(struct fx *fx, const char *cgroup, char **ret_source)
+{
+	enum tier_mode m = TIER_MODE_INVALID, m2 = TIER_MODE_INVALID;
+	char *src = (char *)"untouched";
+
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, cgroup, &m2, NULL), 0);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, cgroup, &m, &src), 0);
+	ck_assert_int_eq(m, m2);
+	*ret_source = src;
+	return m;
+}
+
+static unsigned eff_warnings;
+
+/* Counts warnings about memory.numa_balancing.effective; any other warning fails. */
+static void eff_log(void *data, int priority, const char *file, int line, const char *fn,
+		    const char *format, va_list args)
+{
+	char msg[512];
+
+	if (priority > LOG_WARNING)
+		return;
+	vsnprintf(msg, sizeof(msg), format, args);
+	ck_assert_msg(strstr(msg, "/memory.numa_balancing.effective: unknown value"),
+		      "unexpected warning '%s'", msg);
+	eff_warnings++;
+}
+
+/* (a) The kernel's memory.numa_balancing.effective agrees with the walk. */
+START_TEST(test_effective_kernel_agrees)
+{
+	struct fx *fx = fx_new();
+	char *src;
+
+	fx_cgroup(fx, "/a", "promote");
+	fx_cgroup(fx, "/a/b", "inherit");
+	fx_cgroup(fx, "/a/b/c", "off");
+	fx_cgroup(fx, "/f", "full");
+	fx_write(fx->cg, "/a/memory.numa_balancing.effective", "promote\n");
+	fx_write(fx->cg, "/a/b/memory.numa_balancing.effective", "promote\n");
+	fx_write(fx->cg, "/a/b/c/memory.numa_balancing.effective", "off\n");
+	fx_write(fx->cg, "/f/memory.numa_balancing.effective", "full\n");
+	ck_assert_int_eq(get_effective(fx, "/a/b", &src), TIER_MODE_PROMOTE);
+	ck_assert_str_eq(src, "/a");
+	free(src);
+	ck_assert_int_eq(get_effective(fx, "//a/b/c", &src), TIER_MODE_OFF);
+	ck_assert_str_eq(src, "//a/b/c");
+	free(src);
+	ck_assert_int_eq(get_effective(fx, "/f", &src), TIER_MODE_FULL);
+	ck_assert_ptr_null(src);
+	ck_assert_int_eq(info_effective(fx, "/a/b"), TIER_MODE_PROMOTE);
+	ck_assert_int_eq(info_effective(fx, "/a/b/c"), TIER_MODE_OFF);
+	ck_assert_int_eq(info_effective(fx, "/f"), TIER_MODE_FULL);
+	/* the root has neither file: FULL */
+	ck_assert_int_eq(get_effective(fx, "/", &src), TIER_MODE_FULL);
+	ck_assert_ptr_null(src);
+	fx_free(fx);
+}
+END_TEST
+
+/* (b) The kernel's file contradicts the walk: the file wins, no source. */
+START_TEST(test_effective_kernel_wins)
+{
+	struct fx *fx = fx_new();
+	struct tier_cgroup_info *info = NULL;
+	char *src;
+
+	fx_cgroup(fx, "/a", "promote");
+	fx_cgroup(fx, "/a/b", "inherit");
+	fx_cgroup(fx, "/f", "full");
+	fx_cgroup(fx, "/f/g", "inherit");
+	/* the walk says promote (set by /a), the kernel off */
+	fx_write(fx->cg, "/a/b/memory.numa_balancing.effective", "off\n");
+	ck_assert_int_eq(get_effective(fx, "/a/b", &src), TIER_MODE_OFF);
+	ck_assert_ptr_null(src);
+	ck_assert_int_eq(info_effective(fx, "/a/b"), TIER_MODE_OFF);
+	/* the walk says promote, the kernel full: less restrictive wins too */
+	fx_write(fx->cg, "/a/b/memory.numa_balancing.effective", "full\n");
+	ck_assert_int_eq(get_effective(fx, "/a/b", &src), TIER_MODE_FULL);
+	ck_assert_ptr_null(src);
+	ck_assert_int_eq(info_effective(fx, "/a/b"), TIER_MODE_FULL);
+	/* the walk says full (no source), the kernel promote */
+	fx_write(fx->cg, "/f/g/memory.numa_balancing.effective", "promote\n");
+	ck_assert_int_eq(get_effective(fx, "/f/g", &src), TIER_MODE_PROMOTE);
+	ck_assert_ptr_null(src);
+	ck_assert_int_eq(info_effective(fx, "/f/g"), TIER_MODE_PROMOTE);
+	/* the configured mode is still the cgroup's own file */
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, NULL, "/f/g",
+					       TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE, &info), 0);
+	ck_assert_int_eq(info_get(info, TIER_INFO_MODE), TIER_MODE_INHERIT);
+	ck_assert_int_eq(info_get(info, TIER_INFO_EFFECTIVE_MODE), TIER_MODE_PROMOTE);
+	tier_cgroup_info_free(info);
+	/* With the kernel's value nothing walks the ancestors, unless a
+	 * source is asked for: an ancestor's unknown value does not matter. */
+	fx_write(fx->cg, "/f/memory.numa_balancing", "sideways\n");
+	ck_assert_int_eq(info_effective(fx, "/f/g"), TIER_MODE_PROMOTE);
+	{
+		enum tier_mode m = TIER_MODE_INVALID;
+
+		ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/f/g", &m, NULL), 0);
+		ck_assert_int_eq(m, TIER_MODE_PROMOTE);
+		src = (char *)"untouched";
+		m = TIER_MODE_INVALID;
+		ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/f/g", &m, &src),
+				 -EINVAL);
+		ck_assert_int_eq(m, TIER_MODE_INVALID);
+		ck_assert_str_eq(src, "untouched");
+	}
+	fx_free(fx);
+}
+END_TEST
+
+/* (c) No memory.numa_balancing.effective in the cgroup: the walk, as
+ * before; an ancestor's file is not the cgroup's effective value. */
+START_TEST(test_effective_kernel_absent)
+{
+	struct fx *fx = fx_new();
+	char *src;
+
+	fx_cgroup(fx, "/a", "promote");
+	fx_cgroup(fx, "/a/b", "inherit");
+	fx_cgroup(fx, "/a/b/c", "off");
+	ck_assert_int_eq(get_effective(fx, "/a/b", &src), TIER_MODE_PROMOTE);
+	ck_assert_str_eq(src, "/a");
+	free(src);
+	ck_assert_int_eq(info_effective(fx, "/a/b/c"), TIER_MODE_OFF);
+	fx_write(fx->cg, "/a/memory.numa_balancing.effective", "off\n");
+	ck_assert_int_eq(get_effective(fx, "/a/b", &src), TIER_MODE_PROMOTE);
+	ck_assert_str_eq(src, "/a");
+	free(src);
+	ck_assert_int_eq(info_effective(fx, "/a/b"), TIER_MODE_PROMOTE);
+	ck_assert_int_eq(get_effective(fx, "/a/b/c", &src), TIER_MODE_OFF);
+	ck_assert_str_eq(src, "/a/b/c");
+	free(src);
+	fx_free(fx);
+}
+END_TEST
+
+/* (d) An unknown value in the kernel's file: a warning, then the walk. */
+START_TEST(test_effective_kernel_garbage)
+{
+	static const char *const bad[] = {
+		"sideways\n", "inherit\n", "\n", "", "Off\n", "off promote\n", "full\nfull\n",
+	};
+	struct fx *fx = fx_new();
+	enum tier_mode m;
+	char *src;
+
+	fx_cgroup(fx, "/a", "promote");
+	fx_cgroup(fx, "/a/b", "inherit");
+	tier_ctx_set_log_fn(fx->ctx, eff_log, NULL);
+	tier_ctx_set_log_priority(fx->ctx, LOG_WARNING);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		fx_write(fx->cg, "/a/b/memory.numa_balancing.effective", bad[i]);
+		eff_warnings = 0;
+		ck_assert_int_eq(get_effective(fx, "/a/b", &src), TIER_MODE_PROMOTE);
+		ck_assert_str_eq(src, "/a");
+		free(src);
+		ck_assert_uint_eq(eff_warnings, 2); /* one per call of get_effective() */
+		eff_warnings = 0;
+		ck_assert_int_eq(info_effective(fx, "/a/b"), TIER_MODE_PROMOTE);
+		ck_assert_uint_eq(eff_warnings, 1);
+	}
+	/* the kernel's newline and blanks around a value are fine */
+	fx_write(fx->cg, "/a/b/memory.numa_balancing.effective", " off \n");
+	eff_warnings = 0;
+	m = TIER_MODE_INVALID;
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, NULL), 0);
+	ck_assert_int_eq(m, TIER_MODE_OFF);
+	ck_assert_uint_eq(eff_warnings, 0);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_info)
 {
 	struct fx *fx = fx_new();
@@ -507,6 +702,10 @@ Suite *suite_cgroup(void)
 			    (int)(sizeof(inheritance) / sizeof(inheritance[0])));
 	tcase_add_test(te, test_effective_mode_errors);
 	tcase_add_test(te, test_effective_mode_source);
+	tcase_add_test(te, test_effective_kernel_agrees);
+	tcase_add_test(te, test_effective_kernel_wins);
+	tcase_add_test(te, test_effective_kernel_absent);
+	tcase_add_test(te, test_effective_kernel_garbage);
 	suite_add_tcase(s, te);
 	return s;
 }

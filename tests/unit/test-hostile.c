@@ -112,6 +112,63 @@ START_TEST(test_not_regular)
 }
 END_TEST
 
+/* memory.numa_balancing.effective as a symlink, a FIFO or a directory: not
+ * followed, not blocked on, an error like any other cgroup file (the walk
+ * is no fallback for a file that is there but hostile). */
+START_TEST(test_effective_file_hostile)
+{
+	struct fx *fx = fx_new();
+	char *out = outside_dir(fx), *target = join2(out, "memory.numa_balancing.effective");
+	char *file, *src = (char *)"untouched", *v;
+	struct tier_cgroup_info *info = NULL;
+	enum tier_mode m = TIER_MODE_INVALID;
+
+	fx_cgroup(fx, "/a", "promote");
+	fx_cgroup(fx, "/a/b", "inherit");
+	fx_write(out, "memory.numa_balancing.effective", "off\n");
+	file = join2(fx->cg, "a/b/memory.numa_balancing.effective");
+	ck_assert_int_eq(symlink(target, file), 0);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, NULL), -ELOOP);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, &src), -ELOOP);
+	ck_assert_int_eq(m, TIER_MODE_INVALID);
+	ck_assert_str_eq(src, "untouched");
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, NULL, "/a/b", TIER_INFO_EFFECTIVE_MODE,
+					       &info), -ELOOP);
+	ck_assert_ptr_null(info);
+	/* the configured mode alone does not read it */
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, NULL, "/a/b", TIER_INFO_MODE, &info), 0);
+	tier_cgroup_info_free(info);
+	info = NULL;
+	ck_assert_int_eq(unlink(file), 0);
+	/* a FIFO without a writer: opened O_NONBLOCK, refused, never read */
+	ck_assert_int_eq(mkfifo(file, 0600), 0);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, NULL), -EBADFD);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, &src), -EBADFD);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, NULL, "/a/b", TIER_INFO_EFFECTIVE_MODE,
+					       &info), -EBADFD);
+	ck_assert_int_eq(m, TIER_MODE_INVALID);
+	ck_assert_ptr_null(info);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(mkdir(file, 0755), 0);
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, NULL), -EISDIR);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, NULL, "/a/b", TIER_INFO_EFFECTIVE_MODE,
+					       &info), -EISDIR);
+	ck_assert_int_eq(rmdir(file), 0);
+	/* gone again: the walk */
+	ck_assert_int_eq(tier_cgroup_get_effective_mode(fx->ctx, "/a/b", &m, &src), 0);
+	ck_assert_int_eq(m, TIER_MODE_PROMOTE);
+	ck_assert_str_eq(src, "/a");
+	free(src);
+	v = fx_read(out, "memory.numa_balancing.effective");
+	ck_assert_str_eq(v, "off\n");
+	free(v);
+	free(file);
+	free(target);
+	free(out);
+	fx_free(fx);
+}
+END_TEST
+
 static unsigned warnings;
 
 static void count_warnings(void *data, int priority, const char *file, int line, const char *fn,
@@ -257,6 +314,7 @@ Suite *suite_hostile(void)
 	tcase_add_test(tc, test_symlinked_dir);
 	tcase_add_test(tc, test_symlinked_file);
 	tcase_add_test(tc, test_not_regular);
+	tcase_add_test(tc, test_effective_file_hostile);
 	tcase_add_test(tc, test_deep_subtree);
 	tcase_add_test(tc, test_long_path);
 	tcase_add_test(tc, test_residency_saturates);
