@@ -6,6 +6,8 @@
 #   make vm-matrix       run the cases on the stock and the patched kernel and
 #                        write the table to build/vm/matrix.md
 #   make vm-run VM_TEST=anon-promote-full [VM_KERNEL=path]   one case, verbose
+#   make check-vm-debug  the debug kernel (make kernel KERNEL=debug), VM_DEBUG_CASES
+#   make check-vm-smp8   the patched kernel with 8 vCPUs, VM_SMP8_CASES
 #
 # Variables: VM_CASES (the cases to run), VM_TIMEOUT (seconds per VM),
 # VM_KERNEL (bzImage for check-vm; default the patched build).
@@ -67,6 +69,52 @@ check-vm-harness:
 check-vm-%: vm-guest
 	$(Q)$(call run_test,vm-$*,$(RUN_VM) --kernel $(VM_KERNEL) $*)
 
+# The same cases on the debug kernel (tierd-debug.config: lockdep, KASAN,
+# DEBUG_VM, DEBUG_ATOMIC_SLEEP; `make kernel KERNEL=debug`) and with 8 vCPUs
+# on the patched kernel, where per-CPU batching shows. A BUG, WARNING, KASAN
+# or lockdep report fails a case (run-vm exits 126). The debug kernel runs
+# about three times slower under TCG: its cases get three times the guest's
+# time bounds. Results vmdebug-CASE and vm8-CASE; each list is chosen to
+# cover the series' paths (promotion-only scans, the knob, the fault path,
+# the kselftest) and to keep a cold make check under an hour.
+VM_DEBUG_KERNEL  ?= $(BUILD)/kernel/debug/bzImage
+VM_DEBUG_CASES   ?= topology anon-promote-promote promote-no-toptier-faults \
+	cow-shared-promote pid-inactive-promote knob-hierarchy kselftest
+VM_DEBUG_TIMEOUT ?= 600
+VM_SMP8_CASES    ?= anon-promote-full anon-promote-promote pid-inactive-promote \
+	cow-shared-promote kselftest
+VM_SMP8_TIMEOUT  ?= 480
+
+.PHONY: check-vm-debug check-vm-smp8
+
+check-vm-debug: vm-guest
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=debug
+	$(Q)$(MAKE) --no-print-directory kselftest-numa
+	$(Q)rc=0; $(MAKE) --no-print-directory -j1 -k \
+		$(addprefix check-vmdebug-,$(VM_DEBUG_CASES)) || rc=1; \
+	echo "VM tests on the debug kernel ($(VM_DEBUG_KERNEL)):"; \
+	for c in $(VM_DEBUG_CASES); do \
+		printf '  %-32s %s\n' "vmdebug-$$c" "$$(cat $(BUILD)/results/vmdebug-$$c.result 2>/dev/null)"; \
+	done; exit $$rc
+
+check-vmdebug-%: vm-guest
+	$(Q)$(call run_test,vmdebug-$*,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --kernel $(VM_DEBUG_KERNEL) $*)
+
+check-vm-smp8: vm-guest
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
+	$(Q)$(MAKE) --no-print-directory kselftest-numa
+	$(Q)rc=0; $(MAKE) --no-print-directory -j1 -k \
+		$(addprefix check-vm8-,$(VM_SMP8_CASES)) || rc=1; \
+	echo "VM tests with 8 vCPUs ($(VM_KERNEL)):"; \
+	for c in $(VM_SMP8_CASES); do \
+		printf '  %-32s %s\n' "vm8-$$c" "$$(cat $(BUILD)/results/vm8-$$c.result 2>/dev/null)"; \
+	done; exit $$rc
+
+check-vm8-%: vm-guest
+	$(Q)$(call run_test,vm8-$*,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(VM_SMP8_TIMEOUT) --time-scale 2 --smp 8 --kernel $(VM_KERNEL) $*)
+
 vm-run: vm-guest
 	$(RUN_VM) --kernel $(VM_KERNEL) $(VM_TEST)
 
@@ -77,5 +125,5 @@ vm-matrix: vm-guest
 	$(Q)BUILD=$(BUILD) $(TOP)/tests/vm/matrix.sh --stock $(VM_STOCK_KERNEL) \
 		--patched $(VM_KERNEL) --timeout $(VM_TIMEOUT) $(VM_CASES)
 
-CHECK_TARGETS += check-vm
+CHECK_TARGETS += check-vm check-vm-smp8 check-vm-debug
 CLEAN_FILES   += $(VM_DIR)

@@ -435,7 +435,7 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	}
 
 	msg("  %s: %ld pages on node %d, %ld on node %d; hot for up to %u s",
-	    p->label, r->pages, SLOW_NODE, r->fast_before, FAST_NODE, p->seconds);
+	    p->label, r->pages, SLOW_NODE, r->fast_before, FAST_NODE, p->seconds * time_scale);
 	vmstat_read(&vm0);
 	cg_stat_read(cg, &cg0);
 	if (p->kind == WL_VMAS)
@@ -451,7 +451,7 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		if (fast)
 			sum += touch_pages(fast, fast_len);
 		t = now_sec();
-		if (t < next && t - t0 < p->seconds)
+		if (t < next && t - t0 < p->seconds * time_scale)
 			continue;
 		r->fast_after = pages_on_node(hot, hot_span, FAST_NODE, NULL);
 		vmstat_read(&vm1);
@@ -461,7 +461,7 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		    (unsigned long long)vm1.v[C_NUMA_PTE_UPDATES],
 		    (unsigned long long)vm1.v[C_NUMA_HINT_FAULTS],
 		    (unsigned long long)vm1.v[C_PGPROMOTE_SUCCESS]);
-		if (t - t0 >= p->seconds ||
+		if (t - t0 >= p->seconds * time_scale ||
 		    (p->stop_when_promoted && r->fast_after >= r->pages))
 			break;
 		next = now_sec() + 2;
@@ -969,6 +969,7 @@ static const char *const cases[] = {
 int main(int argc, char **argv)
 {
 	const char *m = getenv("TIERD_VM_MATRIX");
+	const char *scale = getenv("TIERD_VM_TIME_SCALE");
 	long ps = sysconf(_SC_PAGESIZE);
 
 	if (argc != 2) {
@@ -983,6 +984,8 @@ int main(int argc, char **argv)
 	if (ps > 0)
 		page_size = ps;
 	matrix_mode = m && !strcmp(m, "1");
+	if (scale && atoi(scale) > 0)
+		time_scale = (unsigned int)atoi(scale);
 	debug = getenv("TIERD_VM_DEBUG") != NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	msg("== %s", argv[1]);

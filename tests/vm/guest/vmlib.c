@@ -16,6 +16,7 @@
 
 size_t page_size = 4096;
 bool matrix_mode;
+unsigned int time_scale = 1;
 
 const char *const counter_names[NR_COUNTERS] = {
 	[C_NUMA_PTE_UPDATES]		= "numa_pte_updates",

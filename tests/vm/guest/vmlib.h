@@ -22,6 +22,8 @@
 extern size_t page_size;
 /* Set from $TIERD_VM_MATRIX: a missing feature is reported, not skipped. */
 extern bool matrix_mode;
+/* Multiplies the cases' time bounds (run-vm --time-scale). */
+extern unsigned int time_scale;
 
 #define msg(...)	do { printf(__VA_ARGS__); putchar('\n'); fflush(stdout); } while (0)
 
