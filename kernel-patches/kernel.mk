@@ -4,7 +4,9 @@
 #   make kernel [KERNEL=patched|stock]  -> build/kernel/$(KERNEL)/bzImage
 #   make kselftest-numa                 -> build/kernel/kselftest/test_numa_balancing
 #   make kernel-checkpatch              checkpatch.pl --strict on every patch
-#   make kernel-build-each              build each commit of the series in turn
+#   make kernel-build-each              build each commit of the series in turn, in the
+#                                       test config, with MEMCG=n and with NUMA_BALANCING=n
+#                                       (KERNEL_BUILD_EACH="patched nomemcg nonumab")
 #   make kernel-export                  build/kernel/src-patched commits -> kernel-patches/
 #   make kernel-clean                   remove build/kernel (sources, objects, images)
 
@@ -25,8 +27,14 @@ kselftest-numa kselftests:
 kernel-checkpatch:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) checkpatch
 
+# Every patch must build in the test config and with CONFIG_MEMCG=n and
+# CONFIG_NUMA_BALANCING=n (tierd-nomemcg.config, tierd-nonumab.config).
+KERNEL_BUILD_EACH ?= patched nomemcg nonumab
+
 kernel-build-each:
-	$(Q)$(KERNEL_ENV) $(KERNEL_SH) build-each
+	$(Q)for f in $(KERNEL_BUILD_EACH); do \
+		$(KERNEL_ENV) $(KERNEL_SH) build-each $$f || exit 1; \
+	done
 
 kernel-export:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) export

@@ -1,13 +1,15 @@
 #!/bin/bash
 # kernel.sh: build the tierd test kernel from Debian's linux-source-6.12.
 #
-#   kernel.sh build [stock|patched|debug]   bzImage -> $BUILD/kernel/<flavour>/bzImage
-#   kernel.sh prepare [stock|patched|debug] unpack (and apply the series), no build
-#   kernel.sh config [stock|patched|debug]  prepare + .config only (checks the fragments)
+#   kernel.sh build [FLAVOUR]         bzImage -> $BUILD/kernel/<flavour>/bzImage
+#   kernel.sh prepare [FLAVOUR]       unpack (and apply the series), no build
+#   kernel.sh config [FLAVOUR]        prepare + .config only (checks the fragments)
+#                                     FLAVOUR: stock, patched (default), debug,
+#                                     nomemcg, nonumab (see below)
 #   kernel.sh kselftest               tools/testing/selftests/cgroup/{test_numa_balancing,test_toptier}
 #                                     -> $BUILD/kernel/kselftest/ (static)
 #   kernel.sh checkpatch              checkpatch.pl --strict on every patch in the series
-#   kernel.sh build-each              build every commit of the series in turn
+#   kernel.sh build-each [FLAVOUR]    build every commit of the series in turn
 #   kernel.sh export                  src-patched commits -> kernel-patches/ (format-patch)
 #
 # Layout under $BUILD/kernel (untracked):
@@ -16,6 +18,10 @@
 #   obj-<flavour>  -> src-<flavour>/.obj (the object tree; see below)
 #   obj-debug      -> src-patched/.obj-debug: the patched tree with the debug
 #                     fragment (tierd-debug.config: lockdep, KASAN, DEBUG_VM, ...)
+#   obj-nomemcg, obj-nonumab -> src-patched/.obj-<flavour>: the patched tree
+#                     with CONFIG_MEMCG=n (tierd-nomemcg.config) or
+#                     CONFIG_NUMA_BALANCING=n (tierd-nonumab.config), for
+#                     build-each: every patch must build in those configs too
 #   <flavour>/bzImage, <flavour>/config
 #
 # The object tree is a subdirectory of its source tree, reached through the
@@ -38,11 +44,15 @@ TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 PKG=linux-source-6.12
 JOBS=${JOBS:-2}
 FRAGMENT=$PDIR/tierd.config
-DEBUG_FRAGMENT=$PDIR/tierd-debug.config
 
 # The source tree a flavour builds from, and its config fragments.
-src_of() { case $1 in debug) echo "$KDIR/src-patched" ;; *) echo "$KDIR/src-$1" ;; esac; }
-fragments_of() { case $1 in debug) echo "$FRAGMENT $DEBUG_FRAGMENT" ;; *) echo "$FRAGMENT" ;; esac; }
+src_of() { case $1 in stock) echo "$KDIR/src-stock" ;; *) echo "$KDIR/src-patched" ;; esac; }
+fragments_of() {
+	case $1 in
+	stock | patched) echo "$FRAGMENT" ;;
+	*) echo "$FRAGMENT $PDIR/tierd-$1.config" ;;
+	esac
+}
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$KDIR
@@ -162,14 +172,14 @@ prepare() {
 	case $1 in
 	stock) unpack "$KDIR/src-stock" ;;
 	patched) prepare_patched ;;
-	debug) prepare_patched ;;
-	*) die "unknown kernel flavour '$1' (stock, patched or debug)" ;;
+	debug | nomemcg | nonumab) prepare_patched ;;
+	*) die "unknown kernel flavour '$1' (stock, patched, debug, nomemcg or nonumab)" ;;
 	esac
-	if [ "$1" = debug ]; then
-		grep -qx '/.obj-debug/' "$KDIR/src-patched/.git/info/exclude" ||
-			echo '/.obj-debug/' >>"$KDIR/src-patched/.git/info/exclude"
-		mkdir -p "$KDIR/src-patched/.obj-debug"
-		ln -sfn "src-patched/.obj-debug" "$KDIR/obj-debug"
+	if [ "$1" != stock ] && [ "$1" != patched ]; then
+		grep -qx "/.obj-$1/" "$KDIR/src-patched/.git/info/exclude" ||
+			echo "/.obj-$1/" >>"$KDIR/src-patched/.git/info/exclude"
+		mkdir -p "$KDIR/src-patched/.obj-$1"
+		ln -sfn "src-patched/.obj-$1" "$KDIR/obj-$1"
 	else
 		mkdir -p "$KDIR/src-$1/.obj"
 		ln -sfn "src-$1/.obj" "$KDIR/obj-$1"
@@ -181,7 +191,7 @@ kmake() {
 	shift
 	local lv=""
 	[ "$flavour" = patched ] && lv=-tierd
-	[ "$flavour" = debug ] && lv=-tierd-debug
+	case $flavour in stock | patched) ;; *) lv=-tierd-$flavour ;; esac
 	make -C "$(src_of "$flavour")" O="$KDIR/obj-$flavour" CC="ccache gcc" \
 		LOCALVERSION="$lv" ${V:+V=$V} "$@"
 }
@@ -213,7 +223,15 @@ configure() {
 			grep -qx "$sym=y" "$obj/.config" && bad+=("$sym should be off")
 			;;
 		esac
-	done < <(cat $frags)
+	done < <(
+		# The nomemcg and nonumab variants turn an option of tierd.config
+		# off, and with it whatever depends on it: only their own lines
+		# must stick.
+		case $flavour in
+		nomemcg | nonumab) cat "$PDIR/tierd-$flavour.config" ;;
+		*) cat $frags ;;
+		esac
+	)
 	if [ ${#bad[@]} -gt 0 ]; then
 		printf 'kernel.sh: error: options from tierd.config that did not stick in %s:\n' "$obj/.config" >&2
 		printf '  %s\n' "${bad[@]}" >&2
@@ -300,30 +318,30 @@ checkpatch() {
 # object tree; fail on the first commit that does not build or that adds a
 # compiler warning. The log of each step is in $KDIR/build-each/.
 build_each() {
-	local c n=0 total rc=0 log start
-	prepare patched
-	configure patched
+	local flavour=${1:-patched} c n=0 total rc=0 log start
+	prepare "$flavour"
+	configure "$flavour"
 	total=$(git_p rev-list --count base..HEAD)
 	mkdir -p "$KDIR/build-each"
 	for c in $(git_p rev-list --reverse base..HEAD); do
 		n=$((n + 1))
-		log=$KDIR/build-each/$(printf '%02d' "$n").log
-		say "[$n/$total] $(git_p log -1 --format='%h %s' "$c")"
+		log=$KDIR/build-each/$flavour-$(printf '%02d' "$n").log
+		say "[$flavour $n/$total] $(git_p log -1 --format='%h %s' "$c")"
 		git_p checkout -q "$c"
 		start=$(date +%s)
-		if ! kmake patched -j"$JOBS" bzImage >"$log" 2>&1; then
+		if ! kmake "$flavour" -j"$JOBS" bzImage >"$log" 2>&1; then
 			tail -n 30 "$log" >&2
-			say "[$n/$total] FAILED to build (log: ${log#"$TOP"/})"
+			say "[$flavour $n/$total] FAILED to build (log: ${log#"$TOP"/})"
 			rc=1
 			break
 		fi
 		if grep -q 'warning:' "$log"; then
 			grep -B2 -A6 'warning:' "$log" >&2
-			say "[$n/$total] builds, but with compiler warnings (log: ${log#"$TOP"/})"
+			say "[$flavour $n/$total] builds, but with compiler warnings (log: ${log#"$TOP"/})"
 			rc=1
 			break
 		fi
-		say "[$n/$total] builds ($(($(date +%s) - start))s, $(grep -c '^  CC ' "$log") objects recompiled)"
+		say "[$flavour $n/$total] builds ($(($(date +%s) - start))s, $(grep -c '^  CC ' "$log") objects recompiled)"
 	done
 	git_p checkout -q tierd
 	return $rc
@@ -381,7 +399,7 @@ prepare) prepare "${1:-patched}" ;;
 config) prepare "${1:-patched}" && configure "${1:-patched}" ;;
 kselftest) kselftest ;;
 checkpatch) checkpatch ;;
-build-each) build_each ;;
+build-each) build_each "${1:-patched}" ;;
 export) export_series ;;
 *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
