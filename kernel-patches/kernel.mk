@@ -55,3 +55,5 @@ check-kselftest-toptier:
 		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier)
 
 CHECK_TARGETS += check-kernel-checkpatch check-kselftest-toptier
+
+include tests/kernel/cgroup-selftests.mk
