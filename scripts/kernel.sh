@@ -217,6 +217,9 @@ configure() {
 			sym=${line%%=*}
 			grep -qx "$sym=y" "$obj/.config" || bad+=("$sym=y (got: $(grep -E "^(# )?$sym[= ]" "$obj/.config" || echo absent))")
 			;;
+		CONFIG_*=*)
+			grep -qx "$line" "$obj/.config" || bad+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$obj/.config" || echo absent))")
+			;;
 		"# CONFIG_"*" is not set")
 			sym=${line#\# }
 			sym=${sym%% *}
