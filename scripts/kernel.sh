@@ -211,30 +211,30 @@ configure() {
 	(cd "$(src_of "$flavour")" &&
 		scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" $frags >/dev/null)
 	kmake "$flavour" -s olddefconfig
+	# The last fragment that names an option decides what it must be: the
+	# debug and variant fragments turn options of tierd.config off.
+	declare -A want=()
+	local order=()
 	while read -r line; do
 		case $line in
-		CONFIG_*=y)
-			sym=${line%%=*}
-			grep -qx "$sym=y" "$obj/.config" || bad+=("$sym=y (got: $(grep -E "^(# )?$sym[= ]" "$obj/.config" || echo absent))")
-			;;
+		CONFIG_*=*) sym=${line%%=*} ;;
+		"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *} ;;
+		*) continue ;;
+		esac
+		[ -n "${want[$sym]+x}" ] || order+=("$sym")
+		want[$sym]=$line
+	done < <(cat $frags)
+	for sym in "${order[@]}"; do
+		line=${want[$sym]}
+		case $line in
 		CONFIG_*=*)
-			grep -qx "$line" "$obj/.config" || bad+=("$line (got: $(grep -E "^(# )?${line%%=*}[= ]" "$obj/.config" || echo absent))")
+			grep -qx "$line" "$obj/.config" || bad+=("$line (got: $(grep -E "^(# )?$sym[= ]" "$obj/.config" || echo absent))")
 			;;
-		"# CONFIG_"*" is not set")
-			sym=${line#\# }
-			sym=${sym%% *}
+		*)
 			grep -qx "$sym=y" "$obj/.config" && bad+=("$sym should be off")
 			;;
 		esac
-	done < <(
-		# The nomemcg and nonumab variants turn an option of tierd.config
-		# off, and with it whatever depends on it: only their own lines
-		# must stick.
-		case $flavour in
-		nomemcg | nonumab) cat "$PDIR/tierd-$flavour.config" ;;
-		*) cat $frags ;;
-		esac
-	)
+	done
 	if [ ${#bad[@]} -gt 0 ]; then
 		printf 'kernel.sh: error: options from tierd.config that did not stick in %s:\n' "$obj/.config" >&2
 		printf '  %s\n' "${bad[@]}" >&2
