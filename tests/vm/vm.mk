@@ -87,29 +87,27 @@ VM_SMP8_TIMEOUT  ?= 480
 
 .PHONY: check-vm-debug check-vm-smp8
 
-check-vm-debug: vm-guest
-	$(Q)$(MAKE) --no-print-directory kernel KERNEL=debug
+# $(call vm_suite,TITLE,RESULT-PREFIX,CASES,KERNEL-FLAVOUR): build that
+# kernel and the kselftest, run check-PREFIX-CASE for every case, list them.
+define vm_suite
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=$(4)
 	$(Q)$(MAKE) --no-print-directory kselftest-numa
-	$(Q)rc=0; $(MAKE) --no-print-directory -j1 -k \
-		$(addprefix check-vmdebug-,$(VM_DEBUG_CASES)) || rc=1; \
-	echo "VM tests on the debug kernel ($(VM_DEBUG_KERNEL)):"; \
-	for c in $(VM_DEBUG_CASES); do \
-		printf '  %-32s %s\n' "vmdebug-$$c" "$$(cat $(BUILD)/results/vmdebug-$$c.result 2>/dev/null)"; \
+	$(Q)rc=0; $(MAKE) --no-print-directory -j1 -k $(addprefix check-$(2)-,$(3)) || rc=1; \
+	echo "$(1):"; \
+	for c in $(3); do \
+		printf '  %-32s %s\n' "$(2)-$$c" "$$(cat $(BUILD)/results/$(2)-$$c.result 2>/dev/null)"; \
 	done; exit $$rc
+endef
+
+check-vm-debug: vm-guest
+	$(call vm_suite,VM tests on the debug kernel ($(VM_DEBUG_KERNEL)),vmdebug,$(VM_DEBUG_CASES),debug)
 
 check-vmdebug-%: vm-guest
 	$(Q)$(call run_test,vmdebug-$*,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --kernel $(VM_DEBUG_KERNEL) $*)
 
 check-vm-smp8: vm-guest
-	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
-	$(Q)$(MAKE) --no-print-directory kselftest-numa
-	$(Q)rc=0; $(MAKE) --no-print-directory -j1 -k \
-		$(addprefix check-vm8-,$(VM_SMP8_CASES)) || rc=1; \
-	echo "VM tests with 8 vCPUs ($(VM_KERNEL)):"; \
-	for c in $(VM_SMP8_CASES); do \
-		printf '  %-32s %s\n' "vm8-$$c" "$$(cat $(BUILD)/results/vm8-$$c.result 2>/dev/null)"; \
-	done; exit $$rc
+	$(call vm_suite,VM tests with 8 vCPUs ($(VM_KERNEL)),vm8,$(VM_SMP8_CASES),patched)
 
 check-vm8-%: vm-guest
 	$(Q)$(call run_test,vm8-$*,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
