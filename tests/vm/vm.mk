@@ -123,5 +123,5 @@ vm-matrix: vm-guest
 	$(Q)BUILD=$(BUILD) $(TOP)/tests/vm/matrix.sh --stock $(VM_STOCK_KERNEL) \
 		--patched $(VM_KERNEL) --timeout $(VM_TIMEOUT) $(VM_CASES)
 
-CHECK_TARGETS += check-vm check-vm-smp8
+CHECK_TARGETS += check-vm check-vm-smp8 check-vm-debug
 CLEAN_FILES   += $(VM_DIR)
