@@ -6,7 +6,9 @@
 #   make kernel-checkpatch              checkpatch.pl --strict on every patch
 #   make kernel-build-each              build each commit of the series in turn, in the
 #                                       test config, with MEMCG=n and with NUMA_BALANCING=n
-#                                       (KERNEL_BUILD_EACH="patched nomemcg nonumab")
+#                                       (KERNEL_BUILD_EACH="patched nomemcg nonumab";
+#                                       KERNEL_BUILD_EACH_SCOPE=dirs: only mm/, kernel/sched/,
+#                                       kernel/cgroup/ at each commit, see scripts/kernel.sh)
 #   make kernel-export                  build/kernel/src-patched commits -> kernel-patches/
 #   make kernel-clean                   remove build/kernel (sources, objects, images)
 
