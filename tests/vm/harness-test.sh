@@ -1,7 +1,8 @@
 #!/bin/bash
 # harness-test.sh KERNEL: checks run-vm itself: the guest's exit status comes
 # back, a skip keeps its reason on the last line, a hung guest is killed at
-# the timeout (exit 124) and the serial log of a failed run is kept.
+# the timeout (exit 124), the serial log of a failed run is kept and --env
+# reaches the guest.
 set -u
 run_vm=$(dirname "$0")/run-vm
 kernel=$1
@@ -44,5 +45,9 @@ out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c \
 	'test "$(cat /proc/sys/kernel/numa_balancing)" -ge 0 && test -w /tmp && ! test -w '"$build"' &&
 	 grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts')
 check "guest mounts: cgroup2, writable /tmp, read-only build/" 0 "$?"
+
+out=$("$run_vm" -q --timeout 120 --kernel "$kernel" --env 'TIERD_VM_X=a b$c' /bin/sh -c \
+	'test "$TIERD_VM_X" = "a b\$c"')
+check "run-vm --env NAME=VALUE reaches the guest" 0 "$?"
 
 exit $fail

@@ -6,6 +6,8 @@
 #   make vm-matrix       run the cases on the stock and the patched kernel and
 #                        write the table to build/vm/matrix.md
 #   make vm-run VM_TEST=anon-promote-full [VM_KERNEL=path]   one case, verbose
+#   make vm-behaviour-matrix  measure mode x knob x VMA kind on VM_KERNEL and
+#                        write the table to build/vm/behaviour-matrix.md
 #   make check-vm-debug  the debug kernel (make kernel KERNEL=debug), VM_DEBUG_CASES
 #   make check-vm-smp8   the patched kernel with 8 vCPUs, VM_SMP8_CASES
 #
@@ -78,8 +80,8 @@ check-vm-%: vm-guest
 # cover the series' paths (promotion-only scans, the knob, the fault path,
 # the kselftest) and to keep a cold make check under an hour.
 VM_DEBUG_KERNEL  ?= $(BUILD)/kernel/debug/bzImage
-VM_DEBUG_CASES   ?= topology anon-promote-promote promote-no-toptier-faults \
-	cow-shared-promote pid-inactive-promote knob-hierarchy kselftest
+VM_DEBUG_CASES   ?= topology trace-numab promote-no-toptier-faults \
+	cow-shared-promote knob-hierarchy kselftest
 VM_DEBUG_TIMEOUT ?= 600
 VM_SMP8_CASES    ?= anon-promote-full anon-promote-promote pid-inactive-promote \
 	cow-shared-promote kselftest
@@ -102,6 +104,14 @@ endef
 check-vm-debug: vm-guest
 	$(call vm_suite,VM tests on the debug kernel ($(VM_DEBUG_KERNEL)),vmdebug,$(VM_DEBUG_CASES),debug)
 
+# trace-numab runs anon-promote-promote, file-ro-promote and
+# pid-inactive-promote with the sched_skip_vma_numa event on, and checks
+# each is traced with its promotion-only reason.
+check-vmdebug-trace-numab: vm-guest
+	$(Q)$(call run_test,vmdebug-trace-numab,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --kernel $(VM_DEBUG_KERNEL) \
+		$(TOP)/tests/vm/trace-numab.sh)
+
 check-vmdebug-%: vm-guest
 	$(Q)$(call run_test,vmdebug-$*,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --kernel $(VM_DEBUG_KERNEL) $*)
@@ -122,6 +132,17 @@ vm-matrix: vm-guest
 	$(Q)$(MAKE) --no-print-directory kselftest-numa
 	$(Q)BUILD=$(BUILD) $(TOP)/tests/vm/matrix.sh --stock $(VM_STOCK_KERNEL) \
 		--patched $(VM_KERNEL) --timeout $(VM_TIMEOUT) $(VM_CASES)
+
+# The behaviour matrix, a measurement (not in make check): every
+# kernel.numa_balancing mode x memory.numa_balancing value x VMA kind, one
+# VM boot per mode, written to build/vm/behaviour-matrix.md. It uses the
+# kernel as built (make kernel KERNEL=patched; VM_KERNEL=... for another).
+VM_BM_TIMEOUT ?= 900
+
+.PHONY: vm-behaviour-matrix
+vm-behaviour-matrix: vm-guest
+	$(Q)BUILD=$(BUILD) $(TOP)/tests/vm/behaviour-matrix.sh --kernel $(VM_KERNEL) \
+		--timeout $(VM_BM_TIMEOUT)
 
 CHECK_TARGETS += check-vm check-vm-smp8 check-vm-debug
 CLEAN_FILES   += $(VM_DIR)

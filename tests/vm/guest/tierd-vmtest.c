@@ -17,6 +17,11 @@
  *
  * Every workload prints one "TIERD-VM-METRIC: key=value ..." line, which
  * tests/vm/matrix.sh turns into the stock-vs-patched table.
+ *
+ * cow-shared-cost, cell and fault-cost are measurements, set up from the
+ * environment (TIERD_VM_SHARERS, TIERD_CELL_*, TIERD_FAULT_DEPTH): each
+ * prints one more line (COWCOST, CELL, FAULTCOST) and fails only when the
+ * workload cannot be set up or the premise of the measurement is not met.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +33,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -41,9 +47,12 @@ enum wl_kind {
 	WL_ANON,	/* private anonymous memory */
 	WL_SHMEM,	/* MAP_SHARED | MAP_ANONYMOUS */
 	WL_FILE_RO,	/* read-only MAP_SHARED mapping of a tmpfs file */
-	WL_COW,		/* private anonymous, shared with a child by fork() */
+	WL_COW,		/* private anonymous, shared with children by fork() */
 	WL_VMAS,	/* many VMAs, accessed only by threads that do not scan */
+	WL_THP,		/* private anonymous in transparent huge pages */
 };
+
+#define MAX_SHARERS	16
 
 struct wl_params {
 	const char *label;	/* case name in the metric line */
@@ -59,6 +68,15 @@ struct wl_params {
 				 * node are only scanned in multi-threaded mms) */
 	unsigned int nr_vmas;	/* WL_VMAS */
 	unsigned int cold_seconds; /* WL_VMAS: idle time before the hot phase */
+	unsigned int warm_seconds; /* WL_VMAS: bound of the warm phase (0: 20 s) */
+	unsigned int sharers;	/* WL_COW: processes reading the hot set, the
+				 * workload and sharers - 1 children (0: 2) */
+	unsigned int cold_mb;	/* private anonymous memory placed on the slow
+				 * node before fork() and never touched again */
+	unsigned int depth;	/* > 1: the workload's cgroup is the last of a
+				 * chain of DEPTH nested cgroups, and mode is
+				 * written to the first one (not with parent_mode) */
+	unsigned int poll_ms;	/* how often the nodes are read (0: 2000) */
 };
 
 struct wl_result {
@@ -67,10 +85,17 @@ struct wl_result {
 	long fast_after;
 	long fast_region_pages;
 	long fast_region_after;	/* fast-region pages still on the fast node */
+	long cold_pages;	/* cold region, on the slow node at the start */
+	long cold_after;	/* cold-region pages on the fast node at the end */
+	long thp_kb;		/* WL_THP: AnonHugePages of the hot set, start */
+	long thp_kb_after;	/* ... and end */
 	double secs;
+	long long utime_us;	/* the workload process (all its threads, not */
+	long long stime_us;	/* the COW children) during the hot phase */
 	struct counters vm;	/* /proc/vmstat delta */
 	struct counters cg;	/* memory.stat delta of the workload's cgroup */
 	bool knob_missing;
+	bool cg_has_candidate;	/* memory.stat has pgpromote_candidate */
 	char numa_stat[512];	/* anon/shmem/file lines of memory.numa_stat */
 	int err;		/* negative errno of the setup, 0 if it ran */
 	char what[96];		/* what failed in the setup */
@@ -137,6 +162,29 @@ static void *map_tmpfs_file(size_t len)
 		return NULL;
 	touch_pages(p, len);
 	return p;
+}
+
+/* WL_THP: LEN bytes of private anonymous memory, 2 MB aligned (the VMA is
+ * exactly the region) and MADV_HUGEPAGE, so each 2 MB is one PMD-mapped THP
+ * when transparent_hugepage/enabled is madvise or always. */
+static void *map_thp(size_t len)
+{
+	const size_t align = 2UL << 20;
+	char *p, *a;
+
+	p = mmap(NULL, len + align, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > p)
+		munmap(p, a - p);
+	if (p + len + align > a + len)
+		munmap(a + len, p + len + align - (a + len));
+	if (madvise(a, len, MADV_HUGEPAGE) < 0) {
+		munmap(a, len);
+		return NULL;
+	}
+	return a;
 }
 
 /* WL_VMAS: NR VMAs of vma_len each, separated by PROT_NONE guard pages so
@@ -268,6 +316,7 @@ static void read_numa_stat(const char *cg, struct wl_result *r)
 }
 
 #define RATE_LIMIT "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps"
+#define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
 
 /* WL_VMAS before its hot phase. Makes every VMA PID-inactive for the main
  * thread (the one that drives the NUMA scans, the workers sleep most of the
@@ -301,8 +350,10 @@ static int vmas_warm_up(const struct wl_params *p, const char *cg, const struct 
 	if (ret < 0)
 		return ret;
 	w = calloc(nr, sizeof(*w));
-	if (!w)
+	if (!w) {
+		write_attr(RATE_LIMIT, old_rl);
 		return -ENOMEM;
+	}
 	for (i = 0; i < nr; i++) {
 		w[i].v = v;
 		w[i].first = v->nr * i / nr;
@@ -315,15 +366,17 @@ static int vmas_warm_up(const struct wl_params *p, const char *cg, const struct 
 	}
 	*ret_workers = w;
 	*ret_nr = nr;
-	if (ret < 0)
+	if (ret < 0) {
+		write_attr(RATE_LIMIT, old_rl);
 		return ret;
+	}
 
 	msg("  cold: %u s, nobody touches the hot set, promotion rate limit 0",
 	    p->cold_seconds);
 	spin(p->cold_seconds);
 	cg_stat_read(cg, &c0);
 	set_phase(1);
-	end = now_sec() + 20;
+	end = now_sec() + (p->warm_seconds ? p->warm_seconds : 20);
 	do {
 		spin(0.2);
 		cg_stat_read(cg, &c);
@@ -344,23 +397,56 @@ static int vmas_warm_up(const struct wl_params *p, const char *cg, const struct 
 	return;									\
 } while (0)
 
+static long long tv_us(const struct timeval *tv)
+{
+	return (long long)tv->tv_sec * 1000000 + tv->tv_usec;
+}
+
+/* WL_COW: the children that read the hot set, killed and reaped. */
+static void stop_readers(const pid_t *readers, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		kill(readers[i], SIGKILL);
+	for (i = 0; i < nr; i++)
+		waitpid(readers[i], NULL, 0);
+}
+
+/* Places [addr, addr+len) on the slow node (it is there already: this
+ * drains the LRU batches, see wl_child()) and counts its pages there. */
+static long place_slow(void *addr, size_t len, long *ret_present)
+{
+	move_to_node(addr, len, SLOW_NODE);
+	return pages_on_node(addr, len, SLOW_NODE, ret_present);
+}
+
 /* The workload, in the child process, already in its cgroup. */
 static void wl_child(const struct wl_params *p, const char *cg, struct wl_result *r)
 {
 	size_t len = (size_t)p->slow_mb << 20, fast_len = (size_t)p->fast_mb << 20;
-	char *hot = NULL, *fast = NULL;
+	size_t cold_len = (size_t)p->cold_mb << 20;
+	unsigned int sharers = p->sharers ? p->sharers : 2;
+	double poll = p->poll_ms ? p->poll_ms / 1000.0 : 2;
+	char *hot = NULL, *fast = NULL, *cold = NULL;
 	struct counters vm0, cg0, vm1, cg1;
 	pthread_t idle;
 	struct worker *workers = NULL;
-	unsigned int nr_workers = 0, i;
+	unsigned int nr_workers = 0, nr_readers = 0, i;
 	struct vmas v = { 0 };
-	pid_t reader = -1;
+	pid_t readers[MAX_SHARERS], self = getpid();
+	struct rusage ru0, ru1;
+	char stat_path[PATH_MAX];
+	uint64_t val;
 	size_t hot_span;
-	double t0, t, next;
+	double t0, t, next, next_msg, limit = (double)p->seconds * time_scale;
 	unsigned long sum = 0;
 	long present;
+	bool done;
 	int ret;
 
+	if (p->kind == WL_COW && (sharers < 2 || sharers > MAX_SHARERS))
+		SETUP_FAIL(r, -EINVAL, "%u sharers (2..%d)", sharers, MAX_SHARERS);
 	ret = policy_bind(SLOW_NODE);
 	if (ret < 0)
 		SETUP_FAIL(r, ret, "set_mempolicy(MPOL_BIND, node %d)", SLOW_NODE);
@@ -381,12 +467,21 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 			SETUP_FAIL(r, ret, "mapping %u VMAs", p->nr_vmas);
 		hot = v.base;
 		break;
+	case WL_THP:
+		hot = map_thp(len);
+		break;
 	}
 	if (!hot)
 		SETUP_FAIL(r, -errno, "mapping the hot set");
 	hot_span = p->kind == WL_VMAS ? v.span : len;
 	if (p->kind != WL_FILE_RO && p->kind != WL_VMAS)
 		dirty_pages(hot, len);
+	if (cold_len) {
+		cold = map_anon(cold_len, MAP_PRIVATE);
+		if (!cold)
+			SETUP_FAIL(r, -errno, "mapping the cold region");
+		dirty_pages(cold, cold_len);
+	}
 	if (fast_len) {
 		ret = policy_bind(FAST_NODE);
 		if (ret < 0)
@@ -394,6 +489,8 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		fast = map_anon(fast_len, MAP_PRIVATE);
 		if (!fast)
 			SETUP_FAIL(r, -errno, "mapping the fast region");
+		/* The workload's own: not COW-shared with WL_COW's readers. */
+		madvise(fast, fast_len, MADV_DONTFORK);
 		dirty_pages(fast, fast_len);
 	}
 	ret = policy_default();
@@ -403,29 +500,50 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	 * migration cannot isolate them, until something drains it: on an
 	 * idle VM nothing does. move_pages(MPOL_MF_MOVE) drains all CPUs
 	 * (lru_cache_disable()); the pages are on the slow node already. */
-	move_to_node(hot, hot_span, SLOW_NODE);
-
-	r->pages = pages_on_node(hot, hot_span, SLOW_NODE, &present);
+	r->pages = place_slow(hot, hot_span, &present);
 	if (r->pages < 0)
 		SETUP_FAIL(r, r->pages, "move_pages");
 	if (r->pages < present * 95 / 100)
 		SETUP_FAIL(r, -ENOMEM, "placement: only %ld of %ld pages on node %d",
 			   r->pages, present, SLOW_NODE);
 	r->fast_before = pages_on_node(hot, hot_span, FAST_NODE, NULL);
+	if (cold) {
+		r->cold_pages = place_slow(cold, cold_len, &present);
+		if (r->cold_pages < 0)
+			SETUP_FAIL(r, r->cold_pages, "move_pages");
+		if (r->cold_pages < present * 95 / 100)
+			SETUP_FAIL(r, -ENOMEM, "placement: only %ld of %ld cold pages on node %d",
+				   r->cold_pages, present, SLOW_NODE);
+	}
 	if (fast)
 		r->fast_region_pages = pages_on_node(fast, fast_len, FAST_NODE, NULL);
+	if (p->kind == WL_THP) {
+		r->thp_kb = smaps_vma_kb(hot, "AnonHugePages");
+		ret = r->thp_kb < 0 ? (int)r->thp_kb : -ENOMEM;
+		if (r->thp_kb < (long)(len >> 10) / 2)
+			SETUP_FAIL(r, ret, "only %ld of %zu kB of the hot set in THPs",
+				   r->thp_kb, len >> 10);
+	}
 
 	if (p->extra_thread && pthread_create(&idle, NULL, idle_thread, NULL))
 		SETUP_FAIL(r, -EAGAIN, "pthread_create");
-	if (p->kind == WL_COW) {
-		reader = fork();
-		if (reader < 0)
-			SETUP_FAIL(r, -errno, "fork");
-		if (reader == 0) {
+	/* The hot set and the cold region are COW-shared from here on. */
+	for (i = 1; p->kind == WL_COW && i < sharers; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			ret = -errno;
+			stop_readers(readers, nr_readers);
+			SETUP_FAIL(r, ret, "fork");
+		}
+		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != self)
+				_exit(0);
 			for (;;)
 				sum += touch_pages(hot, len);
 		}
+		readers[nr_readers++] = pid;
 	}
 	if (p->kind == WL_VMAS) {
 		ret = vmas_warm_up(p, cg, &v, r->pages, &workers, &nr_workers);
@@ -434,15 +552,20 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		r->fast_before = pages_on_node(hot, hot_span, FAST_NODE, NULL);
 	}
 
-	msg("  %s: %ld pages on node %d, %ld on node %d; hot for up to %u s",
-	    p->label, r->pages, SLOW_NODE, r->fast_before, FAST_NODE, p->seconds * time_scale);
+	msg("  %s: %ld pages on node %d, %ld on node %d; hot for up to %.0f s",
+	    p->label, r->pages, SLOW_NODE, r->fast_before, FAST_NODE, limit);
+	if (p->kind == WL_COW)
+		msg("  %u processes share the hot set; cold region %ld pages on node %d",
+		    sharers, r->cold_pages, SLOW_NODE);
 	vmstat_read(&vm0);
 	cg_stat_read(cg, &cg0);
+	getrusage(RUSAGE_SELF, &ru0);
 	if (p->kind == WL_VMAS)
 		set_phase(1);
 
 	t0 = now_sec();
-	next = t0 + 2;
+	next = t0 + poll;
+	next_msg = t0 + 2;
 	for (;;) {
 		if (p->kind == WL_VMAS)
 			spin(0.05);
@@ -451,39 +574,48 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		if (fast)
 			sum += touch_pages(fast, fast_len);
 		t = now_sec();
-		if (t < next && t - t0 < p->seconds * time_scale)
+		if (t < next && t - t0 < limit)
 			continue;
 		r->fast_after = pages_on_node(hot, hot_span, FAST_NODE, NULL);
-		vmstat_read(&vm1);
-		counters_sub(&vm1, &vm0);
-		msg("  %5.1fs: %ld of %ld hot pages on the fast node (pte updates %llu, "
-		    "hint faults %llu, promoted %llu)", t - t0, r->fast_after, r->pages,
-		    (unsigned long long)vm1.v[C_NUMA_PTE_UPDATES],
-		    (unsigned long long)vm1.v[C_NUMA_HINT_FAULTS],
-		    (unsigned long long)vm1.v[C_PGPROMOTE_SUCCESS]);
-		if (t - t0 >= p->seconds * time_scale ||
-		    (p->stop_when_promoted && r->fast_after >= r->pages))
+		done = t - t0 >= limit || (p->stop_when_promoted && r->fast_after >= r->pages);
+		if (done || t >= next_msg) {
+			vmstat_read(&vm1);
+			counters_sub(&vm1, &vm0);
+			msg("  %5.1fs: %ld of %ld hot pages on the fast node (pte updates %llu, "
+			    "hint faults %llu, promoted %llu)", t - t0, r->fast_after, r->pages,
+			    (unsigned long long)vm1.v[C_NUMA_PTE_UPDATES],
+			    (unsigned long long)vm1.v[C_NUMA_HINT_FAULTS],
+			    (unsigned long long)vm1.v[C_PGPROMOTE_SUCCESS]);
+			next_msg = t + 2;
+		}
+		if (done)
 			break;
-		next = now_sec() + 2;
+		next = now_sec() + poll;
 	}
 	r->secs = t - t0;
+	getrusage(RUSAGE_SELF, &ru1);
 	vmstat_read(&vm1);
 	cg_stat_read(cg, &cg1);
 	counters_sub(&vm1, &vm0);
 	counters_sub(&cg1, &cg0);
+	if (snprintf(stat_path, sizeof(stat_path), "%s/memory.stat", cg) < (int)sizeof(stat_path))
+		r->cg_has_candidate = read_key_u64(stat_path, "pgpromote_candidate", &val) == 0;
 	r->vm = vm1;
 	r->cg = cg1;
+	r->utime_us = tv_us(&ru1.ru_utime) - tv_us(&ru0.ru_utime);
+	r->stime_us = tv_us(&ru1.ru_stime) - tv_us(&ru0.ru_stime);
 	if (fast)
 		r->fast_region_after = pages_on_node(fast, fast_len, FAST_NODE, NULL);
+	if (cold)
+		r->cold_after = pages_on_node(cold, cold_len, FAST_NODE, NULL);
+	if (p->kind == WL_THP)
+		r->thp_kb_after = smaps_vma_kb(hot, "AnonHugePages");
 	read_numa_stat(cg, r);
 
 	set_phase(2);
 	for (i = 0; i < nr_workers; i++)
 		pthread_join(workers[i].thread, NULL);
-	if (reader > 0) {
-		kill(reader, SIGKILL);
-		waitpid(reader, NULL, 0);
-	}
+	stop_readers(readers, nr_readers);
 	if (sum == 1)	/* keep the reads */
 		putchar('\0');
 }
@@ -504,15 +636,47 @@ static void print_metric(const struct wl_params *p, const struct wl_result *r)
 	if (p->fast_mb)
 		printf(" fast_region_pages=%ld fast_region_after=%ld", r->fast_region_pages,
 		       r->fast_region_after);
-	printf("\n");
+	if (p->kind == WL_COW)
+		printf(" sharers=%u", p->sharers ? p->sharers : 2);
+	if (p->cold_mb)
+		printf(" cold_pages=%ld cold_after=%ld", r->cold_pages, r->cold_after);
+	printf(" utime_us=%lld stime_us=%lld\n", r->utime_us, r->stime_us);
 	msg("  memory.numa_stat: %s", r->numa_stat);
 	fflush(stdout);
+}
+
+/* A chain of DEPTH nested cgroups under the root: TOP the first, RET_CG
+ * the last, the memory controller enabled for the children of every level
+ * above it. */
+static int cg_create_chain(const char *name, unsigned int depth, char *top, char *ret_cg,
+			   size_t size)
+{
+	char parent[PATH_MAX], level[16];
+	unsigned int i;
+	int ret;
+
+	ret = cg_create(NULL, name, top, size);
+	if (ret < 0)
+		return ret;
+	snprintf(ret_cg, size, "%s", top);
+	for (i = 2; i <= depth; i++) {
+		ret = cg_enable_memory(ret_cg);
+		if (ret < 0)
+			return ret;
+		snprintf(parent, sizeof(parent), "%s", ret_cg);
+		snprintf(level, sizeof(level), "d%u", i);
+		ret = cg_create(parent, level, ret_cg, size);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 /* Runs the workload P in a child in a fresh cgroup; fills R. */
 static int run_wl(const struct wl_params *p, struct wl_result *r)
 {
 	char parent[PATH_MAX], cg[PATH_MAX], name[128];
+	const char *top = cg;	/* removed at the end, with its children */
 	int fds[2], ret, status;
 	pid_t pid;
 	ssize_t n;
@@ -524,6 +688,7 @@ static int run_wl(const struct wl_params *p, struct wl_result *r)
 		return ret;
 	}
 	snprintf(name, sizeof(name), "vmtest-%s-%s", p->label, p->mode ? p->mode : "none");
+	parent[0] = cg[0] = '\0';
 	if (p->parent_mode) {
 		ret = cg_create(NULL, name, parent, sizeof(parent));
 		if (ret == 0)
@@ -532,16 +697,24 @@ static int run_wl(const struct wl_params *p, struct wl_result *r)
 			ret = write_knob(parent, p->parent_mode, r);
 		if (ret == 0)
 			ret = cg_create(parent, "child", cg, sizeof(cg));
+	} else if (p->depth > 1) {
+		ret = cg_create_chain(name, p->depth, parent, cg, sizeof(cg));
+		if (ret == 0)
+			ret = write_knob(parent, p->mode, r);
 	} else {
 		ret = cg_create(NULL, name, cg, sizeof(cg));
 	}
+	if (parent[0])
+		top = parent;
 	if (ret < 0) {
 		msg("cannot create cgroup %s: %s", name, strerror(-ret));
-		return ret;
-	}
-	ret = write_knob(cg, p->mode, r);
-	if (ret < 0)
 		goto out;
+	}
+	if (p->depth <= 1) {
+		ret = write_knob(cg, p->mode, r);
+		if (ret < 0)
+			goto out;
+	}
 	if (pipe(fds) < 0) {
 		ret = -errno;
 		goto out;
@@ -583,7 +756,8 @@ static int run_wl(const struct wl_params *p, struct wl_result *r)
 	print_metric(p, r);
 	ret = 0;
 out:
-	cg_destroy(p->parent_mode ? parent : cg);
+	if (top[0])
+		cg_destroy(top);
 	return ret;
 }
 
@@ -761,12 +935,20 @@ static int case_promoted(const char *name, enum wl_kind kind, const char *what)
 		p.nr_vmas = 256;
 		p.cold_seconds = 6;
 	}
+	/* As much again, COW-shared as well but never read after fork():
+	 * every sharer's scans mark it, no access faults it, so it must
+	 * stay where it is. */
+	if (kind == WL_COW)
+		p.cold_mb = p.slow_mb;
 	if (run_wl(&p, &r) < 0)
 		return 1;
 	CHECK(pct(r.fast_after, r.pages, 90), "%s promoted: %ld of %ld pages on the fast node",
 	      what, r.fast_after, r.pages);
 	CHECK(pct(r.cg.v[C_PGPROMOTE_SUCCESS], r.pages, 90), "pgpromote_success of the cgroup %llu",
 	      (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS]);
+	if (p.cold_mb)
+		CHECK(r.cold_after * 10 <= r.cold_pages, "the untouched cold region stays on the "
+		      "slow node: %ld of %ld pages on the fast node", r.cold_after, r.cold_pages);
 	return verdict(name);
 }
 
@@ -927,6 +1109,218 @@ static int case_kselftest(const char *name)
 	}
 }
 
+/* The integer in the environment variable NAME, DEF when it is unset. */
+static int env_int(const char *name, int def, int min, int max, int *ret)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s) {
+		*ret = def;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max) {
+		msg("FAIL: %s=%s: want a number in %d..%d", name, s, min, max);
+		return -EINVAL;
+	}
+	*ret = (int)v;
+	return 0;
+}
+
+/* cow-shared-cost: how fast a COW-shared hot set is promoted when N
+ * processes read it ($TIERD_VM_SHARERS, 2..16, default 8: the workload and
+ * N - 1 children), and what it costs in hinting faults and promotion
+ * candidates. A measurement; it fails only if the hot set is not promoted
+ * (< 90%) in its time bound, where the time would mean nothing. */
+static int case_cow_cost(const char *name)
+{
+	struct wl_params p = {
+		.label = name, .numa_mode = 2, .kind = WL_COW, .slow_mb = 16,
+		.seconds = 120, .stop_when_promoted = true, .poll_ms = 200,
+	};
+	struct wl_result r;
+	uint64_t cand;
+	int sharers;
+
+	if (env_int("TIERD_VM_SHARERS", 8, 2, MAX_SHARERS, &sharers) < 0)
+		return 1;
+	p.sharers = sharers;
+	if (run_wl(&p, &r) < 0)
+		return 1;
+	/* memory.stat has pgpromote_candidate with the series only. */
+	cand = r.cg_has_candidate ? r.cg.v[C_PGPROMOTE_CANDIDATE] : r.vm.v[C_PGPROMOTE_CANDIDATE];
+	printf("COWCOST sharers=%d pages=%ld promoted_pages=%ld secs=%.2f pgpromote_success=%llu "
+	       "numa_hint_faults=%llu pgpromote_candidate=%llu numa_pte_updates=%llu "
+	       "pages_per_s=%.0f\n", sharers, r.pages, r.fast_after - r.fast_before, r.secs,
+	       (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS],
+	       (unsigned long long)r.cg.v[C_NUMA_HINT_FAULTS], (unsigned long long)cand,
+	       (unsigned long long)r.cg.v[C_NUMA_PTE_UPDATES],
+	       r.secs > 0 ? r.cg.v[C_PGPROMOTE_SUCCESS] / r.secs : 0.0);
+	CHECK(pct(r.fast_after, r.pages, 90), "%d sharers: %ld of %ld pages promoted in %.1f s",
+	      sharers, r.fast_after, r.pages, r.secs);
+	return verdict(name);
+}
+
+static const struct {
+	const char *name;
+	enum wl_kind kind;
+} cell_kinds[] = {
+	{ "anon", WL_ANON },
+	{ "shmem", WL_SHMEM },
+	{ "file-ro", WL_FILE_RO },
+	{ "pid-inactive", WL_VMAS },
+	{ "cow-shared", WL_COW },
+	{ "thp", WL_THP },
+};
+
+/* cell: one cell of the behaviour matrix (tests/vm/behaviour-matrix.sh).
+ * $TIERD_CELL_MODE is kernel.numa_balancing (0..3, default 2),
+ * $TIERD_CELL_KNOB the workload cgroup's memory.numa_balancing (full,
+ * promote or off; default full), $TIERD_CELL_KIND the hot set's VMA kind
+ * (default anon). 8 MB hot on the slow node and 8 MB hot on the fast node,
+ * two threads (so top-tier pages are scanned too), for 10 s. Prints one
+ * CELL line of the cgroup's memory.stat deltas (numa_hint_faults_local is
+ * not in memory.stat: it is /proc/vmstat's) and the pages' nodes. A
+ * measurement: it fails only when the workload cannot be set up. */
+static int case_cell(const char *name)
+{
+	const char *knob = getenv("TIERD_CELL_KNOB"), *kind = getenv("TIERD_CELL_KIND");
+	struct wl_params p = {
+		.label = name, .slow_mb = 8, .fast_mb = 8, .seconds = 10, .extra_thread = true,
+	};
+	char thp_old[128] = "";
+	struct wl_result r;
+	unsigned int i;
+	int mode, ret;
+
+	if (env_int("TIERD_CELL_MODE", 2, 0, 3, &mode) < 0)
+		return 1;
+	p.numa_mode = mode;
+	if (!knob || !*knob)
+		knob = "full";
+	if (strcmp(knob, "full") && strcmp(knob, "promote") && strcmp(knob, "off")) {
+		msg("FAIL: TIERD_CELL_KNOB=%s: want full, promote or off", knob);
+		return 1;
+	}
+	p.mode = knob;
+	if (!kind || !*kind)
+		kind = "anon";
+	for (i = 0; i < sizeof(cell_kinds) / sizeof(cell_kinds[0]); i++)
+		if (!strcmp(kind, cell_kinds[i].name))
+			break;
+	if (i == sizeof(cell_kinds) / sizeof(cell_kinds[0])) {
+		msg("FAIL: TIERD_CELL_KIND=%s: want anon, shmem, file-ro, pid-inactive, "
+		    "cow-shared or thp", kind);
+		return 1;
+	}
+	p.kind = cell_kinds[i].kind;
+	if (p.kind == WL_VMAS) {
+		/* 64 VMAs x 128 KB; a short version of pid-inactive-promote's
+		 * warm-up (see vmas_warm_up()). */
+		p.nr_vmas = 64;
+		p.cold_seconds = 3;
+		p.warm_seconds = 6;
+	}
+	if (p.kind == WL_THP) {
+		ret = read_attr(THP_ENABLED, thp_old, sizeof(thp_old));
+		if (ret < 0) {
+			msg("FAIL: %s: %s", THP_ENABLED, strerror(-ret));
+			return 1;
+		}
+		if (strstr(thp_old, "[never]")) {
+			ret = write_attr(THP_ENABLED, "madvise");
+			if (ret < 0) {
+				msg("FAIL: cannot write madvise to %s: %s", THP_ENABLED,
+				    strerror(-ret));
+				return 1;
+			}
+			msg("  %s: %s -> madvise for this cell", THP_ENABLED, thp_old);
+			snprintf(thp_old, sizeof(thp_old), "never");
+		} else {
+			thp_old[0] = '\0';	/* madvise or always: left alone */
+		}
+	}
+	ret = run_wl(&p, &r);
+	if (thp_old[0])
+		write_attr(THP_ENABLED, thp_old);
+	if (ret < 0) {
+		msg("FAIL: %s: the workload could not be set up", name);
+		return 1;
+	}
+	printf("CELL mode=%d knob=%s kind=%s pte_updates=%llu promo_pte_updates=%llu "
+	       "hint_faults=%llu hint_faults_local=%llu promoted=%llu slow_fast_after=%ld/%ld "
+	       "fast_region_kept=%ld/%ld fast_before=%ld secs=%.1f knob_file=%s",
+	       mode, knob, kind, (unsigned long long)r.cg.v[C_NUMA_PTE_UPDATES],
+	       (unsigned long long)r.cg.v[C_NUMA_PROMO_PTE_UPDATES],
+	       (unsigned long long)r.cg.v[C_NUMA_HINT_FAULTS],
+	       (unsigned long long)r.vm.v[C_NUMA_HINT_FAULTS_LOCAL],
+	       (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS], r.fast_after, r.pages,
+	       r.fast_region_after, r.fast_region_pages, r.fast_before, r.secs,
+	       r.knob_missing ? "missing" : "set");
+	if (p.kind == WL_THP)
+		printf(" thp_kb=%ld/%ld", r.thp_kb, r.thp_kb_after);
+	printf("\n");
+	msg("PASS: %s (a measurement)", name);
+	return 0;
+}
+
+/* fault-cost: the cost of a NUMA hinting fault when the knob has to be
+ * looked up, with the workload's cgroup at depth $TIERD_FAULT_DEPTH (1..64,
+ * default 1) below the one set to promote. With the promotion rate limit at
+ * 0 nothing is promoted, so the 32 MB hot set on the slow node takes a
+ * hinting fault per page every scan pass for 30 s. The workload's stime
+ * covers those faults and the scans (task_numa_work() runs in its context).
+ * Without memory.numa_balancing (a stock kernel) the same workload runs
+ * without the knob. Fails only if its premise does not hold: no faults, or
+ * pages promoted. */
+static int case_fault_cost(const char *name)
+{
+	struct wl_params p = {
+		.label = name, .mode = "promote", .numa_mode = 2, .kind = WL_ANON,
+		.slow_mb = 32, .seconds = 30,
+	};
+	unsigned long long faults;
+	struct wl_result r;
+	char old_rl[32];
+	int depth, ret;
+
+	if (env_int("TIERD_FAULT_DEPTH", 1, 1, 64, &depth) < 0)
+		return 1;
+	p.depth = depth;
+	ret = read_attr(RATE_LIMIT, old_rl, sizeof(old_rl));
+	if (ret == 0)
+		ret = write_attr(RATE_LIMIT, "0");
+	if (ret < 0) {
+		msg("FAIL: %s: %s", RATE_LIMIT, strerror(-ret));
+		return 1;
+	}
+	msg("  %d nested cgroups, %s=promote on the first, the workload in the last; "
+	    "promotion rate limit 0 (was %s MB/s)", depth, KNOB, old_rl);
+	ret = run_wl(&p, &r);
+	write_attr(RATE_LIMIT, old_rl);
+	if (ret < 0)
+		return 1;
+	if (r.knob_missing)
+		msg("  " NO_KNOB_REASON ": measured without it (the %d cgroups are there "
+		    "all the same)", depth);
+	faults = r.cg.v[C_NUMA_HINT_FAULTS];
+	printf("FAULTCOST depth=%d knob=%s faults=%llu pte_updates=%llu promoted=%llu "
+	       "utime_us=%lld stime_us=%lld us_per_fault=%.2f faults_per_s=%.0f secs=%.1f\n",
+	       depth, r.knob_missing ? "missing" : "promote", faults,
+	       (unsigned long long)r.cg.v[C_NUMA_PTE_UPDATES],
+	       (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS], r.utime_us, r.stime_us,
+	       faults ? (double)r.stime_us / faults : 0.0, r.secs > 0 ? faults / r.secs : 0.0,
+	       r.secs);
+	CHECK(faults > 0, "hinting faults: %llu", faults);
+	CHECK(r.cg.v[C_PGPROMOTE_SUCCESS] == 0 && r.fast_after == r.fast_before,
+	      "nothing promoted (pgpromote_success %llu, %ld of %ld pages fast)",
+	      (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS], r.fast_after, r.pages);
+	return verdict(name);
+}
+
 static int run_case(const char *name)
 {
 	if (!strcmp(name, "topology"))
@@ -955,6 +1349,12 @@ static int run_case(const char *name)
 		return case_global_off(name);
 	if (!strcmp(name, "kselftest"))
 		return case_kselftest(name);
+	if (!strcmp(name, "cow-shared-cost"))
+		return case_cow_cost(name);
+	if (!strcmp(name, "cell"))
+		return case_cell(name);
+	if (!strcmp(name, "fault-cost"))
+		return case_fault_cost(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -963,7 +1363,7 @@ static const char *const cases[] = {
 	"topology", "anon-promote-full", "anon-promote-promote", "anon-promote-off",
 	"promote-no-toptier-faults", "file-ro-promote", "shmem-promote",
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
-	"global-off", "kselftest",
+	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
 };
 
 int main(int argc, char **argv)

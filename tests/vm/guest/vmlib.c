@@ -20,6 +20,7 @@ unsigned int time_scale = 1;
 
 const char *const counter_names[NR_COUNTERS] = {
 	[C_NUMA_PTE_UPDATES]		= "numa_pte_updates",
+	[C_NUMA_PROMO_PTE_UPDATES]	= "numa_promo_pte_updates",
 	[C_NUMA_HINT_FAULTS]		= "numa_hint_faults",
 	[C_NUMA_HINT_FAULTS_LOCAL]	= "numa_hint_faults_local",
 	[C_NUMA_PAGES_MIGRATED]		= "numa_pages_migrated",
@@ -391,6 +392,39 @@ void sleep_sec(double s)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+long smaps_vma_kb(const void *addr, const char *key)
+{
+	size_t klen = strlen(key);
+	bool in_vma = false;
+	char line[512];
+	long ret = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+		char *p;
+
+		/* A VMA's header: "start-end perms offset dev inode path";
+		 * no field name ("Size:", "AnonHugePages:") parses so. */
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2) {
+			if (in_vma)
+				break;
+			in_vma = (uintptr_t)addr >= start && (uintptr_t)addr < end;
+			continue;
+		}
+		if (!in_vma || strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		p = line + klen + 1;
+		ret = strtol(p, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return ret;
 }
 
 static int parse_int(const char *s, int *ret)

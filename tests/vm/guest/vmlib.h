@@ -39,6 +39,7 @@ int set_numa_balancing(int mode);
 /* Counters named in design.md ("Counters that show behaviour"). */
 enum counter {
 	C_NUMA_PTE_UPDATES,
+	C_NUMA_PROMO_PTE_UPDATES,	/* the series: the promotion-only part */
 	C_NUMA_HINT_FAULTS,
 	C_NUMA_HINT_FAULTS_LOCAL,
 	C_NUMA_PAGES_MIGRATED,
@@ -84,6 +85,10 @@ void dirty_pages(void *addr, size_t len);
 
 double now_sec(void);
 void sleep_sec(double s);
+
+/* The "KEY:  N kB" value of /proc/self/smaps for the VMA that contains
+ * ADDR (e.g. "AnonHugePages"), in kB, or a negative errno. */
+long smaps_vma_kb(const void *addr, const char *key);
 
 /* Which tier a node is in: the memory_tierN id, or a negative errno. */
 int node_tier(int node);
