@@ -29,7 +29,8 @@ VM_LDFLAGS  := -static -pthread
 
 VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 	promote-no-toptier-faults file-ro-promote shmem-promote cow-shared-promote \
-	pid-inactive-promote knob-hierarchy knob-einval global-off kselftest
+	pid-inactive-promote pid-inactive-large knob-hierarchy knob-einval global-off \
+	kselftest
 
 RUN_VM := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
 

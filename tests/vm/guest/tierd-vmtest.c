@@ -18,14 +18,17 @@
  * Every workload prints one "TIERD-VM-METRIC: key=value ..." line, which
  * tests/vm/matrix.sh turns into the stock-vs-patched table.
  *
- * cow-shared-cost, cell and fault-cost are measurements, set up from the
- * environment (TIERD_VM_SHARERS, TIERD_CELL_*, TIERD_FAULT_DEPTH): each
- * prints one more line (COWCOST, CELL, FAULTCOST) and fails only when the
- * workload cannot be set up or the premise of the measurement is not met.
+ * cow-shared-cost, cell, fault-cost and ro-toptier-budget are
+ * measurements, set up from the environment (TIERD_VM_SHARERS, TIERD_CELL_*,
+ * TIERD_FAULT_DEPTH or TIERD_FAULT_DEPTHS, TIERD_BUDGET_VARIANT): each
+ * prints one more line (COWCOST, CELL, FAULTCOST, BUDGET) and fails only
+ * when the workload cannot be set up or the premise of the measurement is
+ * not met.
  */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -53,6 +56,22 @@ enum wl_kind {
 };
 
 #define MAX_SHARERS	16
+#define MAX_ISLANDS	4
+
+/* ro-toptier-budget: a big sparse mapping placed below the hot set. */
+enum big_kind {
+	BIG_NONE,
+	BIG_ROFILE,	/* read-only MAP_SHARED mapping of a sparse tmpfs file */
+	BIG_ANON,	/* sparse private anonymous memory */
+};
+
+/* Workloads that start their hot phase together (fault-cost with
+ * TIERD_FAULT_DEPTHS): in MAP_SHARED memory, seen by all of them. */
+struct wl_sync {
+	atomic_int ready;	/* workloads set up and waiting */
+	atomic_int failed;	/* one of them could not be set up */
+	int nr;			/* workloads to wait for */
+};
 
 struct wl_params {
 	const char *label;	/* case name in the metric line */
@@ -77,6 +96,18 @@ struct wl_params {
 				 * chain of DEPTH nested cgroups, and mode is
 				 * written to the first one (not with parent_mode) */
 	unsigned int poll_ms;	/* how often the nodes are read (0: 2000) */
+	unsigned int stop_pct;	/* stop_when_promoted at this % (0: 100) */
+	unsigned int vma_mb;	/* WL_VMAS: size of each VMA (0: slow_mb / nr_vmas,
+				 * all of it populated) */
+	unsigned int islands;	/* WL_VMAS with vma_mb: populated islands per VMA,
+				 * vma_mb / islands apart, slow_mb in all */
+	enum big_kind big;	/* WL_ANON: a sparse mapping below the hot set */
+	unsigned int big_mb;	/* its size */
+	unsigned int big_touched_mb; /* populated on the fast node, in 1 MB pieces
+				 * spread evenly over it */
+	struct wl_sync *sync;	/* start the hot phase with the other workloads */
+	bool numa_late;		/* kernel.numa_balancing 0 until the hot phase:
+				 * the first scan pass starts with it */
 };
 
 struct wl_result {
@@ -90,6 +121,17 @@ struct wl_result {
 	long thp_kb;		/* WL_THP: AnonHugePages of the hot set, start */
 	long thp_kb_after;	/* ... and end */
 	double secs;
+	double secs_first;	/* first poll with a hot page promoted (-1: none) */
+	double secs_90;		/* first poll with >= 90% of the hot set fast (-1) */
+	long island_pages[MAX_ISLANDS];	/* sparse WL_VMAS: per island */
+	long island_fast[MAX_ISLANDS];	/* ... on the fast node at the end */
+	double island_secs_90[MAX_ISLANDS];
+	unsigned long hot_start, hot_end;	/* the hot set's address range */
+	unsigned long big_start, big_end;	/* and the big mapping's */
+	long big_pages;		/* present pages of the big mapping, at the start */
+	long big_fast;		/* ... on the fast node at the start */
+	long big_fast_after;	/* ... and at the end */
+	long long scan_seq;	/* mm->numa_scan_seq delta (-1: no SCHED_DEBUG) */
 	long long utime_us;	/* the workload process (all its threads, not */
 	long long stime_us;	/* the COW children) during the hot phase */
 	struct counters vm;	/* /proc/vmstat delta */
@@ -187,45 +229,237 @@ static void *map_thp(size_t len)
 	return a;
 }
 
+/* ro-toptier-budget: the hot set (LEN bytes of private anonymous memory,
+ * not populated yet) and below it, 2 MB apart, a sparse mapping of
+ * p->big_mb (p->big: BIG_NONE for none) with p->big_touched_mb populated on
+ * the fast node in 1 MB pieces spread evenly over it. task_numa_work()
+ * walks the VMAs in address order, so every scan pass that starts at the
+ * bottom meets the big mapping first. Both come out of one PROT_NONE
+ * reservation (MAP_FIXED inside it), so nothing else is mapped between
+ * them. Returns with the memory policy bound to the slow node again. */
+#define BIG_GAP		(2UL << 20)
+
+static int map_big_below(const struct wl_params *p, size_t len, char **ret_hot,
+			 char **ret_big)
+{
+	size_t big_len = (size_t)p->big_mb << 20, span = big_len + BIG_GAP + len;
+	unsigned int nr = p->big_touched_mb, i;
+	char path[] = "/tmp/tierd-vmtest.XXXXXX";
+	char *base, *hot, *big = NULL, *buf = NULL;
+	size_t stride = nr ? big_len / nr : 0;
+	int fd = -1, ret = 0;
+
+	base = mmap(NULL, span, PROT_NONE, MAP_ANONYMOUS | MAP_PRIVATE | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	hot = base + span - len;
+	if (mmap(hot, len, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		return -errno;
+	madvise(hot, len, MADV_NOHUGEPAGE);
+	if (p->big == BIG_NONE) {
+		munmap(base, span - len);
+		*ret_hot = hot;
+		*ret_big = NULL;
+		return 0;
+	}
+	munmap(base + big_len, BIG_GAP);
+	if (!nr || (stride & ((1UL << 20) - 1)))
+		return -EINVAL;
+	ret = policy_bind(FAST_NODE);
+	if (ret < 0)
+		return ret;
+	if (p->big == BIG_ANON) {
+		big = mmap(base, big_len, PROT_READ | PROT_WRITE,
+			   MAP_ANONYMOUS | MAP_PRIVATE | MAP_NORESERVE | MAP_FIXED, -1, 0);
+		if (big == MAP_FAILED) {
+			ret = -errno;
+			goto out;
+		}
+		madvise(big, big_len, MADV_NOHUGEPAGE);
+		for (i = 0; i < nr; i++)
+			dirty_pages(big + (size_t)i * stride, 1UL << 20);
+		goto out;
+	}
+	/* BIG_ROFILE: a sparse tmpfs file; its page cache is allocated by
+	 * this writer, under its policy, so on the fast node. */
+	fd = mkstemp(path);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	unlink(path);
+	buf = malloc(1UL << 20);
+	if (!buf || ftruncate(fd, big_len) < 0) {
+		ret = buf ? -errno : -ENOMEM;
+		goto out;
+	}
+	memset(buf, 0x5a, 1UL << 20);
+	for (i = 0; i < nr; i++) {
+		if (pwrite(fd, buf, 1UL << 20, (off_t)i * stride) != 1L << 20) {
+			ret = -EIO;
+			goto out;
+		}
+	}
+	big = mmap(base, big_len, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (big == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	/* Its PTEs exist, for the written pieces only (a read fault in a
+	 * hole would allocate a page). */
+	for (i = 0; i < nr; i++)
+		touch_pages(big + (size_t)i * stride, 1UL << 20);
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (ret == 0)
+		ret = policy_bind(SLOW_NODE);
+	if (ret < 0)
+		return ret;
+	*ret_hot = hot;
+	*ret_big = big;
+	return 0;
+}
+
+/* Present pages of the big mapping's pieces on NODE. */
+static long big_on_node(const struct wl_params *p, const char *big, int node, long *ret_present)
+{
+	unsigned int nr = p->big_touched_mb, i;
+	size_t stride = ((size_t)p->big_mb << 20) / nr;
+	long total = 0, present = 0, pr, n;
+
+	for (i = 0; i < nr; i++) {
+		n = pages_on_node(big + (size_t)i * stride, 1UL << 20, node, &pr);
+		if (n < 0)
+			return n;
+		total += n;
+		present += pr;
+	}
+	if (ret_present)
+		*ret_present = present;
+	return total;
+}
+
+/* Waits until all the workloads sharing S are set up (or one failed). */
+static int wl_sync_wait(struct wl_sync *s)
+{
+	double end = now_sec() + 120.0 * time_scale;
+
+	atomic_fetch_add(&s->ready, 1);
+	while (atomic_load(&s->ready) < s->nr) {
+		if (atomic_load(&s->failed))
+			return -ECANCELED;
+		if (now_sec() > end)
+			return -ETIMEDOUT;
+		sleep_sec(0.002);
+	}
+	return 0;
+}
+
 /* WL_VMAS: NR VMAs of vma_len each, separated by PROT_NONE guard pages so
- * they never merge. */
+ * they never merge. Each VMA is populated in nr_islands islands of
+ * island_len bytes, island_stride apart: one island, the whole VMA, unless
+ * the VMA is sparse (pid-inactive-large). The workers read the islands,
+ * the "regions" (VMA i / nr_islands, island i % nr_islands). */
 struct vmas {
 	char *base;
 	size_t span;
 	size_t vma_len;
 	unsigned int nr;
+	unsigned int nr_islands;
+	size_t island_len;
+	size_t island_stride;
 };
-
-static int map_vmas(struct vmas *v, unsigned int nr, size_t total)
-{
-	unsigned int i;
-
-	v->nr = nr;
-	v->vma_len = total / nr;
-	v->span = (size_t)nr * (v->vma_len + page_size);
-	v->base = mmap(NULL, v->span, PROT_NONE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-	if (v->base == MAP_FAILED)
-		return -errno;
-	madvise(v->base, v->span, MADV_NOHUGEPAGE);
-	for (i = 0; i < nr; i++) {
-		char *a = v->base + (size_t)i * (v->vma_len + page_size);
-
-		if (mprotect(a, v->vma_len, PROT_READ | PROT_WRITE) < 0)
-			return -errno;
-		dirty_pages(a, v->vma_len);
-	}
-	return 0;
-}
 
 static char *vma_addr(const struct vmas *v, unsigned int i)
 {
 	return v->base + (size_t)i * (v->vma_len + page_size);
 }
 
+static unsigned int nr_regions(const struct vmas *v)
+{
+	return v->nr * v->nr_islands;
+}
+
+static char *region_addr(const struct vmas *v, unsigned int i)
+{
+	return vma_addr(v, i / v->nr_islands) + (size_t)(i % v->nr_islands) * v->island_stride;
+}
+
+/* TOTAL bytes in NR VMAs: of TOTAL / NR bytes each when VMA_LEN is 0, or
+ * of VMA_LEN bytes each with ISLANDS islands of TOTAL / (NR * ISLANDS)
+ * bytes populated. A sparse VMA is MAP_NORESERVE: larger than the VM's
+ * memory, it would not pass the overcommit heuristic. */
+static int map_vmas(struct vmas *v, unsigned int nr, size_t total, size_t vma_len,
+		    unsigned int islands)
+{
+	int flags = MAP_ANONYMOUS | MAP_PRIVATE;
+	unsigned int i;
+
+	v->nr = nr;
+	if (!vma_len) {
+		v->vma_len = total / nr;
+		v->nr_islands = 1;
+		v->island_len = v->vma_len;
+		v->island_stride = 0;
+	} else {
+		if (!islands || islands > MAX_ISLANDS)
+			return -EINVAL;
+		v->vma_len = vma_len;
+		v->nr_islands = islands;
+		v->island_len = total / ((size_t)nr * islands);
+		v->island_stride = vma_len / islands;
+		if (v->island_len > v->island_stride || v->island_len % page_size)
+			return -EINVAL;
+		flags |= MAP_NORESERVE;
+	}
+	v->span = (size_t)nr * (v->vma_len + page_size);
+	v->base = mmap(NULL, v->span, PROT_NONE, flags, -1, 0);
+	if (v->base == MAP_FAILED)
+		return -errno;
+	madvise(v->base, v->span, MADV_NOHUGEPAGE);
+	for (i = 0; i < nr; i++) {
+		if (mprotect(vma_addr(v, i), v->vma_len, PROT_READ | PROT_WRITE) < 0)
+			return -errno;
+	}
+	for (i = 0; i < nr_regions(v); i++)
+		dirty_pages(region_addr(v, i), v->island_len);
+	return 0;
+}
+
+/* Pages of the hot set [hot, hot + span) on NODE: island by island for a
+ * sparse WL_VMAS (move_pages() would look up every page of its holes),
+ * with PER_ISLAND[j] the count of island j of all VMAs when not NULL. */
+static long hot_on_node(const struct vmas *v, const char *hot, size_t span, int node,
+			long *ret_present, long *per_island)
+{
+	long total = 0, present = 0, pr, n;
+	unsigned int i;
+
+	if (v->nr_islands <= 1)
+		return pages_on_node(hot, span, node, ret_present);
+	if (per_island)
+		memset(per_island, 0, sizeof(*per_island) * v->nr_islands);
+	for (i = 0; i < nr_regions(v); i++) {
+		n = pages_on_node(region_addr(v, i), v->island_len, node, &pr);
+		if (n < 0)
+			return n;
+		total += n;
+		present += pr;
+		if (per_island)
+			per_island[i % v->nr_islands] += n;
+	}
+	if (ret_present)
+		*ret_present = present;
+	return total;
+}
+
 struct worker {
 	pthread_t thread;
 	const struct vmas *v;
-	unsigned int first, last;	/* VMAs [first, last) */
+	unsigned int first, last;	/* regions [first, last) */
 };
 
 static atomic_int wl_phase;	/* 0 cold, 1 hot, 2 stop */
@@ -254,7 +488,7 @@ static void *vma_worker(void *arg)
 	pthread_mutex_unlock(&wl_lock);
 	while (atomic_load(&wl_phase) == 1) {
 		for (i = w->first; i < w->last; i++)
-			sum += touch_pages(vma_addr(w->v, i), w->v->vma_len);
+			sum += touch_pages(region_addr(w->v, i), w->v->island_len);
 		sleep_sec(0.02);
 	}
 	return (void *)sum;
@@ -356,8 +590,8 @@ static int vmas_warm_up(const struct wl_params *p, const char *cg, const struct 
 	}
 	for (i = 0; i < nr; i++) {
 		w[i].v = v;
-		w[i].first = v->nr * i / nr;
-		w[i].last = v->nr * (i + 1) / nr;
+		w[i].first = nr_regions(v) * i / nr;
+		w[i].last = nr_regions(v) * (i + 1) / nr;
 		if (pthread_create(&w[i].thread, NULL, vma_worker, &w[i])) {
 			nr = i;
 			ret = -EAGAIN;
@@ -428,7 +662,9 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	size_t cold_len = (size_t)p->cold_mb << 20;
 	unsigned int sharers = p->sharers ? p->sharers : 2;
 	double poll = p->poll_ms ? p->poll_ms / 1000.0 : 2;
-	char *hot = NULL, *fast = NULL, *cold = NULL;
+	char *hot = NULL, *fast = NULL, *cold = NULL, *big = NULL;
+	unsigned int stop_pct = p->stop_pct ? p->stop_pct : 100;
+	long island_fast[MAX_ISLANDS] = { 0 };
 	struct counters vm0, cg0, vm1, cg1;
 	pthread_t idle;
 	struct worker *workers = NULL;
@@ -441,10 +677,15 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	size_t hot_span;
 	double t0, t, next, next_msg, limit = (double)p->seconds * time_scale;
 	unsigned long sum = 0;
+	long long seq0;
+	double end;
 	long present;
 	bool done;
 	int ret;
 
+	r->secs_first = r->secs_90 = -1;
+	for (i = 0; i < MAX_ISLANDS; i++)
+		r->island_secs_90[i] = -1;
 	if (p->kind == WL_COW && (sharers < 2 || sharers > MAX_SHARERS))
 		SETUP_FAIL(r, -EINVAL, "%u sharers (2..%d)", sharers, MAX_SHARERS);
 	ret = policy_bind(SLOW_NODE);
@@ -453,7 +694,13 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	switch (p->kind) {
 	case WL_ANON:
 	case WL_COW:
-		hot = map_anon(len, MAP_PRIVATE);
+		if (p->big_mb) {
+			ret = map_big_below(p, len, &hot, &big);
+			if (ret < 0)
+				SETUP_FAIL(r, ret, "mapping the hot set and the big mapping below it");
+		} else {
+			hot = map_anon(len, MAP_PRIVATE);
+		}
 		break;
 	case WL_SHMEM:
 		hot = map_anon(len, MAP_SHARED);
@@ -462,7 +709,7 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		hot = map_tmpfs_file(len);
 		break;
 	case WL_VMAS:
-		ret = map_vmas(&v, p->nr_vmas, len);
+		ret = map_vmas(&v, p->nr_vmas, len, (size_t)p->vma_mb << 20, p->islands);
 		if (ret < 0)
 			SETUP_FAIL(r, ret, "mapping %u VMAs", p->nr_vmas);
 		hot = v.base;
@@ -500,13 +747,36 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	 * migration cannot isolate them, until something drains it: on an
 	 * idle VM nothing does. move_pages(MPOL_MF_MOVE) drains all CPUs
 	 * (lru_cache_disable()); the pages are on the slow node already. */
-	r->pages = place_slow(hot, hot_span, &present);
+	if (v.nr_islands > 1) {
+		for (i = 0; i < nr_regions(&v); i++)
+			move_to_node(region_addr(&v, i), v.island_len, SLOW_NODE);
+		r->pages = hot_on_node(&v, hot, hot_span, SLOW_NODE, &present, r->island_pages);
+	} else {
+		r->pages = place_slow(hot, hot_span, &present);
+	}
 	if (r->pages < 0)
 		SETUP_FAIL(r, r->pages, "move_pages");
 	if (r->pages < present * 95 / 100)
 		SETUP_FAIL(r, -ENOMEM, "placement: only %ld of %ld pages on node %d",
 			   r->pages, present, SLOW_NODE);
-	r->fast_before = pages_on_node(hot, hot_span, FAST_NODE, NULL);
+	r->fast_before = hot_on_node(&v, hot, hot_span, FAST_NODE, NULL, NULL);
+	r->hot_start = (unsigned long)hot;
+	r->hot_end = (unsigned long)hot + hot_span;
+	if (big) {
+		r->big_start = (unsigned long)big;
+		r->big_end = (unsigned long)big + ((size_t)p->big_mb << 20);
+		r->big_fast = big_on_node(p, big, FAST_NODE, &r->big_pages);
+		if (r->big_fast < 0)
+			SETUP_FAIL(r, r->big_fast, "move_pages");
+		if (r->big_fast < r->big_pages * 95 / 100 || !r->big_pages)
+			SETUP_FAIL(r, -ENOMEM, "placement: only %ld of %ld big-mapping pages on "
+				   "node %d", r->big_fast, r->big_pages, FAST_NODE);
+		msg("  big mapping %#lx-%#lx (%u MB, %s, %ld pages present, %ld on node %d), "
+		    "hot set %#lx-%#lx above it", r->big_start, r->big_end, p->big_mb,
+		    p->big == BIG_ROFILE ? "read-only MAP_SHARED tmpfs file" :
+		    "private anonymous", r->big_pages, r->big_fast, FAST_NODE,
+		    r->hot_start, r->hot_end);
+	}
 	if (cold) {
 		r->cold_pages = place_slow(cold, cold_len, &present);
 		if (r->cold_pages < 0)
@@ -549,17 +819,48 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		ret = vmas_warm_up(p, cg, &v, r->pages, &workers, &nr_workers);
 		if (ret < 0)
 			SETUP_FAIL(r, ret, "warming up the VMAs");
-		r->fast_before = pages_on_node(hot, hot_span, FAST_NODE, NULL);
+		r->fast_before = hot_on_node(&v, hot, hot_span, FAST_NODE, NULL, NULL);
+	}
+	if (p->sync) {
+		ret = wl_sync_wait(p->sync);
+		if (ret < 0)
+			SETUP_FAIL(r, ret, "waiting for the other workloads to be set up");
 	}
 
 	msg("  %s: %ld pages on node %d, %ld on node %d; hot for up to %.0f s",
 	    p->label, r->pages, SLOW_NODE, r->fast_before, FAST_NODE, limit);
+	if (v.nr_islands > 1)
+		for (i = 0; i < v.nr_islands; i++)
+			msg("  island %u at +%zu MB of each VMA: %ld pages on node %d", i,
+			    i * v.island_stride >> 20, r->island_pages[i], SLOW_NODE);
 	if (p->kind == WL_COW)
 		msg("  %u processes share the hot set; cold region %ld pages on node %d",
 		    sharers, r->cold_pages, SLOW_NODE);
+	if (p->numa_late) {
+		/* task_tick_numa() queues the first scan once the task
+		 * has run for numa_scan_period (the scan delay, 1 s) of
+		 * CPU time: spin past it with balancing still off, so
+		 * that the first pass comes on the first tick of the
+		 * hot phase, whatever CPU time the setup took. */
+		struct timespec ts;
+
+		end = now_sec() + 10;
+		do {
+			spin(0.05);
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		} while (ts.tv_sec + ts.tv_nsec / 1e9 < 1.2 && now_sec() < end);
+	}
 	vmstat_read(&vm0);
 	cg_stat_read(cg, &cg0);
 	getrusage(RUSAGE_SELF, &ru0);
+	seq0 = proc_sched_value("mm->numa_scan_seq");
+	/* After the counters: the first pass may come on the way back
+	 * from this write. */
+	if (p->numa_late) {
+		ret = set_numa_balancing(p->numa_mode);
+		if (ret < 0)
+			SETUP_FAIL(r, ret, "kernel.numa_balancing=%d", p->numa_mode);
+	}
 	if (p->kind == WL_VMAS)
 		set_phase(1);
 
@@ -576,16 +877,28 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		t = now_sec();
 		if (t < next && t - t0 < limit)
 			continue;
-		r->fast_after = pages_on_node(hot, hot_span, FAST_NODE, NULL);
-		done = t - t0 >= limit || (p->stop_when_promoted && r->fast_after >= r->pages);
+		r->fast_after = hot_on_node(&v, hot, hot_span, FAST_NODE, NULL, island_fast);
+		if (r->secs_first < 0 && r->fast_after > r->fast_before)
+			r->secs_first = t - t0;
+		if (r->secs_90 < 0 && r->fast_after * 10 >= r->pages * 9)
+			r->secs_90 = t - t0;
+		for (i = 0; v.nr_islands > 1 && i < v.nr_islands; i++)
+			if (r->island_secs_90[i] < 0 && island_fast[i] * 10 >= r->island_pages[i] * 9)
+				r->island_secs_90[i] = t - t0;
+		done = t - t0 >= limit || (p->stop_when_promoted &&
+					   r->fast_after * 100 >= r->pages * stop_pct);
 		if (done || t >= next_msg) {
 			vmstat_read(&vm1);
 			counters_sub(&vm1, &vm0);
-			msg("  %5.1fs: %ld of %ld hot pages on the fast node (pte updates %llu, "
-			    "hint faults %llu, promoted %llu)", t - t0, r->fast_after, r->pages,
+			msg("  %s%s%5.1fs: %ld of %ld hot pages on the fast node (pte updates %llu, "
+			    "hint faults %llu, promoted %llu)", p->sync ? p->label : "",
+			    p->sync ? " " : "", t - t0, r->fast_after, r->pages,
 			    (unsigned long long)vm1.v[C_NUMA_PTE_UPDATES],
 			    (unsigned long long)vm1.v[C_NUMA_HINT_FAULTS],
 			    (unsigned long long)vm1.v[C_PGPROMOTE_SUCCESS]);
+			for (i = 0; v.nr_islands > 1 && i < v.nr_islands; i++)
+				msg("         island %u: %ld of %ld fast", i, island_fast[i],
+				    r->island_pages[i]);
 			next_msg = t + 2;
 		}
 		if (done)
@@ -594,6 +907,10 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	}
 	r->secs = t - t0;
 	getrusage(RUSAGE_SELF, &ru1);
+	r->scan_seq = proc_sched_value("mm->numa_scan_seq");
+	r->scan_seq = r->scan_seq >= 0 && seq0 >= 0 ? r->scan_seq - seq0 : -1;
+	if (v.nr_islands > 1)
+		memcpy(r->island_fast, island_fast, sizeof(island_fast));
 	vmstat_read(&vm1);
 	cg_stat_read(cg, &cg1);
 	counters_sub(&vm1, &vm0);
@@ -608,6 +925,8 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 		r->fast_region_after = pages_on_node(fast, fast_len, FAST_NODE, NULL);
 	if (cold)
 		r->cold_after = pages_on_node(cold, cold_len, FAST_NODE, NULL);
+	if (big)
+		r->big_fast_after = big_on_node(p, big, FAST_NODE, NULL);
 	if (p->kind == WL_THP)
 		r->thp_kb_after = smaps_vma_kb(hot, "AnonHugePages");
 	read_numa_stat(cg, r);
@@ -682,7 +1001,7 @@ static int run_wl(const struct wl_params *p, struct wl_result *r)
 	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
-	ret = set_numa_balancing(p->numa_mode);
+	ret = set_numa_balancing(p->numa_late ? 0 : p->numa_mode);
 	if (ret < 0) {
 		msg("cannot set kernel.numa_balancing=%d: %s", p->numa_mode, strerror(-ret));
 		return ret;
@@ -1275,21 +1594,165 @@ static int case_cell(const char *name)
  * covers those faults and the scans (task_numa_work() runs in its context).
  * Without memory.numa_balancing (a stock kernel) the same workload runs
  * without the knob. Fails only if its premise does not hold: no faults, or
- * pages promoted. */
+ * pages promoted.
+ *
+ * With $TIERD_FAULT_DEPTHS="A B" (two depths) the two workloads run at the
+ * same time instead, each in its own chain and pinned to its own vCPU (A on
+ * CPU 0, B on CPU 1), their hot phases started together and as long: the
+ * host's load, which varies from one run to the next, weighs on both
+ * alike, and the ratio of their stime per fault is the figure. */
+static void fault_cost_params(struct wl_params *p, const char *label, int depth)
+{
+	*p = (struct wl_params){
+		.label = label, .mode = "promote", .numa_mode = 2, .kind = WL_ANON,
+		.slow_mb = 32, .seconds = 30, .depth = depth,
+	};
+}
+
+/* Prints the FAULTCOST line of one workload and checks its premise;
+ * returns its stime per hinting fault. */
+static double fault_cost_report(int depth, int cpu, const struct wl_result *r)
+{
+	unsigned long long faults = r->cg.v[C_NUMA_HINT_FAULTS];
+	double us = faults ? (double)r->stime_us / faults : 0.0;
+	char cpu_field[16] = "";
+
+	if (r->knob_missing)
+		msg("  " NO_KNOB_REASON ": measured without it (the %d cgroups are there "
+		    "all the same)", depth);
+	if (cpu >= 0)
+		snprintf(cpu_field, sizeof(cpu_field), " cpu=%d", cpu);
+	printf("FAULTCOST depth=%d knob=%s%s faults=%llu pte_updates=%llu promoted=%llu "
+	       "utime_us=%lld stime_us=%lld us_per_fault=%.2f faults_per_s=%.0f secs=%.1f\n",
+	       depth, r->knob_missing ? "missing" : "promote", cpu_field, faults,
+	       (unsigned long long)r->cg.v[C_NUMA_PTE_UPDATES],
+	       (unsigned long long)r->cg.v[C_PGPROMOTE_SUCCESS], r->utime_us, r->stime_us,
+	       us, r->secs > 0 ? faults / r->secs : 0.0, r->secs);
+	CHECK(faults > 0, "depth %d: hinting faults: %llu", depth, faults);
+	CHECK(r->cg.v[C_PGPROMOTE_SUCCESS] == 0 && r->fast_after == r->fast_before,
+	      "depth %d: nothing promoted (pgpromote_success %llu, %ld of %ld pages fast)",
+	      depth, (unsigned long long)r->cg.v[C_PGPROMOTE_SUCCESS], r->fast_after, r->pages);
+	return us;
+}
+
+/* "A B" (spaces or commas) -> two depths in 1..64. */
+static int parse_depths(const char *s, int *depths)
+{
+	unsigned int nr = 0;
+	char *end;
+	long v;
+
+	while (*s) {
+		if (*s == ' ' || *s == ',') {
+			s++;
+			continue;
+		}
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || end == s || v < 1 || v > 64 || nr == 2)
+			return -EINVAL;
+		depths[nr++] = (int)v;
+		s = end;
+	}
+	return nr == 2 ? 0 : -EINVAL;
+}
+
+/* The two workloads of TIERD_FAULT_DEPTHS, workload i pinned to CPU i,
+ * each run by run_wl() in a process of its own; fills RES[0..1]. */
+static int fault_cost_together(const char *name, const int *depths, struct wl_result *res)
+{
+	struct wl_params p[2];
+	struct wl_sync *sync;
+	char labels[2][48];
+	int fds[2][2], status, ret = 0;
+	pid_t pids[2];
+	unsigned int i, started = 0;
+	ssize_t n;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		msg("FAIL: %s: two workloads on two vCPUs need 2 online CPUs, not %ld", name,
+		    sysconf(_SC_NPROCESSORS_ONLN));
+		return -EINVAL;
+	}
+	sync = mmap(NULL, sizeof(*sync), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		    -1, 0);
+	if (sync == MAP_FAILED)
+		return -errno;
+	atomic_init(&sync->ready, 0);
+	atomic_init(&sync->failed, 0);
+	sync->nr = 2;
+	for (i = 0; i < 2; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "%s-cpu%u", name, i);
+		fault_cost_params(&p[i], labels[i], depths[i]);
+		p[i].sync = sync;
+		if (pipe(fds[i]) < 0) {
+			ret = -errno;
+			break;
+		}
+		fflush(stdout);
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			ret = -errno;
+			close(fds[i][0]);
+			close(fds[i][1]);
+			break;
+		}
+		if (pids[i] == 0) {
+			struct wl_result r;
+			cpu_set_t set;
+
+			close(fds[i][0]);
+			CPU_ZERO(&set);
+			CPU_SET(i, &set);
+			/* Inherited by the workload run_wl() forks. */
+			if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+				msg("sched_setaffinity(CPU %u): %s", i, strerror(errno));
+				atomic_store(&sync->failed, 1);
+				_exit(1);
+			}
+			if (run_wl(&p[i], &r) < 0) {
+				atomic_store(&sync->failed, 1);
+				_exit(1);
+			}
+			n = write(fds[i][1], &r, sizeof(r));
+			_exit(n == sizeof(r) ? 0 : 1);
+		}
+		close(fds[i][1]);
+		started++;
+	}
+	if (ret < 0)
+		atomic_store(&sync->failed, 1);
+	for (i = 0; i < started; i++) {
+		n = read(fds[i][0], &res[i], sizeof(res[i]));
+		close(fds[i][0]);
+		waitpid(pids[i], &status, 0);
+		if (n != sizeof(res[i]) && ret == 0) {
+			msg("workload %s (depth %d, CPU %u) did not report (status 0x%x)",
+			    labels[i], depths[i], i, status);
+			ret = -EIO;
+		}
+	}
+	munmap(sync, sizeof(*sync));
+	return ret;
+}
+
 static int case_fault_cost(const char *name)
 {
-	struct wl_params p = {
-		.label = name, .mode = "promote", .numa_mode = 2, .kind = WL_ANON,
-		.slow_mb = 32, .seconds = 30,
-	};
-	unsigned long long faults;
-	struct wl_result r;
+	const char *together = getenv("TIERD_FAULT_DEPTHS");
+	struct wl_result r[2];
+	struct wl_params p;
+	int depth, depths[2], ret;
 	char old_rl[32];
-	int depth, ret;
+	double us[2];
 
-	if (env_int("TIERD_FAULT_DEPTH", 1, 1, 64, &depth) < 0)
+	if (together && *together) {
+		if (parse_depths(together, depths) < 0) {
+			msg("FAIL: TIERD_FAULT_DEPTHS=%s: want two depths in 1..64", together);
+			return 1;
+		}
+	} else if (env_int("TIERD_FAULT_DEPTH", 1, 1, 64, &depth) < 0) {
 		return 1;
-	p.depth = depth;
+	}
 	ret = read_attr(RATE_LIMIT, old_rl, sizeof(old_rl));
 	if (ret == 0)
 		ret = write_attr(RATE_LIMIT, "0");
@@ -1297,27 +1760,150 @@ static int case_fault_cost(const char *name)
 		msg("FAIL: %s: %s", RATE_LIMIT, strerror(-ret));
 		return 1;
 	}
-	msg("  %d nested cgroups, %s=promote on the first, the workload in the last; "
-	    "promotion rate limit 0 (was %s MB/s)", depth, KNOB, old_rl);
-	ret = run_wl(&p, &r);
+	if (!together || !*together) {
+		msg("  %d nested cgroups, %s=promote on the first, the workload in the last; "
+		    "promotion rate limit 0 (was %s MB/s)", depth, KNOB, old_rl);
+		fault_cost_params(&p, name, depth);
+		ret = run_wl(&p, &r[0]);
+		write_attr(RATE_LIMIT, old_rl);
+		if (ret < 0)
+			return 1;
+		fault_cost_report(depth, -1, &r[0]);
+		return verdict(name);
+	}
+	msg("  two workloads at once: depth %d on CPU 0, depth %d on CPU 1, each in its own "
+	    "chain with %s=promote on the first cgroup; promotion rate limit 0 (was %s MB/s)",
+	    depths[0], depths[1], KNOB, old_rl);
+	ret = fault_cost_together(name, depths, r);
 	write_attr(RATE_LIMIT, old_rl);
-	if (ret < 0)
+	if (ret < 0) {
+		msg("FAIL: %s: the workloads could not be set up", name);
 		return 1;
-	if (r.knob_missing)
-		msg("  " NO_KNOB_REASON ": measured without it (the %d cgroups are there "
-		    "all the same)", depth);
-	faults = r.cg.v[C_NUMA_HINT_FAULTS];
-	printf("FAULTCOST depth=%d knob=%s faults=%llu pte_updates=%llu promoted=%llu "
-	       "utime_us=%lld stime_us=%lld us_per_fault=%.2f faults_per_s=%.0f secs=%.1f\n",
-	       depth, r.knob_missing ? "missing" : "promote", faults,
+	}
+	us[0] = fault_cost_report(depths[0], 0, &r[0]);
+	us[1] = fault_cost_report(depths[1], 1, &r[1]);
+	/* The deeper chain over the shallower one. */
+	{
+		int hi = depths[1] > depths[0], lo = !hi;
+
+		printf("FAULTCOST ratio depth%d/depth%d=%.3f cpu0=depth%d us_per_fault=%.2f/%.2f "
+		       "faults=%llu/%llu secs=%.1f/%.1f\n", depths[hi], depths[lo],
+		       us[lo] > 0 ? us[hi] / us[lo] : 0.0, depths[0], us[hi], us[lo],
+		       (unsigned long long)r[hi].cg.v[C_NUMA_HINT_FAULTS],
+		       (unsigned long long)r[lo].cg.v[C_NUMA_HINT_FAULTS], r[hi].secs, r[lo].secs);
+	}
+	return verdict(name);
+}
+
+/* ro-toptier-budget: does a read-only file mapping whose pages are all on
+ * the top tier cost the hot set its scans? task_numa_work() stops a pass
+ * when it has updated 256 MB worth of PTEs (pages) or walked 2 GB of
+ * address range (virtpages); a chunk without updates costs only virtpages.
+ * In tiering mode the series scans read-only file mappings for promotion,
+ * which updates nothing on the fast node, so a big one below the hot set
+ * eats the virtpages of the passes that meet it first. $TIERD_BUDGET_VARIANT:
+ *   none    the 8 MB private anonymous hot set on the slow node alone;
+ *   rofile  below it a read-only MAP_SHARED mapping of a sparse 3 GB tmpfs
+ *           file, 32 MB of it written (on the fast node) and read once;
+ *   anon    the same range as sparse private anonymous memory, 32 MB of it
+ *           populated on the fast node: what stock 6.12 already walks.
+ * kernel.numa_balancing=2, switched on (from 0) only when the hot phase
+ * starts, so that in every variant the first scan pass starts then, at
+ * the bottom of the address space, whatever the setup took; the main
+ * thread reads the hot set (and scans) until 90% of it is on the fast node
+ * (60 s at most). Prints a BUDGET line:
+ * the seconds to 90%, the cgroup's PTE updates and promotions, and the scan
+ * passes (mm->numa_scan_seq of /proc/self/sched, which needs
+ * CONFIG_SCHED_DEBUG: "n/a" without it). hot_scans is pte_updates over the
+ * hot set's pages: the number of passes that marked it (nothing else on
+ * the slow node is mapped). A measurement: fails only when the workload
+ * cannot be set up. */
+static int case_ro_toptier_budget(const char *name)
+{
+	const char *variant = getenv("TIERD_BUDGET_VARIANT");
+	struct wl_params p = {
+		.label = name, .numa_mode = 2, .kind = WL_ANON, .slow_mb = 8,
+		.seconds = 60, .stop_when_promoted = true, .stop_pct = 90, .poll_ms = 200,
+		.big_mb = 3072, .big_touched_mb = 32, .numa_late = true,
+	};
+	struct wl_result r;
+	char seq[24];
+
+	if (!variant || !*variant)
+		variant = "rofile";
+	if (!strcmp(variant, "none")) {
+		p.big = BIG_NONE;
+	} else if (!strcmp(variant, "rofile")) {
+		p.big = BIG_ROFILE;
+	} else if (!strcmp(variant, "anon")) {
+		p.big = BIG_ANON;
+	} else {
+		msg("FAIL: TIERD_BUDGET_VARIANT=%s: want none, rofile or anon", variant);
+		return 1;
+	}
+	if (run_wl(&p, &r) < 0) {
+		msg("FAIL: %s: the workload could not be set up", name);
+		return 1;
+	}
+	if (r.scan_seq >= 0)
+		snprintf(seq, sizeof(seq), "%lld", r.scan_seq);
+	else
+		snprintf(seq, sizeof(seq), "n/a");
+	printf("BUDGET variant=%s secs_to_90=%.1f reached=%d secs_first=%.1f secs=%.1f "
+	       "hot_fast=%ld/%ld pte_updates=%llu promo_pte_updates=%llu pgpromote_success=%llu "
+	       "hint_faults=%llu hot_scans=%.2f scan_seq=%s big=%#lx-%#lx hot=%#lx-%#lx "
+	       "big_fast=%ld/%ld big_fast_after=%ld\n",
+	       variant, r.secs_90 >= 0 ? r.secs_90 : r.secs, r.secs_90 >= 0, r.secs_first,
+	       r.secs, r.fast_after, r.pages, (unsigned long long)r.cg.v[C_NUMA_PTE_UPDATES],
+	       (unsigned long long)r.cg.v[C_NUMA_PROMO_PTE_UPDATES],
+	       (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS],
+	       (unsigned long long)r.cg.v[C_NUMA_HINT_FAULTS],
+	       r.pages ? (double)r.cg.v[C_NUMA_PTE_UPDATES] / r.pages : 0.0, seq,
+	       r.big_start, r.big_end, r.hot_start, r.hot_end, r.big_fast, r.big_pages,
+	       r.big_fast_after);
+	msg("PASS: %s (a measurement)", name);
+	return 0;
+}
+
+/* pid-inactive-large: a PID-inactive VMA larger than what one scan pass
+ * covers. One sparse 1 GB private anonymous VMA with two 8 MB islands on
+ * the slow node, at +0 and +512 MB, read only by the worker threads (the
+ * WL_VMAS machinery and warm-up of pid-inactive-promote), with
+ * kernel.numa_balancing=3 and the cgroup's knob full. A pass stops after
+ * its first 256 MB chunk with PTE updates, so the island at +512 MB is
+ * marked only by a pass that starts in the middle of the VMA: the scan of
+ * a PID-inactive VMA must be continued where the last pass stopped.
+ * Passes when each island is >= 90% on the fast node within 60 s. */
+static int case_pid_inactive_large(const char *name)
+{
+	struct wl_params p = {
+		.label = name, .mode = "full", .numa_mode = 3, .kind = WL_VMAS, .slow_mb = 16,
+		.nr_vmas = 1, .vma_mb = 1024, .islands = 2, .cold_seconds = 6, .seconds = 60,
+		.stop_when_promoted = true, .poll_ms = 500,
+	};
+	struct wl_result r;
+	unsigned int i;
+	int ex = 0;
+
+	if (!need_knob(true, &ex))
+		return ex;
+	if (run_wl(&p, &r) < 0)
+		return 1;
+	printf("PIDLARGE secs=%.1f", r.secs);
+	for (i = 0; i < p.islands; i++)
+		printf(" island%u=%ld/%ld island%u_secs_90=%.1f", i, r.island_fast[i],
+		       r.island_pages[i], i, r.island_secs_90[i]);
+	printf(" pte_updates=%llu promo_pte_updates=%llu hint_faults=%llu "
+	       "hint_faults_local=%llu pgpromote_success=%llu\n",
 	       (unsigned long long)r.cg.v[C_NUMA_PTE_UPDATES],
-	       (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS], r.utime_us, r.stime_us,
-	       faults ? (double)r.stime_us / faults : 0.0, r.secs > 0 ? faults / r.secs : 0.0,
-	       r.secs);
-	CHECK(faults > 0, "hinting faults: %llu", faults);
-	CHECK(r.cg.v[C_PGPROMOTE_SUCCESS] == 0 && r.fast_after == r.fast_before,
-	      "nothing promoted (pgpromote_success %llu, %ld of %ld pages fast)",
-	      (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS], r.fast_after, r.pages);
+	       (unsigned long long)r.cg.v[C_NUMA_PROMO_PTE_UPDATES],
+	       (unsigned long long)r.cg.v[C_NUMA_HINT_FAULTS],
+	       (unsigned long long)r.vm.v[C_NUMA_HINT_FAULTS_LOCAL],
+	       (unsigned long long)r.cg.v[C_PGPROMOTE_SUCCESS]);
+	for (i = 0; i < p.islands; i++)
+		CHECK(pct(r.island_fast[i], r.island_pages[i], 90),
+		      "island %u (+%u MB): %ld of %ld pages on the fast node", i,
+		      i * p.vma_mb / p.islands, r.island_fast[i], r.island_pages[i]);
 	return verdict(name);
 }
 
@@ -1355,6 +1941,10 @@ static int run_case(const char *name)
 		return case_cell(name);
 	if (!strcmp(name, "fault-cost"))
 		return case_fault_cost(name);
+	if (!strcmp(name, "ro-toptier-budget"))
+		return case_ro_toptier_budget(name);
+	if (!strcmp(name, "pid-inactive-large"))
+		return case_pid_inactive_large(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1364,6 +1954,7 @@ static const char *const cases[] = {
 	"promote-no-toptier-faults", "file-ro-promote", "shmem-promote",
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
+	"ro-toptier-budget", "pid-inactive-large",
 };
 
 int main(int argc, char **argv)

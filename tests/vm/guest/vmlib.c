@@ -427,6 +427,31 @@ long smaps_vma_kb(const void *addr, const char *key)
 	return ret;
 }
 
+long long proc_sched_value(const char *key)
+{
+	size_t klen = strlen(key);
+	long long ret = -ENOENT;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/self/sched", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon;
+
+		/* "mm->numa_scan_seq                  :                    5" */
+		if (strncmp(line, key, klen) || (line[klen] != ' ' && line[klen] != ':'))
+			continue;
+		colon = strchr(line + klen, ':');
+		if (colon)
+			ret = strtoll(colon + 1, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
 static int parse_int(const char *s, int *ret)
 {
 	char *end;

@@ -90,6 +90,10 @@ void sleep_sec(double s);
  * ADDR (e.g. "AnonHugePages"), in kB, or a negative errno. */
 long smaps_vma_kb(const void *addr, const char *key);
 
+/* The value of "KEY : N" in /proc/self/sched (CONFIG_SCHED_DEBUG only;
+ * e.g. "mm->numa_scan_seq"), or a negative errno (-ENOENT without it). */
+long long proc_sched_value(const char *key);
+
 /* Which tier a node is in: the memory_tierN id, or a negative errno. */
 int node_tier(int node);
 
