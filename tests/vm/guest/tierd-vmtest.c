@@ -131,7 +131,8 @@ struct wl_result {
 	long big_pages;		/* present pages of the big mapping, at the start */
 	long big_fast;		/* ... on the fast node at the start */
 	long big_fast_after;	/* ... and at the end */
-	long long scan_seq;	/* mm->numa_scan_seq delta (-1: no SCHED_DEBUG) */
+	long long scan_seq;	/* mm->numa_scan_seq delta, complete sweeps of the
+				 * address space (-1: no CONFIG_SCHED_DEBUG) */
 	long long utime_us;	/* the workload process (all its threads, not */
 	long long stime_us;	/* the COW children) during the hot phase */
 	struct counters vm;	/* /proc/vmstat delta */
@@ -1812,12 +1813,14 @@ static int case_fault_cost(const char *name)
  * the bottom of the address space, whatever the setup took; the main
  * thread reads the hot set (and scans) until 90% of it is on the fast node
  * (60 s at most). Prints a BUDGET line:
- * the seconds to 90%, the cgroup's PTE updates and promotions, and the scan
- * passes (mm->numa_scan_seq of /proc/self/sched, which needs
- * CONFIG_SCHED_DEBUG: "n/a" without it). hot_scans is pte_updates over the
- * hot set's pages: the number of passes that marked it (nothing else on
- * the slow node is mapped). A measurement: fails only when the workload
- * cannot be set up. */
+ * the seconds to 90%, the cgroup's PTE updates and promotions, scan_seq
+ * (the delta of mm->numa_scan_seq from /proc/self/sched, which needs
+ * CONFIG_SCHED_DEBUG: "n/a" without it; it counts complete sweeps of the
+ * address space, not passes: a pass that stops in the middle of the big
+ * mapping does not move it) and hot_scans, pte_updates over the hot set's
+ * pages: the number of passes that marked the hot set (nothing else on the
+ * slow node is mapped). A measurement: fails only when the workload cannot
+ * be set up. */
 static int case_ro_toptier_budget(const char *name)
 {
 	const char *variant = getenv("TIERD_BUDGET_VARIANT");
