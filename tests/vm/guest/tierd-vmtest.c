@@ -568,6 +568,9 @@ static void read_numa_stat(const char *cg, struct wl_result *r)
  * a scan marks it again, which stock 6.12 does for one skipped VMA per scan
  * (the forced-progress fallback) and the series for all of them.
  */
+/* The rate limit vmas_warm_up() set to 0, to restore (empty: nothing to). */
+static char saved_rate_limit[32];
+
 static int vmas_warm_up(const struct wl_params *p, const char *cg, const struct vmas *v,
 			long pages, struct worker **ret_workers, unsigned int *ret_nr)
 {
@@ -621,9 +624,13 @@ static int vmas_warm_up(const struct wl_params *p, const char *cg, const struct 
 	    (unsigned long long)(c.v[C_NUMA_HINT_FAULTS] - c0.v[C_NUMA_HINT_FAULTS]), pages,
 	    (unsigned long long)c.v[C_PGPROMOTE_SUCCESS]);
 	spin(p->cold_seconds);
-	ret = write_attr(RATE_LIMIT, old_rl);
-	msg("  settled; promotion rate limit back to %s MB/s", old_rl);
-	return ret;
+	/* wl_child() restores the rate limit once it has read the counters
+	 * the hot phase starts from: a promotion in between would be counted
+	 * neither in fast_before nor in the phase (on the debug kernel,
+	 * reading fast_before alone takes seconds). */
+	snprintf(saved_rate_limit, sizeof(saved_rate_limit), "%s", old_rl);
+	msg("  settled");
+	return 0;
 }
 
 #define SETUP_FAIL(r, e, ...) do {						\
@@ -853,6 +860,13 @@ static void wl_child(const struct wl_params *p, const char *cg, struct wl_result
 	}
 	vmstat_read(&vm0);
 	cg_stat_read(cg, &cg0);
+	if (saved_rate_limit[0]) {
+		ret = write_attr(RATE_LIMIT, saved_rate_limit);
+		if (ret < 0)
+			SETUP_FAIL(r, ret, "restoring %s", RATE_LIMIT);
+		msg("  promotion rate limit back to %s MB/s", saved_rate_limit);
+		saved_rate_limit[0] = '\0';
+	}
 	getrusage(RUSAGE_SELF, &ru0);
 	seq0 = proc_sched_value("mm->numa_scan_seq");
 	/* After the counters: the first pass may come on the way back
@@ -995,13 +1009,17 @@ static int cg_create_chain(const char *name, unsigned int depth, char *top, char
 /* Runs the workload P in a child in a fresh cgroup; fills R. */
 static int run_wl(const struct wl_params *p, struct wl_result *r)
 {
-	char parent[PATH_MAX], cg[PATH_MAX], name[128];
+	char parent[PATH_MAX], cg[PATH_MAX], name[128], rate_limit[32];
 	const char *top = cg;	/* removed at the end, with its children */
+	bool have_rl;
 	int fds[2], ret, status;
 	pid_t pid;
 	ssize_t n;
 
 	memset(r, 0, sizeof(*r));
+	/* The workload may change it (vmas_warm_up()) and die before it
+	 * puts it back. */
+	have_rl = read_attr(RATE_LIMIT, rate_limit, sizeof(rate_limit)) == 0;
 	ret = set_numa_balancing(p->numa_late ? 0 : p->numa_mode);
 	if (ret < 0) {
 		msg("cannot set kernel.numa_balancing=%d: %s", p->numa_mode, strerror(-ret));
@@ -1063,6 +1081,8 @@ static int run_wl(const struct wl_params *p, struct wl_result *r)
 	n = read(fds[0], r, sizeof(*r));
 	close(fds[0]);
 	waitpid(pid, &status, 0);
+	if (have_rl)
+		write_attr(RATE_LIMIT, rate_limit);
 	if (n != sizeof(*r)) {
 		msg("workload %s died (status 0x%x)", p->label, status);
 		ret = -EIO;
