@@ -346,7 +346,7 @@ build_each() {
 		say "git worktree ${src#"$TOP"/} (for build-each)"
 		git_p worktree add -q --detach "$src" tierd
 	fi
-	grep -qx '/.obj-each-*/' "$KDIR/src-patched/.git/info/exclude" ||
+	grep -qxF '/.obj-each-*/' "$KDIR/src-patched/.git/info/exclude" ||
 		echo '/.obj-each-*/' >>"$KDIR/src-patched/.git/info/exclude"
 	obj=$src/.obj-each-$flavour
 	mkdir -p "$obj"
