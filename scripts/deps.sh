@@ -3,6 +3,14 @@
 # Idempotent: apt-get runs only if something is missing.
 set -eu
 
+# The kernel series is made against one Debian source version
+# (kernel-patches/BASE): install that one, so that a new point release in
+# the archive cannot break a series that applied yesterday. Fall back to
+# the newest version (kernel.sh warns) if the archive no longer has it.
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+KPKG=linux-source-6.12
+KBASE=$(sed -n 1p "$TOP/kernel-patches/BASE" 2>/dev/null || true)
+
 PKGS="build-essential pkg-config clang libclang-rt-14-dev valgrind \
 libcgroup-dev libnl-3-dev libnl-genl-3-dev libsystemd-dev libinih-dev check \
 linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio xz-utils ccache \
@@ -17,6 +25,11 @@ for p in $PKGS; do
 	fi
 done
 
+khave=$(dpkg-query -W -f='${Version}' "$KPKG" 2>/dev/null || true)
+if [ -n "$KBASE" ] && [ "$khave" != "$KBASE" ]; then
+	case " $missing " in *" $KPKG "*) ;; *) missing="$missing $KPKG" ;; esac
+fi
+
 if [ -z "$missing" ]; then
 	echo "deps: all packages present"
 	exit 0
@@ -29,5 +42,14 @@ if [ "$(id -u)" != 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+case " $missing " in
+*" $KPKG "*)
+	if [ -n "$KBASE" ] && apt-cache madison "$KPKG" | grep -q "| $KBASE |"; then
+		missing=$(echo "$missing" | sed "s/ $KPKG\( \|$\)/ $KPKG=$KBASE\1/")
+	else
+		echo "deps: $KPKG $KBASE (kernel-patches/BASE) is not in the archive; installing the newest" >&2
+	fi
+	;;
+esac
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing
+apt-get install -y -qq --no-install-recommends --allow-downgrades $missing
