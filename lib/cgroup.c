@@ -459,6 +459,7 @@ int residency_from_buf(const struct tier_topology *topo, const char *buf,
 	static const char *const keys[] = { "anon", "file" };
 
 	res->fast_bytes = res->slow_bytes = 0;
+	res->fast_exact = false;
 	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 		_cleanup_free_ uint64_t *vals = NULL;
 		unsigned n = 0;
@@ -478,22 +479,82 @@ int residency_from_buf(const struct tier_topology *topo, const char *buf,
 	return 0;
 }
 
+int toptier_from_stat_buf(struct tier_ctx *ctx, const char *cgroup, const char *buf,
+			  uint64_t *ret)
+{
+	uint64_t v;
+	int r;
+
+	r = stat_buf_lookup(buf, "toptier", &v);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENODATA)
+		return 0;
+	if (r < 0) {
+		dbg(ctx, "%s/memory.stat: toptier is not a number, using memory.numa_stat",
+		    cgroup);
+		return 0;
+	}
+	*ret = v;
+	return 1;
+}
+
+int toptier_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup, uint64_t *ret)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	r = sysfs_read_at(dfd, "memory.stat", &buf);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0;
+	return toptier_from_stat_buf(ctx, cgroup, buf, ret);
+}
+
+int residency_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
+		      const struct tier_topology *topo, struct residency *res)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint64_t top;
+	int r, exact;
+
+	/* memory.stat first: the key is optional, a failure to read it is none. */
+	exact = toptier_read_at(ctx, dfd, cgroup, &top);
+	if (exact < 0)
+		return exact;
+	r = sysfs_read_at(dfd, "memory.numa_stat", &buf);
+	if (r < 0)
+		return r;
+	r = residency_from_buf(topo, buf, res);
+	if (r < 0)
+		return r;
+	if (exact) {
+		res->fast_bytes = top;
+		res->fast_exact = true;
+	}
+	return 0;
+}
+
 _public_ int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_topology *topo,
 					const char *cgroup, uint64_t *ret_fast_bytes,
 					uint64_t *ret_slow_bytes)
 {
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int dfd = -1;
 	struct residency res;
 	int r;
 
-	if (!topo || !ret_fast_bytes || !ret_slow_bytes)
+	if (!ctx || !topo || !ret_fast_bytes || !ret_slow_bytes)
 		return -EINVAL;
-	r = tier_cgroup_read(ctx, cgroup, "memory.numa_stat", &buf);
-	if (r < 0)
+	dfd = open_for_file(ctx, cgroup, "memory.numa_stat");
+	if (dfd < 0)
+		return dfd;
+	r = residency_read_at(ctx, dfd, cgroup, topo, &res);
+	if (r < 0) {
+		r = cgroup_classify_enoent(ctx, cgroup, r);
+		dbg(ctx, "read %s/memory.numa_stat: %s", cgroup, strerror(-r));
 		return r;
-	r = residency_from_buf(topo, buf, &res);
-	if (r < 0)
-		return r;
+	}
 	*ret_fast_bytes = res.fast_bytes;
 	*ret_slow_bytes = res.slow_bytes;
 	return 0;
@@ -768,12 +829,9 @@ _public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topol
 		}
 	}
 	if (topo && (want & TIER_INFO_RESIDENCY)) {
-		_cleanup_free_ char *buf = NULL;
 		struct residency res;
 
-		r = sysfs_read_at(dfd, "memory.numa_stat", &buf);
-		if (r >= 0)
-			r = residency_from_buf(topo, buf, &res);
+		r = residency_read_at(ctx, dfd, cgroup, topo, &res);
 		if (r >= 0) {
 			if (want & TIER_INFO_FAST_BYTES)
 				info_set(info, TIER_INFO_FAST_BYTES, res.fast_bytes);

@@ -152,9 +152,31 @@ int stat_buf_lookup(const char *buf, const char *key, uint64_t *ret);
 struct residency {
 	uint64_t fast_bytes;
 	uint64_t slow_bytes;
+	bool fast_exact;	/* fast_bytes is memory.stat "toptier", not numa_stat's */
 };
 int residency_from_buf(const struct tier_topology *topo, const char *buf,
 		       struct residency *res);
+/*
+ * "toptier" of a memory.stat content buf (cgroup names the cgroup for the
+ * debug log): the kernel's exact count of the cgroup's bytes on top-tier
+ * nodes, where its tier-aware limits keep each cgroup at its ceiling
+ * themselves.  1 and *ret; 0 when the key is absent (an older kernel) or
+ * its value is not a number (logged at debug level): the caller falls back
+ * on memory.numa_stat; -ENOMEM.
+ */
+int toptier_from_stat_buf(struct tier_ctx *ctx, const char *cgroup, const char *buf,
+			  uint64_t *ret);
+/* The same read from memory.stat of the cgroup directory dfd (a file that
+ * cannot be read counts as no key). */
+int toptier_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup, uint64_t *ret);
+/*
+ * Residency of the cgroup directory dfd: memory.numa_stat against topo, the
+ * fast bytes replaced by toptier_read_at()'s where the kernel has it
+ * (fast_exact).  0, or the error of reading or parsing memory.numa_stat
+ * (-ENOENT, -ENODATA, ...), -ENOMEM.
+ */
+int residency_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
+		      const struct tier_topology *topo, struct residency *res);
 /* cgroup.c: the executables of the processes in the cgroup dfd is
  * (deduplicated), and its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
 int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);

@@ -25,6 +25,7 @@ struct share_cand {
 struct share_sharer {
 	size_t cand;
 	uint64_t weight, min, max, demand, fast_bytes, target;
+	bool fast_exact;		/* fast_bytes is memory.stat "toptier" */
 };
 
 struct tier_share {
@@ -166,43 +167,83 @@ static int read_populated(int dfd)
  * What a sharer uses: fast-tier bytes and demand (all its memory, on every
  * tier).  Sources, cheapest first; each is one read through the cgroup's
  * directory fd:
- *  - (to come) the top-tier usage the kernel series adds to memory.stat: its
- *    fast bytes with memory.current as the demand, one short file instead of
- *    the per-node table.  It slots in here, before memory.numa_stat, and
- *    falls through to it on -ENOENT/-ENODATA (a kernel without it);
+ *  - memory.stat, where the kernel's tier-aware limits count the cgroup's
+ *    top-tier bytes themselves (key "toptier", an exact page_counter): those
+ *    are its fast bytes (*ret_exact), anon + file of the same file its
+ *    demand (the sum over all nodes of what memory.numa_stat lists per
+ *    node), one read instead of the per-node table.  Without the key, or
+ *    with a value that is not a number (an older kernel, a fake tree), or
+ *    without anon and file, on to memory.numa_stat;
  *  - memory.numa_stat: anon + file summed over top-tier nodes (fast) and all
  *    nodes (demand), as tier_cgroup_read_residency();
  *  - memory.current as the demand, fast bytes unknown (0);
  *  - nothing readable: demand unknown (UINT64_MAX), it shares by weight.
- * Returns 0, -ENOMEM, or -ENOENT if the cgroup went away meanwhile.
+ * With the exact count, the fast bytes are it whatever gives the demand, and
+ * the demand is never below them (the statistics lag the counter).
+ * Returns 0 or -ENOMEM (a cgroup that went away meanwhile reads as nothing
+ * readable).
  */
-static int read_usage(int dfd, const struct tier_topology *topo, uint64_t *ret_fast,
-		      uint64_t *ret_demand)
+static int read_usage(struct tier_ctx *ctx, int dfd, const char *path,
+		      const struct tier_topology *topo, uint64_t *ret_fast, uint64_t *ret_demand,
+		      bool *ret_exact)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct residency res;
-	int r;
+	uint64_t top = 0, fast = 0, demand;
+	int r, exact = 0;
 
+	r = sysfs_read_at(dfd, "memory.stat", &buf);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		exact = toptier_from_stat_buf(ctx, path, buf, &top);
+		if (exact < 0)
+			return exact;
+	}
+	if (exact) {
+		uint64_t anon, file;
+
+		r = stat_buf_lookup(buf, "anon", &anon);
+		if (r >= 0)
+			r = stat_buf_lookup(buf, "file", &file);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0) {
+			demand = add_sat_u64(anon, file);
+			goto done;
+		}
+	}
+	free(buf);
+	buf = NULL;
 	r = sysfs_read_at(dfd, "memory.numa_stat", &buf);
 	if (r >= 0)
 		r = residency_from_buf(topo, buf, &res);
 	if (r == -ENOMEM)
 		return r;
 	if (r >= 0) {
-		*ret_fast = res.fast_bytes;
-		*ret_demand = add_sat_u64(res.fast_bytes, res.slow_bytes);
-		return 0;
+		fast = res.fast_bytes;
+		demand = add_sat_u64(res.fast_bytes, res.slow_bytes);
+		goto done;
 	}
 	free(buf);
 	buf = NULL;
 	r = sysfs_read_at(dfd, "memory.current", &buf);
 	if (r >= 0)
-		r = parse_u64(strip(buf), ret_demand);
+		r = parse_u64(strip(buf), &demand);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		*ret_demand = UINT64_MAX;
-	*ret_fast = 0;
+		demand = UINT64_MAX;
+	fast = 0;
+done:
+	if (exact) {
+		fast = top;
+		if (demand < fast)
+			demand = fast;
+	}
+	*ret_fast = fast;
+	*ret_demand = demand;
+	*ret_exact = exact > 0;
 	return 0;
 }
 
@@ -269,7 +310,8 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 			continue;
 		x = &sh[n];
 		x->cand = c;
-		r = read_usage(dfd, topo, &x->fast_bytes, &x->demand);
+		r = read_usage(ctx, dfd, cand->path, topo, &x->fast_bytes, &x->demand,
+			       &x->fast_exact);
 		if (r < 0)
 			return r;
 		x->weight = cls->weight ?: 100;
@@ -366,4 +408,12 @@ _public_ int tier_share_find(const struct tier_share *s, const char *path, size_
 	if (ret_i)
 		*ret_i = s->cands[c].sharer;
 	return 0;
+}
+
+/* tier-internal.h: not in the ABI. */
+bool tier_share_fast_exact(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x && x->fast_exact;
 }

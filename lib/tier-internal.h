@@ -107,6 +107,17 @@ struct tier_share_input {
  */
 int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *inputs,
 		    uint64_t *ret_targets);
+/*
+ * Whether the fast-tier bytes of the i-th sharer of the last
+ * tier_share_compute() (tier_share_fast_bytes()) are the kernel's exact
+ * top-tier counter, memory.stat "toptier", rather than memory.numa_stat
+ * residency: the kernel has the second revision of the tier-aware limits,
+ * which keeps each cgroup at its top-tier ceiling itself (demotes above it
+ * after a memory.high write and on charges, refuses promotions at it).
+ * false out of range.  tierd leaves the ceiling to such a kernel.
+ */
+bool tier_share_fast_exact(const struct tier_share *share, size_t i);
+
 /* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
  * or all zeros. */
 double tier_jain_index(size_t n, const double *values);

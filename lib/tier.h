@@ -238,7 +238,11 @@ int tier_cgroup_read_numa_stat(struct tier_ctx *ctx, const char *cgroup, const c
 
 /*
  * Fast/slow tier residency: anon + file of memory.numa_stat per node (file
- * includes shmem), summed over top-tier and other nodes of topo.
+ * includes shmem), summed over top-tier and other nodes of topo.  Where
+ * memory.stat has the key "toptier" (the kernel's tier-aware limits count
+ * a cgroup's top-tier bytes exactly, without the statistics' lag), the fast
+ * bytes are that value instead (a value that is not a number is ignored);
+ * memory.numa_stat is needed either way.
  */
 int tier_cgroup_read_residency(struct tier_ctx *ctx, const struct tier_topology *topo,
 			       const char *cgroup, uint64_t *ret_fast_bytes,
@@ -285,7 +289,8 @@ enum tier_info {
 	TIER_INFO_LOW = 1u << 4,		/* memory.low */
 	TIER_INFO_HIGH = 1u << 5,		/* memory.high */
 	TIER_INFO_MAX = 1u << 6,		/* memory.max */
-	TIER_INFO_FAST_BYTES = 1u << 7,		/* residency on the top tier (needs topo) */
+	TIER_INFO_FAST_BYTES = 1u << 7,		/* residency on the top tier (needs topo;
+						 * as tier_cgroup_read_residency()) */
 	TIER_INFO_SLOW_BYTES = 1u << 8,		/* residency on the other tiers */
 	TIER_INFO_TOPTIER_MIN = 1u << 9,	/* memory.toptier_* (tier-aware limits) */
 	TIER_INFO_TOPTIER_LOW = 1u << 10,
@@ -832,12 +837,14 @@ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_a
  *    cannot be opened (vanished, not a directory, a symlink) is left out.
  *  - Demand and fast-tier bytes are read for the sharers only, each through
  *    its cgroup's directory fd (O_NOFOLLOW, regular files, capped reads):
- *    memory.numa_stat anon + file over top-tier nodes (fast) and over all
- *    nodes (demand); without it memory.current as the demand (fast 0);
+ *    where memory.stat has the key "toptier" (the kernel's exact count of
+ *    the cgroup's top-tier bytes), that is the fast bytes and anon + file of
+ *    memory.stat the demand, never below them; otherwise memory.numa_stat
+ *    anon + file over top-tier nodes (fast) and over all nodes (demand);
+ *    without it memory.current as the demand (fast 0, or toptier);
  *    without either the demand is unknown (UINT64_MAX) and the cgroup shares
- *    by weight alone.  The top-tier usage that the kernel series adds to
- *    memory.stat slots in as the first, cheaper source (read_usage() in
- *    lib/share.c), before memory.numa_stat.
+ *    by weight alone.  A toptier value that is not a number counts as
+ *    absent.
  *  - Capacity: tier_topology_fast_capacity() minus [daemon]
  *    fast_tier_reserve (0 if the reserve is not below it).  On a host with
  *    a single memory tier nothing is shared (capacity 0, no sharers).  Each sharer's

@@ -25,7 +25,10 @@
 #                     side by side (bench/fair/)
 #
 # Variables: FAIR_VM_KERNEL (default: build/kernel/fair/bzImage, the kernel
-# with tier-aware limits, else build/kernel/patched/bzImage), FAIR_VM_TIMEOUT.
+# with tier-aware limits, else build/kernel/patched/bzImage), FAIR_VM_TIMEOUT,
+# FAIR_VM_SMP (vCPUs of the VM, default run-vm's 2; read from the
+# environment by tests/fair/run-fair-vm.sh, e.g. make bench-fair
+# FAIR_VM_SMP=8).
 
 FAIR_SRCS := controller/tierd/tierd-fair.c
 

@@ -233,6 +233,7 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 	d->share = share;
 	d->fast_bytes = in->fast_bytes;
 	d->demand = in->demand;
+	d->kernel_ceiling = in->kernel_ceiling;
 	/* Targets: keep the one in force while the new share is within the band,
 	 * unless the new share covers the whole demand (nothing to hold back). */
 	if (o && o->d.target > 0 && within(share, o->d.target, h) &&
@@ -344,8 +345,15 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 			high = in->class_high;
 		d->set_high = true;
 		d->memory_high = high;
-		/* Above what the kernel enforces (the target, unless floored)? */
-		d->reassert_high = was_limited &&
+		/*
+		 * Above what the kernel enforces (the target, unless floored)?
+		 * A kernel that counts the top tier exactly keeps the cgroup at
+		 * that ceiling itself: it demotes the excess after the write that
+		 * set it and whenever the cgroup charges, and refuses promotions
+		 * at it; a rewrite would only queue the same demotion again.  An
+		 * older kernel demotes on a write or a charge only.
+		 */
+		d->reassert_high = was_limited && !in->kernel_ceiling &&
 				   in->fast_bytes > band_up(toptier_of_high(cfg, high), h);
 	} else if (was_limited) {
 		d->set_high = true;
@@ -770,7 +778,8 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	_cleanup_free_ struct fair_decision *dec = NULL;
 	_cleanup_free_ double *ratios = NULL;
 	struct fair_config cfg = {};
-	size_t n = 0, n_alloc, n_ratios = 0;
+	bool kernel_ceiling;
+	size_t n = 0, n_alloc, n_ratios = 0, n_kernel_ceiling = 0;
 	bool any_toptier = false, any_mode = false;
 	int r;
 
@@ -824,6 +833,9 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		x->share = tier_share_target(share, i);
 		x->fast_bytes = tier_share_fast_bytes(share, i);
 		x->demand = tier_share_demand(share, i);
+		/* The kernel counts its top tier exactly: it keeps the ceiling. */
+		x->kernel_ceiling = tier_share_fast_exact(share, i);
+		n_kernel_ceiling += x->kernel_ceiling;
 		/* The class's values, as tier_evaluate() gives them. */
 		x->class_sets_mode = true;
 		x->class_mode = cls->mode;
@@ -862,12 +874,15 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 			 "memory.numa_balancing; targets are computed but not enforced");
 		s->warned_none = true;
 	}
-	if (n > 0 && (s->summary.method != cfg.method || !s->logged_method)) {
+	kernel_ceiling = cfg.method == FAIR_METHOD_LIMITS && n > 0 && n_kernel_ceiling == n;
+	if (n > 0 && (s->summary.method != cfg.method || !s->logged_method ||
+		      s->summary.kernel_ceiling != kernel_ceiling)) {
 		fair_log(ops, LOG_INFO, NULL, NULL,
 			 "Fair shares of %" PRIu64 " bytes of fast tier (%" PRIu64
-			 " minus a reserve of %" PRIu64 "), enforced through %s",
+			 " minus a reserve of %" PRIu64 "), enforced through %s%s",
 			 cfg.capacity, cfg.fast_capacity, dc->fast_tier_reserve,
-			 fair_method_to_string(cfg.method));
+			 fair_method_to_string(cfg.method),
+			 kernel_ceiling ? " (the kernel keeps each cgroup at its ceiling)" : "");
 		s->logged_method = true;
 	}
 
@@ -886,6 +901,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	}
 
 	s->summary.method = cfg.method;
+	s->summary.kernel_ceiling = kernel_ceiling;
 	s->summary.capacity = cfg.capacity;
 	s->summary.n_cgroups = n;
 	s->summary.n_limited = s->summary.n_throttled = 0;

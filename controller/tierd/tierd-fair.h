@@ -16,7 +16,11 @@
  *                             with memory_tiered_limits, memory.toptier_high
  *                             present): a limited cgroup gets the memory.high
  *                             whose scaled value memory.toptier_high equals its
- *                             target, high = target x total / fast;
+ *                             target, high = target x total / fast.  A kernel
+ *                             whose memory.stat has "toptier" keeps the cgroup
+ *                             at that ceiling itself; an older one demotes
+ *                             only on a write or a charge, so tierd writes the
+ *                             same value again while the cgroup stays above;
  *      FAIR_METHOD_PROMOTION  otherwise, with memory.numa_balancing: promotion
  *                             is switched off for a cgroup above its target and
  *                             back to its class mode once it is below it; where
@@ -63,6 +67,12 @@ struct fair_input {
 	uint64_t share;			/* this round's share (tier_share_target()) */
 	uint64_t fast_bytes;		/* observed fast-tier residency */
 	uint64_t demand;		/* what it could use (its usage), UINT64_MAX: unknown */
+	/* fast_bytes is the kernel's exact top-tier counter (memory.stat
+	 * "toptier", tier_share_fast_exact()): that kernel keeps the cgroup
+	 * at its top-tier ceiling itself (demotes above it after a memory.high
+	 * write and on charges, refuses promotions at it, exchanges hot for
+	 * cold pages at it), so memory.high is never re-asserted. */
+	bool kernel_ceiling;
 	/* What to go back to when fairness lets go of a knob. */
 	bool class_sets_mode;
 	enum tier_mode class_mode;	/* the class's memory.numa_balancing */
@@ -109,8 +119,10 @@ struct fair_decision {
 	/* LIMITS: limited, yet above target x (1 + h): write memory.high even
 	 * if unchanged, as the kernel demotes a cgroup's excess on the write
 	 * (otherwise only when it charges memory, and its promotion check
-	 * works on lagging statistics, so a steady workload can overshoot). */
+	 * works on lagging statistics, so a steady workload can overshoot).
+	 * Never with kernel_ceiling: that kernel keeps the ceiling itself. */
 	bool reassert_high;
+	bool kernel_ceiling;		/* the input's */
 	/* LIMITS: memory.high was raised to the cgroup's usage + h: memory.high
 	 * bounds all of its memory, so a lower value would throttle it; its
 	 * fast share then stays at usage x fast / total, above the target. */
@@ -137,9 +149,11 @@ struct fair_state *fair_state_free(struct fair_state *s);	/* returns NULL */
  * keeps the old target (unless the new share covers the whole demand);
  * PROMOTION: throttle above target x (1 + h), let go below target x (1 - h);
  * LIMITS: limit when target x (1 + h) < demand, let go when the share covers
- * the demand again, memory.high never below demand x (1 + h); neither flips
- * twice within min_dwell_usec.  The shares are the inputs' (no water-filling
- * here).  -EINVAL for bad input, -ENOMEM.
+ * the demand again, memory.high never below demand x (1 + h), written again
+ * unchanged (reassert_high) while the fast bytes stay above what it enforces
+ * x (1 + h), unless the input's kernel_ceiling says the kernel keeps that
+ * ceiling itself; neither flips twice within min_dwell_usec.  The shares are
+ * the inputs' (no water-filling here).  -EINVAL for bad input, -ENOMEM.
  */
 int fair_decide(struct fair_state *s, const struct fair_config *cfg, size_t n,
 		const struct fair_input *inputs, struct fair_decision *ret);
@@ -183,6 +197,10 @@ struct fair_summary {
 	double jain;			/* over fast_bytes / target (targets > 0) */
 	uint64_t n_rounds, n_writes, n_errors;
 	uint64_t n_demote_requests;	/* memory.reclaim writes */
+	/* LIMITS, and the kernel keeps the sharers at their ceilings itself
+	 * (every input's kernel_ceiling): memory.high is written only when its
+	 * value changes. */
+	bool kernel_ceiling;
 };
 
 /*

@@ -17,7 +17,11 @@
 # slow-tier bytes, its target
 # (`tierctl status`: the same share tierd computes, without its hysteresis
 # band), promotions and demotions (memory.stat), Jain's index over
-# fast/target.  Lines starting with "FAIR " are for bench/fair.
+# fast/target.  Lines starting with "FAIR " are for bench/fair.  Where the
+# kernel has them, also its exact top-tier bytes (memory.stat "toptier"),
+# its ceiling (memory.toptier_high and memory.toptier_max) and the pages
+# demoted to the ceiling and for the exchange at it (pgdemote_toptier,
+# pgdemote_toptier_exchange); "-" where a kernel has no such key or file.
 #
 # The run lasts 40 to 90 s after the late workload starts (until it held 80%
 # for 5 samples).  With tierd it passes when the late workload reaches >= 80%
@@ -64,8 +68,11 @@ echo 1 >/sys/kernel/mm/numa/demotion_enabled || skip "cannot enable demotion"
 mkdir -p "$CG/fair"
 echo +memory >"$CG/fair/cgroup.subtree_control"
 mkdir "$CG/fair/probe"
-knob=no toptier=no
+knob=no toptier=no toptier_stat=no
 [ -e "$CG/fair/probe/memory.numa_balancing" ] && knob=yes
+# The kernel keeps each cgroup at its top-tier ceiling itself (the second
+# revision of the tier-aware limits) where memory.stat counts "toptier".
+grep -q '^toptier ' "$CG/fair/probe/memory.stat" 2>/dev/null && toptier_stat=yes
 # with-tierd-promotion: leave the tier-aware limits off, so tierd enforces
 # the targets with the promotion switch (memory.numa_balancing) instead.
 if [ -e "$CG/fair/probe/memory.toptier_high" ] && [ "$MODE" != with-tierd-promotion ]; then
@@ -82,7 +89,8 @@ if [ $tierd = yes ] && [ $knob = no ] && [ $toptier = no ]; then
 fi
 echo "FAIR-INFO mode=$MODE kernel=$(uname -r) knob=$knob tiered_limits=$toptier" \
 	"fast_node_mb=$(awk '/MemTotal/ { printf "%d", $4 / 1024 }' /sys/devices/system/node/node0/meminfo)" \
-	"slow_node_mb=$(awk '/MemTotal/ { printf "%d", $4 / 1024 }' /sys/devices/system/node/node1/meminfo)"
+	"slow_node_mb=$(awk '/MemTotal/ { printf "%d", $4 / 1024 }' /sys/devices/system/node/node1/meminfo)" \
+	"smp=$(grep -c '^processor' /proc/cpuinfo) toptier_stat=$toptier_stat"
 grep ' /sys/fs/cgroup ' /proc/mounts
 
 tierd_pid=
@@ -108,23 +116,29 @@ start() {
 # One sample: one tierctl (the targets) and one awk (everything else), as
 # starting programs is what costs under TCG.  Per workload: bytes on node 0
 # (fast) and node 1 (slow) from memory.numa_stat (anon + file), target,
-# memory.stat counters, the knobs.  Writes "FAST TARGET" of the late
-# workload to $T/late for the loop.
+# memory.stat counters (read once: demoted is the sum of the reclaim's
+# pgdemote_kswapd/direct/khugepaged/proactive, which the ceiling's demotions
+# go through too, so pgdemote_toptier* are a breakdown, not added), the
+# knobs, and where the kernel has them the exact top-tier bytes and the
+# ceiling files.  Writes "FAST TARGET" of the late workload to $T/late for
+# the loop.
 sample() { # ELAPSED
 	"$TIERCTL" --json --config "$CONF" --cgroup-root "$CG" status 2>/dev/null |
 	awk -v t="$1" -v dir="$CG/fair" -v wls="$WORKLOADS" -v late="$T/late" '
-	function val(f, k,    l, a, v) {
-		v = 0
-		while ((getline l < f) > 0) { split(l, a, " "); if (a[1] == k) v = a[2] }
-		close(f)
-		return v
-	}
 	function first(f,    l) {
 		l = "-"
 		if ((getline l < f) <= 0) l = "-"
 		close(f)
 		return l
 	}
+	# memory.stat f into S (key -> value); "-" for a key it does not have.
+	function readstat(f,    l, a) {
+		delete S
+		while ((getline l < f) > 0) { split(l, a, " "); S[a[1]] = a[2] }
+		close(f)
+	}
+	function key(k) { return (k in S) ? S[k] : "-" }
+	function num(k) { return (k in S) ? S[k] + 0 : 0 }
 	/"cgroup":/ { c = $2; gsub(/[",]/, "", c) }
 	/"target_bytes":/ { v = $2; gsub(/[,]/, "", v); tgt[c] = (v == "null" ? 0 : v) }
 	END {
@@ -144,13 +158,17 @@ sample() { # ELAPSED
 			}
 			close(d "/memory.numa_stat")
 			if (!ok) continue
-			st = d "/memory.stat"
-			p = val(st, "pgpromote_success")
-			dm = val(st, "pgdemote_kswapd") + val(st, "pgdemote_direct") + val(st, "pgdemote_khugepaged")
-			rf = val(st, "pgpromote_refused_toptier")
+			readstat(d "/memory.stat")
+			p = num("pgpromote_success")
+			dm = num("pgdemote_kswapd") + num("pgdemote_direct") + num("pgdemote_khugepaged") + \
+				num("pgdemote_proactive")
+			rf = num("pgpromote_refused_toptier")
 			g = ("/fair/" w) in tgt ? tgt["/fair/" w] : 0
-			printf "FAIR t=%s %s fast=%d slow=%d target=%d promoted=%d demoted=%d refused=%d mode=%s high=%s\n",
+			printf "FAIR t=%s %s fast=%d slow=%d target=%d promoted=%d demoted=%d refused=%d mode=%s high=%s",
 				t, w, fast, slow, g, p, dm, rf, first(d "/memory.numa_balancing"), first(d "/memory.high")
+			printf " toptier=%s toptier_high=%s toptier_max=%s demoted_toptier=%s demoted_exchange=%s\n",
+				key("toptier"), first(d "/memory.toptier_high"), first(d "/memory.toptier_max"),
+				key("pgdemote_toptier"), key("pgdemote_toptier_exchange")
 			if (g > 0) { x = fast / g; m++; s += x; q += x * x }
 			if (w == "late") printf "%d %d\n", fast, g > late
 		}

@@ -5,7 +5,9 @@
 # with tier-aware limits, else build/kernel/patched/bzImage).  Skips (77,
 # with the reason) without qemu, busybox or a bzImage.  LOG keeps the serial
 # log (bench/fair reads it).  $FAIR_TIERD: the tierd binary to run (default
-# build/bin/tierd).
+# build/bin/tierd).  $FAIR_VM_SMP: the number of vCPUs (run-vm --smp, all on
+# the fast node; default run-vm's, 2), e.g. 8; more vCPUs under TCG may need
+# a larger $FAIR_VM_TIMEOUT.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -17,6 +19,10 @@ if [ -z "$kernel" ]; then
 	[ -r "$kernel" ] || kernel=$build/kernel/patched/bzImage
 fi
 timeout=${FAIR_VM_TIMEOUT:-300}
+smp=${FAIR_VM_SMP:-}
+case $smp in
+*[!0-9]*|0) echo "run-fair-vm.sh: FAIR_VM_SMP=$smp: want a number of vCPUs (1 or more)" >&2; exit 2 ;;
+esac
 
 command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 	{ echo "SKIP: qemu-system-x86_64 not installed (make deps)"; exit 77; }
@@ -26,7 +32,7 @@ command -v jq >/dev/null 2>&1 || { echo "SKIP: jq not installed (make deps)"; ex
 for f in bin/tierd bin/tierctl fair/fair-load test/tierd-waitfor; do
 	[ -x "$build/$f" ] || { echo "SKIP: no $build/$f"; exit 77; }
 done
-echo "fairness experiment ($mode) on $kernel"
+echo "fairness experiment ($mode) on $kernel${smp:+, $smp vCPUs}"
 exec env BUILD="$build" "$top/tests/vm/run-vm" --timeout "$timeout" --kernel "$kernel" \
-	--mem-fast 256M --mem-slow 256M ${log:+--log "$log"} \
+	--mem-fast 256M --mem-slow 256M ${smp:+--smp "$smp"} ${log:+--log "$log"} \
 	/bin/sh "$top/tests/fair/guest-fair.sh" "$mode" ${FAIR_TIERD:+"$FAIR_TIERD"}

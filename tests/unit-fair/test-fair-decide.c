@@ -329,6 +329,74 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/*
+ * LIMITS on a kernel that keeps each cgroup at its top-tier ceiling itself
+ * (memory.stat "toptier": kernel_ceiling): memory.high is written when its
+ * value changes, never again to force a demotion; the same rounds on an
+ * older kernel re-assert it.
+ */
+START_TEST(test_limits_kernel_ceiling)
+{
+	struct fair_config c = config(FAIR_METHOD_LIMITS, 180 * MiB);
+
+	for (int kernel = 0; kernel <= 1; kernel++) {
+		struct fair_state *s = state();
+		struct fair_input in[3] = { cg("/hog1", 90 * MiB, 92 * MiB),
+					    cg("/hog2", 90 * MiB, 92 * MiB),
+					    cg("/late", 0, 62 * MiB) };
+		struct fair_decision d[3];
+
+		for (size_t i = 0; i < 3; i++)
+			in[i].kernel_ceiling = kernel;
+		/* limited at once: 60 MiB each, memory.high 120 MiB */
+		ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
+		ck_assert(d[0].limited && d[0].set_high && !d[0].reassert_high);
+		ck_assert_uint_eq(d[0].memory_high, 120 * MiB);
+		ck_assert(d[0].kernel_ceiling == kernel);
+		/* still far above the ceiling next round */
+		in[0].fast_bytes = 80 * MiB;
+		ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
+		ck_assert(d[0].limited && d[0].set_high);
+		ck_assert_uint_eq(d[0].memory_high, 120 * MiB);
+		ck_assert_msg(d[0].reassert_high == !kernel, "kernel_ceiling %d", kernel);
+		/* and again: an older kernel gets the write every round */
+		ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
+		ck_assert(d[0].reassert_high == !kernel);
+		/* within the band: neither */
+		in[0].fast_bytes = 62 * MiB;
+		ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
+		ck_assert(d[0].limited && !d[0].reassert_high);
+		/* a changed target is written on both: as a change, not a re-assert */
+		in[2].demand = 92 * MiB;
+		in[0].fast_bytes = 80 * MiB;
+		c.capacity = 150 * MiB;
+		ck_assert_int_eq(decide(s, &c, 3, in, d), 0);
+		ck_assert(d[0].limited && d[0].set_high && d[0].target_changed);
+		ck_assert_uint_eq(d[0].memory_high, 100 * MiB);
+		ck_assert(d[0].reassert_high == !kernel);
+		c.capacity = 180 * MiB;
+		fair_state_free(s);
+	}
+
+	/* held at its usage (floored): the kernel keeps that ceiling too */
+	for (int kernel = 0; kernel <= 1; kernel++) {
+		struct fair_state *s = state();
+		struct fair_input big[2] = { cg("/big", 90 * MiB, 400 * MiB),
+					     cg("/other", 90 * MiB, 400 * MiB) };
+		struct fair_decision d[2];
+
+		big[0].kernel_ceiling = big[1].kernel_ceiling = kernel;
+		ck_assert_int_eq(decide(s, &c, 2, big, d), 0);
+		ck_assert(d[0].limited && d[0].high_floored);
+		big[0].fast_bytes = 230 * MiB;	/* above 420 MiB x fast / total + 5% */
+		ck_assert_int_eq(decide(s, &c, 2, big, d), 0);
+		ck_assert(d[0].limited && d[0].high_floored);
+		ck_assert(d[0].reassert_high == !kernel);
+		fair_state_free(s);
+	}
+}
+END_TEST
+
 START_TEST(test_appear_and_leave)
 {
 	struct fair_state *s = state();
@@ -779,6 +847,106 @@ START_TEST(test_rebalance_fake_tree)
 }
 END_TEST
 
+/*
+ * The same rounds on a kernel whose memory.stat has "toptier": libtier's
+ * fast bytes are that counter, the kernel keeps each cgroup at its ceiling
+ * and tierd writes memory.high only when its value changes; once the key is
+ * gone (an older kernel), a limited cgroup above its ceiling gets the value
+ * written again.
+ */
+START_TEST(test_rebalance_kernel_ceiling)
+{
+	struct fx *fx = fx_new();
+	struct tier_policy *p = NULL;
+	struct tier_topology *topo = NULL;
+	struct fair_state *s = state();
+	struct log_capture lc = {};
+	struct fair_ops ops = { .userdata = &lc, .log = capture_log };
+	const struct fair_summary *sum;
+	const struct fair_decision *d;
+	uint64_t writes;
+	char *mi;
+
+	setup_host(fx);
+	ck_assert(asprintf(&mi, "30 22 0:26 / %s rw - cgroup2 cgroup2 rw,memory_tiered_limits\n",
+			   fx->cg) > 0);
+	fx_write(fx->proc, "self/mountinfo", mi);
+	free(mi);
+	/* as test_rebalance_fake_tree; memory.stat agrees with numa_stat */
+	fx_cgroup(fx, "/gold", "full");
+	fx_cgroup_numa(fx, "/gold", 100 * MiB, 400 * MiB, 0, 0);
+	fx_cgroup_stat(fx, "/gold", 500 * MiB, 0, "104857600");
+	fx_cgroup(fx, "/job1", "promote");
+	fx_cgroup_numa(fx, "/job1", 500 * MiB, 100 * MiB, 0, 0);
+	fx_cgroup_stat(fx, "/job1", 600 * MiB, 0, "524288000");
+	fx_cgroup(fx, "/job2", "promote");
+	fx_cgroup_numa(fx, "/job2", 50 * MiB, 300 * MiB, 0, 0);
+	fx_cgroup_stat(fx, "/job2", 350 * MiB, 0, "52428800");
+	fx_write(fx->cg, "job1/memory.toptier_high", "max\n");
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", policy_text, strlen(policy_text), NULL,
+						 &p), 0);
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &topo), 0);
+
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1000000, false, &ops), 0);
+	sum = fair_state_summary(s);
+	ck_assert_int_eq(sum->method, FAIR_METHOD_LIMITS);
+	ck_assert(sum->kernel_ceiling);
+	ck_assert_strstr(lc.buf, "enforced through tier-aware limits (the kernel keeps each "
+				 "cgroup at its ceiling)");
+	d = fair_state_find(s, "/job1");
+	ck_assert(d->limited && d->high_floored && d->kernel_ceiling);
+	ck_assert_uint_eq(d->fast_bytes, 500 * MiB);
+	assert_file(fx, "job1/memory.high", "660602880");
+	assert_file(fx, "job2/memory.high", "402653184");
+	writes = sum->n_writes;
+
+	/* job1 stays far above the ceiling of its memory.high: nothing written */
+	lc.len = 0;
+	lc.buf[0] = '\0';
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 2000000, false, &ops), 0);
+	d = fair_state_find(s, "/job1");
+	ck_assert(d->limited && !d->reassert_high);
+	ck_assert_uint_eq(fair_state_summary(s)->n_writes, writes);
+	ck_assert_msg(!strstr(lc.buf, "rewritten"), "%s", lc.buf);
+	/* the exact counter moves the decision, not numa_stat: at 200 MiB job2
+	 * (target 192 MiB) is within the band whatever numa_stat says */
+	fx_cgroup_stat(fx, "/job2", 350 * MiB, 0, "209715200");
+	fx_cgroup_numa(fx, "/job2", 340 * MiB, 10 * MiB, 0, 0);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 2500000, false, &ops), 0);
+	ck_assert_uint_eq(fair_state_find(s, "/job2")->fast_bytes, 200 * MiB);
+
+	/* the key is gone (an older kernel): numa_stat, and the re-assert */
+	fx_cgroup_stat(fx, "/gold", 500 * MiB, 0, NULL);
+	fx_cgroup_stat(fx, "/job1", 600 * MiB, 0, NULL);
+	fx_cgroup_stat(fx, "/job2", 350 * MiB, 0, NULL);
+	lc.len = 0;
+	lc.buf[0] = '\0';
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 3000000, false, &ops), 0);
+	sum = fair_state_summary(s);
+	ck_assert(!sum->kernel_ceiling);
+	ck_assert_strstr(lc.buf, "enforced through tier-aware limits [");
+	d = fair_state_find(s, "/job1");
+	ck_assert(d->reassert_high && !d->kernel_ceiling);
+	ck_assert_strstr(lc.buf, "/job1: memory.high 660602880 rewritten");
+	/* job2: 340 MiB on the fast tier says numa_stat now, target 192 MiB */
+	ck_assert_strstr(lc.buf, "/job2: memory.high 402653184 rewritten");
+	ck_assert_uint_eq(sum->n_writes, writes + 2);
+
+	/* one sharer's kernel without the key: not all of them, no flag */
+	fx_cgroup_stat(fx, "/gold", 500 * MiB, 0, "104857600");
+	fx_cgroup_stat(fx, "/job2", 350 * MiB, 0, "52428800");
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 4000000, false, &ops), 0);
+	ck_assert(!fair_state_summary(s)->kernel_ceiling);
+	ck_assert(fair_state_find(s, "/job1")->reassert_high);
+	ck_assert(fair_state_find(s, "/gold")->kernel_ceiling);
+
+	fair_state_free(s);
+	tier_topology_free(topo);
+	tier_policy_free(p);
+	fx_free(fx);
+}
+END_TEST
+
 /* tierd stops: every hold is given back. */
 START_TEST(test_release_all)
 {
@@ -814,6 +982,7 @@ static Suite *suite_fair_decide(void)
 	tcase_add_test(tc, test_promotion_demote);
 	tcase_add_test(tc, test_dwell);
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_limits_kernel_ceiling);
 	tcase_add_test(tc, test_appear_and_leave);
 	tcase_add_test(tc, test_method_change);
 	tcase_add_test(tc, test_filter_entry);
@@ -824,6 +993,7 @@ static Suite *suite_fair_decide(void)
 	tc = tcase_create("io");
 	tcase_add_test(tc, test_mountinfo);
 	tcase_add_test(tc, test_rebalance_fake_tree);
+	tcase_add_test(tc, test_rebalance_kernel_ceiling);
 	tcase_add_test(tc, test_release_all);
 	suite_add_tcase(s, tc);
 	return s;

@@ -245,6 +245,51 @@ void fx_cgroup_numa(struct fx *fx, const char *path, uint64_t anon0, uint64_t an
 	free(s);
 }
 
+/* mm/memcontrol.c memory_stat_format() order, abridged; toptier as in
+ * fixture.h. */
+void fx_cgroup_stat(struct fx *fx, const char *path, uint64_t anon, uint64_t file,
+		    const char *toptier)
+{
+	char *s, *top = NULL;
+
+	if (toptier)
+		ck_assert(asprintf(&top, "toptier %s\n", toptier) >= 0);
+	ck_assert(asprintf(&s,
+			   "anon %llu\n"
+			   "file %llu\n"
+			   "kernel 65536\n"
+			   "kernel_stack 16384\n"
+			   "pagetables 4096\n"
+			   "sec_pagetables 0\n"
+			   "percpu 0\n"
+			   "sock 0\n"
+			   "vmalloc 0\n"
+			   "shmem 0\n"
+			   "file_mapped 0\n"
+			   "file_dirty 0\n"
+			   "file_writeback 0\n"
+			   "swapcached 0\n"
+			   "anon_thp 0\n"
+			   "inactive_anon 0\n"
+			   "active_anon %llu\n"
+			   "pgfault 1000\n"
+			   "pgmajfault 0\n"
+			   "numa_pages_migrated 7\n"
+			   "numa_pte_updates 4096\n"
+			   "numa_hint_faults 512\n"
+			   "pgpromote_success 42\n"
+			   "pgpromote_refused_toptier 5\n"
+			   "pgdemote_kswapd 3\n"
+			   "pgdemote_toptier 11\n"
+			   "pgdemote_toptier_exchange 13\n"
+			   "%s",
+			   (unsigned long long)anon, (unsigned long long)file,
+			   (unsigned long long)anon, top ? top : "") >= 0);
+	cg_file(fx, path, "memory.stat", s);
+	free(s);
+	free(top);
+}
+
 void fx_cgroup(struct fx *fx, const char *path, const char *knob)
 {
 	cg_file(fx, path, "cgroup.procs", "");
@@ -253,31 +298,7 @@ void fx_cgroup(struct fx *fx, const char *path, const char *knob)
 	cg_file(fx, path, "memory.low", "0\n");
 	cg_file(fx, path, "memory.high", "max\n");
 	cg_file(fx, path, "memory.max", "max\n");
-	cg_file(fx, path, "memory.stat",
-		"anon 4194304\n"
-		"file 4194304\n"
-		"kernel 65536\n"
-		"kernel_stack 16384\n"
-		"pagetables 4096\n"
-		"sec_pagetables 0\n"
-		"percpu 0\n"
-		"sock 0\n"
-		"vmalloc 0\n"
-		"shmem 0\n"
-		"file_mapped 0\n"
-		"file_dirty 0\n"
-		"file_writeback 0\n"
-		"swapcached 0\n"
-		"anon_thp 0\n"
-		"inactive_anon 0\n"
-		"active_anon 4194304\n"
-		"pgfault 1000\n"
-		"pgmajfault 0\n"
-		"numa_pages_migrated 7\n"
-		"numa_pte_updates 4096\n"
-		"numa_hint_faults 512\n"
-		"pgpromote_success 42\n"
-		"pgdemote_kswapd 3\n");
+	fx_cgroup_stat(fx, path, 4194304, 4194304, NULL);
 	fx_cgroup_numa(fx, path, 3145728, 1048576, 4194304, 0);
 	if (knob) {
 		char *s;

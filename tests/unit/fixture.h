@@ -46,6 +46,16 @@ void fx_memtier(struct fx *fx, int tier, const char *nodelist);
 void fx_cgroup(struct fx *fx, const char *path, const char *knob);
 void fx_cgroup_numa(struct fx *fx, const char *path, uint64_t anon0, uint64_t anon1,
 		    uint64_t file0, uint64_t file1);
+/*
+ * memory.stat of the cgroup (fx_cgroup() writes it with 4 MiB each of anon
+ * and file, no toptier): anon and file in bytes, and with toptier a line
+ * "toptier <toptier>" as given (a number, or anything, to test a malformed
+ * one), as a kernel with the second revision of the tier-aware limits has
+ * it; NULL: no such key, as every older kernel.  The pgpromote_/pgdemote_
+ * keys ending in "toptier" are there either way.
+ */
+void fx_cgroup_stat(struct fx *fx, const char *path, uint64_t anon, uint64_t file,
+		    const char *toptier);
 
 /*
  * Observed state for evaluation tests, in the shape of libtier's old public

@@ -583,6 +583,85 @@ START_TEST(test_info)
 }
 END_TEST
 
+/*
+ * The kernel's exact top-tier counter (memory.stat "toptier") is the fast
+ * bytes of tier_cgroup_read_residency() and TIER_INFO_FAST_BYTES where it is
+ * there; without it, or with a value that is not a number, memory.numa_stat
+ * gives them.  The slow bytes are always memory.numa_stat's.
+ */
+START_TEST(test_toptier_residency)
+{
+	static const char *const bad[] = { "abc", "-1", "", "12 34", "0x10", "1.5",
+					   "18446744073709551616" };
+	struct fx *fx = fx_new();
+	struct tier_topology *t = NULL;
+	struct tier_cgroup_info *info = NULL;
+	uint64_t fast = 1, slow = 1;
+
+	fx_node(fx, 0, 1024 * 1024, 1024);
+	fx_node(fx, 1, 1024 * 1024, 1024);
+	fx_node_lists(fx, "0-1", "0");
+	fx_memtier(fx, 4, "0");
+	fx_memtier(fx, 67, "1");
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &t), 0);
+	fx_cgroup(fx, "/db", "promote");
+	fx_cgroup_numa(fx, "/db", 1000, 2000, 30000, 40000);
+
+	/* absent (an older kernel): numa_stat */
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+	ck_assert_uint_eq(fast, 31000);
+	ck_assert_uint_eq(slow, 42000);
+
+	/* present: the counter, not the (lagging) per-node statistics */
+	fx_cgroup_stat(fx, "/db", 3000, 70000, "24576");
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+	ck_assert_uint_eq(fast, 24576);
+	ck_assert_uint_eq(slow, 42000);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/db", TIER_INFO_RESIDENCY, &info), 0);
+	ck_assert_uint_eq(info_get(info, TIER_INFO_FAST_BYTES), 24576);
+	ck_assert_uint_eq(info_get(info, TIER_INFO_SLOW_BYTES), 42000);
+	tier_cgroup_info_free(info);
+	/* the kernel's newline and 0 are fine */
+	fx_cgroup_stat(fx, "/db", 3000, 70000, "0");
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+	ck_assert_uint_eq(fast, 0);
+	/* the largest value */
+	fx_cgroup_stat(fx, "/db", 3000, 70000, "18446744073709551615");
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+	ck_assert_uint_eq(fast, UINT64_MAX);
+
+	/* malformed: as if absent */
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		fx_cgroup_stat(fx, "/db", 3000, 70000, bad[i]);
+		fast = slow = 1;
+		ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+		ck_assert_msg(fast == 31000, "toptier '%s': fast %llu", bad[i],
+			      (unsigned long long)fast);
+		ck_assert_uint_eq(slow, 42000);
+		ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/db", TIER_INFO_FAST_BYTES,
+						       &info), 0);
+		ck_assert_uint_eq(info_get(info, TIER_INFO_FAST_BYTES), 31000);
+		tier_cgroup_info_free(info);
+	}
+
+	/* no memory.stat at all: numa_stat */
+	fx_unlink(fx->cg, "db/memory.stat");
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+	ck_assert_uint_eq(fast, 31000);
+	/* the counter alone is not residency: numa_stat is needed for the slow bytes */
+	fx_cgroup_stat(fx, "/db", 3000, 70000, "24576");
+	fx_unlink(fx->cg, "db/memory.numa_stat");
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), -EOPNOTSUPP);
+	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/gone", &fast, &slow), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_read_residency(NULL, t, "/db", &fast, &slow), -EINVAL);
+	ck_assert_int_eq(tier_cgroup_info_read(fx->ctx, t, "/db", TIER_INFO_RESIDENCY, &info), 0);
+	ck_assert(!info_has(info, TIER_INFO_FAST_BYTES));
+	tier_cgroup_info_free(info);
+	tier_topology_free(t);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_pids_exe)
 {
 	struct fx *fx = fx_new();
@@ -693,6 +772,7 @@ Suite *suite_cgroup(void)
 	tcase_add_test(tc, test_read_values);
 	tcase_add_test(tc, test_errno_passthrough);
 	tcase_add_test(tc, test_numa_stat);
+	tcase_add_test(tc, test_toptier_residency);
 	tcase_add_test(tc, test_mode_io);
 	tcase_add_test(tc, test_info);
 	tcase_add_test(tc, test_pids_exe);

@@ -210,6 +210,102 @@ START_TEST(test_demand_sources)
 }
 END_TEST
 
+/*
+ * The kernel's exact top-tier counter: where memory.stat has "toptier", it
+ * is the fast bytes and memory.stat's anon + file the demand (one read);
+ * without it, or with a value that is not a number, memory.numa_stat as
+ * before.  tier_share_fast_exact() says which.
+ */
+START_TEST(test_toptier_source)
+{
+	static const char *const bad[] = { "lots", "-4096", "", "4096 4096", "99999999999999999999" };
+	struct fx *fx = fx_new();
+	struct tier_topology *topo = two_tiers(fx);
+	struct tier_policy *p = policy(text);
+	struct tier_share *s;
+	char *v;
+	size_t i;
+
+	fx_cgroup(fx, "/job", "promote");
+	fx_cgroup_numa(fx, "/job", 100 * MiB, 100 * MiB, 50 * MiB, 50 * MiB);
+	fx_cgroup(fx, "/gold", "full");
+	fx_cgroup_numa(fx, "/gold", 300 * MiB, 300 * MiB, 0, 0);
+
+	/* absent: numa_stat, as on every kernel before */
+	s = share_of(fx, topo, p);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 150 * MiB);
+	ck_assert_uint_eq(tier_share_demand(s, i), 300 * MiB);
+	ck_assert(!tier_share_fast_exact(s, i));
+	tier_share_free(s);
+
+	/* present: the counter is the fast bytes, memory.stat the demand (the
+	 * numa_stat of this fake tree says otherwise, and is not read) */
+	fx_cgroup_stat(fx, "/job", 200 * MiB, 120 * MiB, "104857600");
+	s = share_of(fx, topo, p);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 100 * MiB);
+	ck_assert_uint_eq(tier_share_demand(s, i), 320 * MiB);
+	ck_assert(tier_share_fast_exact(s, i));
+	/* the other one's kernel file has no key (the fixture's): numa_stat */
+	ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 300 * MiB);
+	ck_assert(!tier_share_fast_exact(s, i));
+	/* out of range */
+	ck_assert(!tier_share_fast_exact(s, 99));
+	ck_assert(!tier_share_fast_exact(NULL, 0));
+
+	/* the statistics lag the counter: the demand is never below it */
+	fx_cgroup_stat(fx, "/job", 10 * MiB, 10 * MiB, "52428800");
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 50 * MiB);
+	ck_assert_uint_eq(tier_share_demand(s, i), 50 * MiB);
+	ck_assert(tier_share_fast_exact(s, i));
+
+	/* memory.stat without anon/file: the demand from numa_stat, the fast
+	 * bytes still the counter */
+	fx_write(fx->cg, "job/memory.stat", "toptier 4096\n");
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 4096);
+	ck_assert_uint_eq(tier_share_demand(s, i), 300 * MiB);
+	ck_assert(tier_share_fast_exact(s, i));
+	/* ... and without numa_stat: memory.current */
+	fx_unlink(fx->cg, "job/memory.numa_stat");
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 4096);
+	ck_assert_uint_eq(tier_share_demand(s, i), 8388608);
+	ck_assert(tier_share_fast_exact(s, i));
+	fx_cgroup_numa(fx, "/job", 100 * MiB, 100 * MiB, 50 * MiB, 50 * MiB);
+
+	/* malformed: as if absent, numa_stat gives both */
+	for (size_t k = 0; k < ARRAY_SIZE(bad); k++) {
+		fx_cgroup_stat(fx, "/job", 200 * MiB, 120 * MiB, bad[k]);
+		ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+		ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+		ck_assert_msg(tier_share_fast_bytes(s, i) == 150 * MiB, "toptier '%s'", bad[k]);
+		ck_assert_uint_eq(tier_share_demand(s, i), 300 * MiB);
+		ck_assert(!tier_share_fast_exact(s, i));
+	}
+	/* only the exact key: the pg*_toptier counters are no top-tier bytes */
+	fx_cgroup_stat(fx, "/job", 200 * MiB, 120 * MiB, NULL);
+	v = fx_read(fx->cg, "job/memory.stat");
+	ck_assert_strstr(v, "pgdemote_toptier 11");
+	free(v);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 150 * MiB);
+	ck_assert(!tier_share_fast_exact(s, i));
+
+	tier_share_free(s);
+	tier_policy_free(p);
+	tier_topology_free(topo);
+	fx_free(fx);
+}
+END_TEST
+
 /* A symlinked candidate (someone else's directory) is left out, nothing
  * is read through it; one tier: nothing to share. */
 START_TEST(test_hostile_and_one_tier)
@@ -312,6 +408,7 @@ Suite *suite_share(void)
 
 	tcase_add_test(tc, test_who_shares);
 	tcase_add_test(tc, test_demand_sources);
+	tcase_add_test(tc, test_toptier_source);
 	tcase_add_test(tc, test_hostile_and_one_tier);
 	tcase_add_test(tc, test_many);
 	suite_add_tcase(s, tc);
