@@ -10,13 +10,15 @@
 #                        write the table to build/vm/behaviour-matrix.md
 #   make check-vm-debug  the debug kernel (make kernel KERNEL=debug), VM_DEBUG_CASES
 #   make check-vm-smp8   the patched kernel with 8 vCPUs, VM_SMP8_CASES
+#   make vm-charge-cost  measure the charge path with memory_tiered_limits off
+#                        and on (toptier-charge-cost, VM_CC_SMP vCPUs)
 #
 # Variables: VM_CASES (the cases to run), VM_TIMEOUT (seconds per VM),
 # VM_KERNEL (bzImage for check-vm; default the patched build).
 
 VM_DIR      := $(BUILD)/vm
 VM_GUEST    := $(VM_DIR)/tierd-vmtest
-VM_SRCS     := tests/vm/guest/tierd-vmtest.c tests/vm/guest/vmlib.c
+VM_SRCS     := tests/vm/guest/tierd-vmtest.c tests/vm/guest/vmlib.c tests/vm/guest/toptier.c
 VM_KERNEL   ?= $(BUILD)/kernel/patched/bzImage
 VM_STOCK_KERNEL ?= $(BUILD)/kernel/stock/bzImage
 VM_TIMEOUT  ?= 240
@@ -30,7 +32,7 @@ VM_LDFLAGS  := -static -pthread
 VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 	promote-no-toptier-faults file-ro-promote shmem-promote cow-shared-promote \
 	pid-inactive-promote pid-inactive-large knob-hierarchy knob-einval global-off \
-	kselftest
+	toptier-exchange kselftest
 
 RUN_VM := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
 
@@ -147,6 +149,21 @@ VM_BM_TIMEOUT ?= 900
 vm-behaviour-matrix: vm-guest
 	$(Q)BUILD=$(BUILD) $(TOP)/tests/vm/behaviour-matrix.sh --kernel $(VM_KERNEL) \
 		--timeout $(VM_BM_TIMEOUT)
+
+# toptier-charge-cost, a measurement (not in make check): N threads (one per
+# vCPU) map, touch and unmap 8 MB in a cgroup with a top-tier ceiling that
+# is never reached, with cgroup2's memory_tiered_limits off and on in turn
+# (5 rounds each); prints the ns per fault of each run and the on/off ratio
+# (CHARGECOST-RATIO). Environment for the guest: VM_CC_ENV, e.g.
+# VM_CC_ENV="--env TIERD_CHARGE_ITERS=128 --env TIERD_CHARGE_ROUNDS=8".
+VM_CC_SMP     ?= 4
+VM_CC_TIMEOUT ?= 900
+VM_CC_ENV     ?=
+
+.PHONY: vm-charge-cost
+vm-charge-cost: vm-guest
+	$(Q)env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_CC_TIMEOUT) \
+		--smp $(VM_CC_SMP) $(VM_CC_ENV) --kernel $(VM_KERNEL) toptier-charge-cost
 
 CHECK_TARGETS += check-vm check-vm-smp8 check-vm-debug
 CLEAN_FILES   += $(VM_DIR)

@@ -24,6 +24,9 @@
  * prints one more line (COWCOST, CELL, FAULTCOST, BUDGET) and fails only
  * when the workload cannot be set up or the premise of the measurement is
  * not met.
+ *
+ * The cases of the tier-aware memcg limits (toptier-exchange, and the
+ * toptier-charge-cost measurement) are in toptier.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -43,6 +46,7 @@
 #include <unistd.h>
 
 #include "vmlib.h"
+#include "toptier.h"
 
 #define NO_KNOB_REASON	"kernel lacks memory.numa_balancing"
 
@@ -1103,18 +1107,6 @@ out:
 
 /* --- checks --------------------------------------------------------------- */
 
-static int failures;
-
-#define CHECK(cond, ...) do {							\
-	if (cond) {								\
-		printf("  ok: ");						\
-	} else {								\
-		printf("  FAILED: ");						\
-		failures++;							\
-	}									\
-	msg(__VA_ARGS__);							\
-} while (0)
-
 static bool knob_available(void)
 {
 	char cg[PATH_MAX];
@@ -1148,16 +1140,6 @@ static bool need_knob(bool run_anyway, int *ret_exit)
 	msg("SKIP: " NO_KNOB_REASON);
 	*ret_exit = EXIT_SKIP;
 	return false;
-}
-
-static int verdict(const char *name)
-{
-	if (failures) {
-		msg("FAIL: %s (%d failed checks)", name, failures);
-		return 1;
-	}
-	msg("PASS: %s", name);
-	return 0;
 }
 
 static long pct(long part, long whole, int percent)
@@ -1447,27 +1429,6 @@ static int case_kselftest(const char *name)
 		msg("FAIL: %s: exit %d", name, WEXITSTATUS(status));
 		return 1;
 	}
-}
-
-/* The integer in the environment variable NAME, DEF when it is unset. */
-static int env_int(const char *name, int def, int min, int max, int *ret)
-{
-	const char *s = getenv(name);
-	char *end;
-	long v;
-
-	if (!s || !*s) {
-		*ret = def;
-		return 0;
-	}
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max) {
-		msg("FAIL: %s=%s: want a number in %d..%d", name, s, min, max);
-		return -EINVAL;
-	}
-	*ret = (int)v;
-	return 0;
 }
 
 /* cow-shared-cost: how fast a COW-shared hot set is promoted when N
@@ -1968,6 +1929,10 @@ static int run_case(const char *name)
 		return case_ro_toptier_budget(name);
 	if (!strcmp(name, "pid-inactive-large"))
 		return case_pid_inactive_large(name);
+	if (!strcmp(name, "toptier-exchange"))
+		return case_toptier_exchange(name);
+	if (!strcmp(name, "toptier-charge-cost"))
+		return case_toptier_charge_cost(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1977,7 +1942,7 @@ static const char *const cases[] = {
 	"promote-no-toptier-faults", "file-ro-promote", "shmem-promote",
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
-	"ro-toptier-budget", "pid-inactive-large",
+	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-charge-cost",
 };
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 size_t page_size = 4096;
 bool matrix_mode;
 unsigned int time_scale = 1;
+int failures;
 
 const char *const counter_names[NR_COUNTERS] = {
 	[C_NUMA_PTE_UPDATES]		= "numa_pte_updates",
@@ -146,6 +147,42 @@ int read_key_u64(const char *path, const char *key, uint64_t *ret)
 	if (!k.found)
 		return -ENOENT;
 	*ret = k.val;
+	return 0;
+}
+
+struct keys_lookup {
+	const char *const *keys;
+	unsigned int nr;
+	uint64_t *vals;
+	uint64_t found;
+};
+
+static void match_keys(const char *key, uint64_t v, void *data)
+{
+	struct keys_lookup *k = data;
+	unsigned int i;
+
+	for (i = 0; i < k->nr; i++) {
+		if (!strcmp(key, k->keys[i])) {
+			k->vals[i] = v;
+			k->found |= 1ULL << i;
+		}
+	}
+}
+
+int read_keys_u64(const char *path, const char *const *keys, unsigned int nr, uint64_t *vals,
+		  uint64_t *ret_found)
+{
+	struct keys_lookup k = { .keys = keys, .nr = nr, .vals = vals };
+	int r;
+
+	if (nr > 64)
+		return -EINVAL;
+	r = for_each_key(path, match_keys, &k);
+	if (r < 0)
+		return r;
+	if (ret_found)
+		*ret_found = k.found;
 	return 0;
 }
 
@@ -306,6 +343,11 @@ int policy_default(void)
 
 long pages_on_node(const void *addr, size_t len, int node, long *ret_present)
 {
+	return pages_on_node_pid(0, addr, len, node, ret_present);
+}
+
+long pages_on_node_pid(pid_t pid, const void *addr, size_t len, int node, long *ret_present)
+{
 	enum { CHUNK = 1024 };
 	void *pages[CHUNK];
 	int status[CHUNK];
@@ -318,7 +360,7 @@ long pages_on_node(const void *addr, size_t len, int node, long *ret_present)
 
 		for (j = 0; j < cnt; j++)
 			pages[j] = (char *)addr + (i + j) * page_size;
-		if (syscall(SYS_move_pages, 0, cnt, pages, NULL, status, 0) < 0)
+		if (syscall(SYS_move_pages, pid, cnt, pages, NULL, status, 0) < 0)
 			return -errno;
 		for (j = 0; j < cnt; j++) {
 			if (status[j] >= 0)
@@ -373,6 +415,36 @@ void dirty_pages(void *addr, size_t len)
 
 	for (off = 0; off < len; off += page_size)
 		p[off] = (unsigned char)(off / page_size) | 1;
+}
+
+int verdict(const char *name)
+{
+	if (failures) {
+		msg("FAIL: %s (%d failed checks)", name, failures);
+		return 1;
+	}
+	msg("PASS: %s", name);
+	return 0;
+}
+
+int env_int(const char *name, int def, int min, int max, int *ret)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s) {
+		*ret = def;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max) {
+		msg("FAIL: %s=%s: want a number in %d..%d", name, s, min, max);
+		return -EINVAL;
+	}
+	*ret = (int)v;
+	return 0;
 }
 
 double now_sec(void)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define FAST_NODE	0
 #define SLOW_NODE	1
@@ -27,12 +28,38 @@ extern unsigned int time_scale;
 
 #define msg(...)	do { printf(__VA_ARGS__); putchar('\n'); fflush(stdout); } while (0)
 
+/* Checks of a case: CHECK() prints "ok:" or "FAILED:" and the message and
+ * counts the failures; verdict() prints PASS or FAIL and returns the exit
+ * status. */
+extern int failures;
+
+#define CHECK(cond, ...) do {							\
+	if (cond) {								\
+		printf("  ok: ");						\
+	} else {								\
+		printf("  FAILED: ");						\
+		failures++;							\
+	}									\
+	msg(__VA_ARGS__);							\
+} while (0)
+
+int verdict(const char *name);
+
+/* The integer in the environment variable NAME, DEF when it is unset;
+ * -EINVAL (with a FAIL line) when it is not a number in MIN..MAX. */
+int env_int(const char *name, int def, int min, int max, int *ret);
+
 /* sysfs/procfs attribute I/O: one read() or write(), newline stripped. */
 int read_attr(const char *path, char *buf, size_t size);
 int write_attr(const char *path, const char *val);
 int read_attr_u64(const char *path, uint64_t *ret);
 /* The value of KEY in a "key value" per line file (vmstat, memory.stat). */
 int read_key_u64(const char *path, const char *key, uint64_t *ret);
+/* NR keys of such a file in one pass: VALS[i] is KEYS[i]'s value, left
+ * alone when the key is missing; bit i of *RET_FOUND (when not NULL) says
+ * whether it was found. NR <= 64. */
+int read_keys_u64(const char *path, const char *const *keys, unsigned int nr, uint64_t *vals,
+		  uint64_t *ret_found);
 
 int set_numa_balancing(int mode);
 
@@ -77,6 +104,9 @@ int policy_default(void);
 /* Pages of [addr, addr+len) on NODE (query only; not-present pages do not
  * count). ret_present gets the number of present pages when not NULL. */
 long pages_on_node(const void *addr, size_t len, int node, long *ret_present);
+/* The same for the range at ADDR in process PID's address space (0: the
+ * caller's). */
+long pages_on_node_pid(pid_t pid, const void *addr, size_t len, int node, long *ret_present);
 /* Migrates the present pages of [addr, addr+len) to NODE. */
 int move_to_node(void *addr, size_t len, int node);
 /* Read one byte of every page; returns a sum so it is not optimised out. */
