@@ -53,7 +53,7 @@ check-kselftest-toptier:
 	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
 	$(Q)$(MAKE) --no-print-directory kselftests
 	$(Q)$(call run_test,vm-kselftest-toptier,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
-		--timeout 300 --kernel $(BUILD)/kernel/patched/bzImage \
+		--timeout 900 --kernel $(BUILD)/kernel/patched/bzImage \
 		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier)
 
 CHECK_TARGETS += check-kernel-checkpatch check-kselftest-toptier
