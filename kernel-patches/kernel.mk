@@ -17,7 +17,8 @@ KERNEL_SH  := $(TOP)/scripts/kernel.sh
 KERNEL_ENV := BUILD=$(BUILD)
 
 .PHONY: kernel kselftest-numa kernel-checkpatch kernel-build-each kernel-export \
-	kernel-clean check-kernel-checkpatch kselftests check-kselftest-toptier
+	kernel-clean check-kernel-checkpatch kselftests check-kselftest-toptier \
+	check-kselftest-toptier-debug
 
 kernel:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) build $(KERNEL)
@@ -56,6 +57,15 @@ check-kselftest-toptier:
 		--timeout 900 --kernel $(BUILD)/kernel/patched/bzImage \
 		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier)
 
-CHECK_TARGETS += check-kernel-checkpatch check-kselftest-toptier
+# The same on the debug kernel (lockdep, KASAN, DEBUG_VM): the charge,
+# migration, reservation and demotion paths of patches 10-15 under it.
+check-kselftest-toptier-debug:
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=debug
+	$(Q)$(MAKE) --no-print-directory kselftests
+	$(Q)$(call run_test,vmdebug-kselftest-toptier,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout 1200 --time-scale 3 --kernel $(BUILD)/kernel/debug/bzImage \
+		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier)
+
+CHECK_TARGETS += check-kernel-checkpatch check-kselftest-toptier check-kselftest-toptier-debug
 
 include tests/kernel/cgroup-selftests.mk

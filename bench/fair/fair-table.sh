@@ -13,7 +13,8 @@
 set -u
 [ $# -ge 1 ] || { echo "usage: fair-table.sh LOG..." >&2; exit 2; }
 
-awk -v step="${FAIR_TABLE_STEP:-5}" -v latepct="${FAIR_TABLE_LATE_PCT:-90}" '
+awk -v step="${FAIR_TABLE_STEP:-5}" -v latepct="${FAIR_TABLE_LATE_PCT:-90}" \
+	-v settle="${FAIR_TABLE_SETTLE:-5}" '
 function mb(b) { return b / 1048576 }
 function isnum(x) { return x ~ /^[0-9]+$/ }
 # The ceiling of a sample: min(toptier_high, toptier_max) of the numbers
@@ -51,6 +52,14 @@ FNR == 1 { run++ }
 	if (c != "" && (!((run, w) in over) || u - c > over[run, w])) {
 		over[run, w] = u - c
 		overpct[run, w] = c > 0 ? 100 * (u - c) / c : 0
+	}
+	# The same once the ceiling has not moved for "settle" seconds: what
+	# promotion adds, not the excess a lower ceiling leaves to demote.
+	if (!((run, w) in pc) || c != pc[run, w]) { chg[run, w] = t; pc[run, w] = c }
+	if (c != "" && t - chg[run, w] >= settle &&
+	    (!((run, w) in sover) || u - c > sover[run, w])) {
+		sover[run, w] = u - c
+		soverpct[run, w] = c > 0 ? 100 * (u - c) / c : 0
 	}
 	g = v[run, t, w, "target"] + 0
 	if (w == "late" && g > 0 && (run in t0)) {
@@ -119,13 +128,16 @@ END {
 	printf "\nTop tier against its ceiling over each run: the largest overshoot of the usage\n"
 	printf "(memory.stat toptier where the kernel has it, else fast) over the ceiling\n"
 	printf "(memory.toptier_high, or toptier_max where lower), in MB and %% of the ceiling\n"
-	printf "(0: never above); pages demoted to the ceiling and for the exchange at it at the\n"
+	printf "(0: never above); \"settled\": the same from %d s after the last change of the\n", settle
+	printf "ceiling on (what promotion adds, not the excess a lowered ceiling leaves to\n"
+	printf "demote); pages demoted to the ceiling and for the exchange at it at the\n"
 	printf "end (pgdemote_toptier, pgdemote_toptier_exchange; also counted in demoted).\n"
 	printf "\"-\": no ceiling (memory.toptier_high max or absent), or not counted by the kernel.\n"
 	printf "%-8s", "workload"
-	for (k = 1; k <= run; k++) printf " | %-42s", "---- " name[k] " ----"
+	for (k = 1; k <= run; k++) printf " | %-53s", "---- " name[k] " ----"
 	printf "\n%-8s", ""
-	for (k = 1; k <= run; k++) printf " | %10s %10s %10s %8s", "over MB", "over %", "to-ceil", "exchange"
+	for (k = 1; k <= run; k++)
+		printf " | %10s %10s %10s %10s %8s", "over MB", "over %", "settled %", "to-ceil", "exchange"
 	printf "\n"
 	for (i = 1; i <= nw; i++) {
 		w = wl[i]
@@ -138,6 +150,10 @@ END {
 			} else {
 				printf " | %10s %10s", "-", "-"
 			}
+			if ((k, w) in sover)
+				printf " %9.1f%%", (sover[k, w] > 0 ? soverpct[k, w] : 0)
+			else
+				printf " %10s", "-"
 			dt = (k, last[k], w, "demoted_toptier") in v ? v[k, last[k], w, "demoted_toptier"] : "-"
 			dx = (k, last[k], w, "demoted_exchange") in v ? v[k, last[k], w, "demoted_exchange"] : "-"
 			printf " %10s %8s", dt, dx

@@ -87,7 +87,7 @@ check-vm-%: vm-guest
 # the same paths on the debug kernel.
 VM_DEBUG_KERNEL  ?= $(BUILD)/kernel/debug/bzImage
 VM_DEBUG_CASES   ?= topology trace-numab cow-shared-promote knob-hierarchy \
-	kselftest
+	kselftest toptier-exchange
 VM_DEBUG_TIMEOUT ?= 600
 VM_SMP8_CASES    ?= anon-promote-full anon-promote-promote pid-inactive-promote \
 	cow-shared-promote kselftest
