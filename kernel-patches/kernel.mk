@@ -8,7 +8,8 @@
 #                                       test config, with MEMCG=n and with NUMA_BALANCING=n
 #                                       (KERNEL_BUILD_EACH="patched nomemcg nonumab";
 #                                       KERNEL_BUILD_EACH_SCOPE=dirs: only mm/, kernel/sched/,
-#                                       kernel/cgroup/ at each commit, see scripts/kernel.sh)
+#                                       kernel/cgroup/ at each commit, see scripts/kernel.sh;
+#                                       KERNEL_BUILD_EACH_FROM=N: from the Nth commit on)
 #   make kernel-export                  build/kernel/src-patched commits -> kernel-patches/
 #   make kernel-clean                   remove build/kernel (sources, objects, images)
 

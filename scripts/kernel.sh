@@ -333,11 +333,13 @@ checkpatch() {
 # vm_event_item.h, cgroup-defs.h and swap.h, so a full build of each
 # commit is about 8 near-full rebuilds per config: hours per flavour on 2
 # cores. The directories hold every caller of what the series changes.
-# The default scope is the full bzImage.
+# The default scope is the full bzImage. KERNEL_BUILD_EACH_FROM=N starts
+# at the Nth commit (after a change to the later patches only).
 build_each() {
-	local flavour=${1:-patched} c n=0 total rc=0 log start scope dirs targets
+	local flavour=${1:-patched} c n=0 total rc=0 log start scope dirs targets from
 	local src=$KDIR/src-each obj
 	scope=${KERNEL_BUILD_EACH_SCOPE:-full}
+	from=${KERNEL_BUILD_EACH_FROM:-1}
 	prepare "$flavour"
 	configure "$flavour"
 	# A worktree of src-patched of its own, so that checking out each
@@ -359,6 +361,7 @@ build_each() {
 	[ "$scope" = dirs ] && say "[$flavour] scope: $dirs at each commit"
 	for c in $(git_p rev-list --reverse base..tierd); do
 		n=$((n + 1))
+		[ "$n" -ge "$from" ] || continue
 		log=$KDIR/build-each/$flavour-$(printf '%02d' "$n").log
 		say "[$flavour $n/$total] $(git_p log -1 --format='%h %s' "$c")"
 		git -C "$src" checkout -q --detach "$c"
