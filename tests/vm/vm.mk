@@ -84,10 +84,13 @@ check-vm-%: vm-guest
 # the knob, the fault path, the kselftest) and to keep a cold make check
 # under an hour. promote-no-toptier-faults (90 s on the debug kernel) runs
 # on the patched kernel only: the kselftest's test_nb_promote_toptier takes
-# the same paths on the debug kernel.
+# the same paths on the debug kernel. toptier-exchange (4.6 min there) too:
+# test_toptier runs on the debug kernel (check-kselftest-toptier-debug in
+# kernel-patches/kernel.mk) and its refusal and exchange cases take the
+# charge, reservation, demotion and exchange paths.
 VM_DEBUG_KERNEL  ?= $(BUILD)/kernel/debug/bzImage
 VM_DEBUG_CASES   ?= topology trace-numab cow-shared-promote knob-hierarchy \
-	kselftest toptier-exchange
+	kselftest
 VM_DEBUG_TIMEOUT ?= 600
 VM_SMP8_CASES    ?= anon-promote-full anon-promote-promote pid-inactive-promote \
 	cow-shared-promote kselftest
