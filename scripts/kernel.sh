@@ -228,7 +228,7 @@ configure() {
 		line=${want[$sym]}
 		case $line in
 		CONFIG_*=*)
-			grep -qx "$line" "$obj/.config" || bad+=("$line (got: $(grep -E "^(# )?$sym[= ]" "$obj/.config" || echo absent))")
+			grep -qx "$line" "$obj/.config" || bad+=("$line (got: $(grep -E "^(# )?${sym}[= ]" "$obj/.config" || echo absent))")
 			;;
 		*)
 			grep -qx "$sym=y" "$obj/.config" && bad+=("$sym should be off")
