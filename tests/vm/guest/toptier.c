@@ -515,6 +515,26 @@ static int xc_stat_read(const char *cg, struct xc_stat *s)
 	_exit(1);								\
 } while (0)
 
+/* In the workload: LEN bytes mapped and faulted in on NODE, then the default
+ * policy again, so that NUMA balancing may move them. */
+static void *xc_map_on(struct xc_ctl *x, int node, size_t len, const char *name)
+{
+	void *p;
+	int ret;
+
+	ret = policy_bind(node);
+	if (ret < 0)
+		XC_FAIL(x, ret, "set_mempolicy(MPOL_BIND, node %d)", node);
+	p = map_private(len);
+	if (!p)
+		XC_FAIL(x, -errno, "mapping %s", name);
+	dirty_pages(p, len);
+	ret = policy_default();
+	if (ret < 0)
+		XC_FAIL(x, ret, "set_mempolicy(MPOL_DEFAULT)");
+	return p;
+}
+
 /* The workload: A faulted on the fast node and read; on XC_READ_B, B
  * faulted on the slow node (then the default policy, so that NUMA
  * balancing may promote it) and only B read. */
@@ -531,16 +551,7 @@ static void __attribute__((noreturn)) xc_child(const char *cg, struct xc_ctl *x,
 	ret = cg_enter(cg);
 	if (ret < 0)
 		XC_FAIL(x, ret, "joining %.80s", cg);
-	ret = policy_bind(FAST_NODE);
-	if (ret < 0)
-		XC_FAIL(x, ret, "set_mempolicy(MPOL_BIND, node %d)", FAST_NODE);
-	a = map_private(len);
-	if (!a)
-		XC_FAIL(x, -errno, "mapping A");
-	dirty_pages(a, len);
-	ret = policy_default();
-	if (ret < 0)
-		XC_FAIL(x, ret, "set_mempolicy(MPOL_DEFAULT)");
+	a = xc_map_on(x, FAST_NODE, len, "A");
 	x->a = a;
 	atomic_store(&x->state, XC_A_READY);
 	while (atomic_load(&x->phase) == XC_READ_A)
@@ -548,16 +559,7 @@ static void __attribute__((noreturn)) xc_child(const char *cg, struct xc_ctl *x,
 	if (atomic_load(&x->phase) != XC_READ_B)
 		_exit(0);
 
-	ret = policy_bind(SLOW_NODE);
-	if (ret < 0)
-		XC_FAIL(x, ret, "set_mempolicy(MPOL_BIND, node %d)", SLOW_NODE);
-	b = map_private(len);
-	if (!b)
-		XC_FAIL(x, -errno, "mapping B");
-	dirty_pages(b, len);
-	ret = policy_default();
-	if (ret < 0)
-		XC_FAIL(x, ret, "set_mempolicy(MPOL_DEFAULT)");
+	b = xc_map_on(x, SLOW_NODE, len, "B");
 	/* B is on the slow node already: this drains the per-CPU LRU
 	 * batches (lru_cache_disable()), where the last pages of B (and of
 	 * A) would stay unisolatable, never promoted or demoted. */
