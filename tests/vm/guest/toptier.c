@@ -44,7 +44,6 @@
 #define TT_RATE_LIMIT	"/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps"
 #define TT_FEATURES	"/sys/kernel/cgroup/features"
 /* debugfs: only kernels with CONFIG_DEBUG_FS (the debug kernel) have it */
-#define TT_HOT_THRESHOLD "/sys/kernel/debug/sched/numa_balancing/hot_threshold_ms"
 #define TT_MAX_NODES	64
 #define MB		(1UL << 20)
 
@@ -59,7 +58,7 @@ struct tt_saved {
 struct tt_env {
 	char opts[256];		/* cgroup2 options of CG_ROOT at the start */
 	bool remounted;		/* the options were changed */
-	struct tt_saved numab, demotion, exchange, hot;
+	struct tt_saved numab, demotion, exchange;
 };
 
 /* Writes VAL to PATH; the value found there first is kept in S. */
@@ -254,7 +253,6 @@ static void tt_restore(struct tt_env *e)
 		      ret == 0 || ret == -EIO ? now : strerror(-ret));
 		e->remounted = false;
 	}
-	tt_restore_attr(&e->hot);
 	tt_restore_attr(&e->exchange);
 	tt_restore_attr(&e->demotion);
 	tt_restore_attr(&e->numab);
@@ -903,19 +901,6 @@ int case_toptier_exchange(const char *name)
 	if (ret == 0)
 		msg("  kernel.numa_balancing 2 (was %s), demotion_enabled 1 (was %s), promotion "
 		    "rate limit %s MB/s", env.numab.val, env.demotion.val, rl);
-	/*
-	 * A slower kernel (run-vm --time-scale, the debug kernel) takes longer
-	 * from a scan to the workload's next touch of a page: scale the hot
-	 * threshold with it, or B's pages never count as hot.
-	 */
-	if (ret == 0 && time_scale > 1 && access(TT_HOT_THRESHOLD, W_OK) == 0) {
-		char hot[32];
-
-		snprintf(hot, sizeof(hot), "%u", 1000 * time_scale);
-		ret = tt_set(&env.hot, TT_HOT_THRESHOLD, hot);
-		if (ret == 0)
-			msg("  NUMA balancing hot threshold %s ms (was %s)", hot, env.hot.val);
-	}
 	for (x = 0; ret == 0 && x <= 1; x++) {
 		ret = tt_set(&env.exchange, TT_EXCHANGE, x ? "1" : "0");
 		if (ret == 0 && x == 0)
