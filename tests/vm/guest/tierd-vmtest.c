@@ -1961,7 +1961,7 @@ static void hot_threshold_scale(void)
 {
 	char val[32];
 
-	if (time_scale <= 1 || access(HOT_THRESHOLD, W_OK) != 0 ||
+	if (time_scale <= 1 ||
 	    read_attr(HOT_THRESHOLD, hot_threshold_saved, sizeof(hot_threshold_saved)) < 0)
 		return;
 	snprintf(val, sizeof(val), "%u", 1000 * time_scale);
@@ -1981,11 +1981,10 @@ static void hot_threshold_restore(void)
 
 int main(int argc, char **argv)
 {
-	int rc;
-
 	const char *m = getenv("TIERD_VM_MATRIX");
 	const char *scale = getenv("TIERD_VM_TIME_SCALE");
 	long ps = sysconf(_SC_PAGESIZE);
+	int rc;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: tierd-vmtest list | CASE\n");

@@ -43,7 +43,6 @@
 #define TT_NUMAB	"/proc/sys/kernel/numa_balancing"
 #define TT_RATE_LIMIT	"/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps"
 #define TT_FEATURES	"/sys/kernel/cgroup/features"
-/* debugfs: only kernels with CONFIG_DEBUG_FS (the debug kernel) have it */
 #define TT_MAX_NODES	64
 #define MB		(1UL << 20)
 
