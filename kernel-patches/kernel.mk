@@ -9,7 +9,8 @@
 #                                       (KERNEL_BUILD_EACH="patched nomemcg nonumab";
 #                                       KERNEL_BUILD_EACH_SCOPE=dirs: only mm/, kernel/sched/,
 #                                       kernel/cgroup/ at each commit, see scripts/kernel.sh;
-#                                       KERNEL_BUILD_EACH_FROM=N: from the Nth commit on)
+#                                       KERNEL_BUILD_EACH_FROM=N: from the Nth commit on;
+#                                       KERNEL_BUILD_EACH_TO=N: up to the Nth)
 #   make kernel-export                  build/kernel/src-patched commits -> kernel-patches/
 #   make kernel-clean                   remove build/kernel (sources, objects, images)
 

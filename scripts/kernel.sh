@@ -334,12 +334,14 @@ checkpatch() {
 # commit is about 8 near-full rebuilds per config: hours per flavour on 2
 # cores. The directories hold every caller of what the series changes.
 # The default scope is the full bzImage. KERNEL_BUILD_EACH_FROM=N starts
-# at the Nth commit (after a change to the later patches only).
+# at the Nth commit (after a change to the later patches only),
+# KERNEL_BUILD_EACH_TO=N stops after the Nth.
 build_each() {
-	local flavour=${1:-patched} c n=0 total rc=0 log start scope dirs targets from
+	local flavour=${1:-patched} c n=0 total rc=0 log start scope dirs targets from to
 	local src=$KDIR/src-each obj
 	scope=${KERNEL_BUILD_EACH_SCOPE:-full}
 	from=${KERNEL_BUILD_EACH_FROM:-1}
+	to=${KERNEL_BUILD_EACH_TO:-0}
 	prepare "$flavour"
 	configure "$flavour"
 	# A worktree of src-patched of its own, so that checking out each
@@ -362,6 +364,7 @@ build_each() {
 	for c in $(git_p rev-list --reverse base..tierd); do
 		n=$((n + 1))
 		[ "$n" -ge "$from" ] || continue
+		[ "$to" -gt 0 ] && [ "$n" -gt "$to" ] && break
 		log=$KDIR/build-each/$flavour-$(printf '%02d' "$n").log
 		say "[$flavour $n/$total] $(git_p log -1 --format='%h %s' "$c")"
 		git -C "$src" checkout -q --detach "$c"
