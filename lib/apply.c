@@ -150,6 +150,16 @@ static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum t
 			if (r >= 0)
 				r = tier_mode_from_string(strip(buf), &cur);
 		}
+		/*
+		 * A kernel without the knob restricts no cgroup's NUMA
+		 * balancing, which is all "inherit" asks for: a class that
+		 * leaves mode alone applies cleanly on a stock kernel.
+		 */
+		if (r == -EOPNOTSUPP && want == TIER_MODE_INHERIT) {
+			snprintf(ch->old_value, VALUE_MAX, "%s", tier_mode_to_string(want));
+			ch->status = TIER_APPLY_UNCHANGED;
+			return;
+		}
 		if (r < 0)
 			goto fail;
 		snprintf(ch->old_value, VALUE_MAX, "%s", tier_mode_to_string(cur));
