@@ -25,11 +25,14 @@
 # cannot pass with 2 vCPUs: CGST_FLAKY and CGST_KNOWN_FAIL in the script.
 #
 # Variables: CGST_TIMEOUT (seconds per VM, default 3000), CGST_TESTS (a
-# subset), CGST_FLAKY, CGST_KNOWN_FAIL.
+# subset), CGST_FLAKY, CGST_KNOWN_FAIL, CGST_LRU_GEN (MGLRU on, the default,
+# or off; make check-vm-classic runs them with off too, result
+# vmclassic-cgroup-selftests, tests/vm/vm.mk).
 
 CGST_SH      := $(TOP)/tests/kernel/cgroup-selftests.sh
 CGST_TIMEOUT ?= 3000
-CGST_ENV     := BUILD=$(BUILD) CGST_TIMEOUT=$(CGST_TIMEOUT) \
+CGST_LRU_GEN ?= on
+CGST_ENV     := BUILD=$(BUILD) CGST_TIMEOUT=$(CGST_TIMEOUT) CGST_LRU_GEN=$(CGST_LRU_GEN) \
 	$(if $(CGST_TESTS),CGST_TESTS="$(CGST_TESTS)") \
 	$(if $(filter undefined,$(origin CGST_FLAKY)),,CGST_FLAKY="$(CGST_FLAKY)") \
 	$(if $(filter undefined,$(origin CGST_KNOWN_FAIL)),,CGST_KNOWN_FAIL="$(CGST_KNOWN_FAIL)")

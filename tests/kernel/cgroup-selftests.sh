@@ -47,12 +47,26 @@
 #    needs memory to write, in the middle of memcg OOM tests: not done.
 #
 # Environment: BUILD (default <repo>/build), CGST_TIMEOUT (VM timeout, s),
-# CGST_TEST_TIMEOUT (per test in the guest, s), CGST_TESTS (the tests).
+# CGST_TEST_TIMEOUT (per test in the guest, s), CGST_TESTS (the tests),
+# CGST_KERNEL (the patched bzImage, default build/kernel/patched/bzImage),
+# CGST_LRU_GEN (on|off: run-vm --lru-gen; off writes results-*-classic.txt
+# and summary-classic.txt, the MGLRU-off run of make check-vm-classic).
+#
+# A run in which the kernel reported a problem (run-vm exit 126: a WARNING,
+# BUG, lockdep or KASAN report, see tests/vm/run-vm), timed out (124) or
+# gave no result (125) fails the check, whatever the cases' results.
 set -u -o pipefail
 
 TESTS=${CGST_TESTS:-"test_core test_memcontrol test_kmem test_freezer test_kill test_pids test_cpuset"}
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+
+LRU_GEN=${CGST_LRU_GEN:-}
+case $LRU_GEN in
+''|on) SUFFIX= ;;
+off) SUFFIX=-classic ;;
+*) echo "cgroup-selftests.sh: CGST_LRU_GEN=$LRU_GEN: want on or off" >&2; exit 2 ;;
+esac
 
 say() { printf '  CGST    %s\n' "$*"; }
 die() { printf 'cgroup-selftests.sh: %s\n' "$*" >&2; exit 1; }
@@ -254,14 +268,16 @@ guest() {
 
 run_kernel() {
 	# run_kernel NAME BZIMAGE: run the guest mode in the VM, write results-NAME.txt.
-	local name=$1 kernel=$2 out=$BUILD/kernel/cgroup-selftests rc log
+	local name=$1$SUFFIX kernel=$2 out=$BUILD/kernel/cgroup-selftests rc log
 	log=$out/vm-$name.log
-	say "VM on $name kernel ($kernel), log in ${log#"$top"/}"
+	say "VM on $name kernel ($kernel${LRU_GEN:+, MGLRU $LRU_GEN}), log in ${log#"$top"/}"
 	# $TESTS split on purpose: one argument a test.
 	# shellcheck disable=SC2086
 	nice -n 10 env BUILD="$BUILD" "$top/tests/vm/run-vm" -q --timeout "${CGST_TIMEOUT:-3000}" \
-		--kernel "$kernel" --log "$log" "$top/tests/kernel/cgroup-selftests.sh" guest $TESTS
+		${LRU_GEN:+--lru-gen "$LRU_GEN"} --kernel "$kernel" --log "$log" \
+		"$top/tests/kernel/cgroup-selftests.sh" guest $TESTS >"$out/run-vm-$name.out"
 	rc=$?
+	cat "$out/run-vm-$name.out"
 	grep -a '^CGST-CASE: ' "$log" | sed 's/^CGST-CASE: //' | sort -u >"$out/results-$name.txt"
 	{
 		echo "# $name kernel: $kernel"
@@ -270,6 +286,12 @@ run_kernel() {
 	} >"$out/results-$name.hdr"
 	say "$name: $(awk '{c[$3]++} END {for (k in c) printf "%s %d  ", k, c[k]}' "$out/results-$name.txt")(run-vm exit $rc)"
 	[ -s "$out/results-$name.txt" ] || { echo "no results from the $name kernel (run-vm exit $rc)"; return 1; }
+	case $rc in
+	124|125|126)
+		echo "the run on the $name kernel failed: run-vm exit $rc (124 timeout, 125 no" \
+			"result, 126 the kernel reported a problem: the lines are above)"
+		return 1 ;;
+	esac
 	return 0
 }
 
@@ -314,13 +336,13 @@ in_list() {
 compare() {
 	BUILD=${BUILD:-$top/build}
 	local out=$BUILD/kernel/cgroup-selftests stock=$BUILD/kernel/stock/bzImage
-	local rc=0 c r k
-	[ -f "$out/results-patched.txt" ] || die "no $out/results-patched.txt"
-	if [ -r "$stock" ] && [ -f "$out/results-stock.txt" ]; then
+	local rc=0 c r k patched=results-patched$SUFFIX.txt stockres=results-stock$SUFFIX.txt
+	[ -f "$out/$patched" ] || die "no $out/$patched"
+	if [ -r "$stock" ] && [ -f "$out/$stockres" ]; then
 		# Every case that passes on stock (PASS, or FLAKY: passed after
 		# retries) must pass on patched.
 		while read -r c; do
-			r=$(awk -v c="$c" '$1 " " $2 == c { print $3 }' "$out/results-patched.txt")
+			r=$(awk -v c="$c" '$1 " " $2 == c { print $3 }' "$out/$patched")
 			case $r in
 			PASS|FLAKY) ;;
 			FAIL) if in_list "$c" "$CGST_FLAKY"; then
@@ -330,7 +352,7 @@ compare() {
 				fi ;;
 			*) echo "REGRESSION: $c passes on stock, ${r:-no result} on patched"; rc=1 ;;
 			esac
-		done < <(awk '$3 == "PASS" || $3 == "FLAKY" { print $1 " " $2 }' "$out/results-stock.txt")
+		done < <(awk '$3 == "PASS" || $3 == "FLAKY" { print $1 " " $2 }' "$out/$stockres")
 	else
 		echo "no stock kernel at $stock: no baseline, every case must pass or skip on patched"
 		while IFS=$'\t' read -r c r; do
@@ -342,26 +364,29 @@ compare() {
 				echo "FAIL: $c $r"
 				rc=1
 			fi
-		done < <(awk '$3 !~ /^(PASS|SKIP|FLAKY)$/ { print $1 " " $2 "\t" $3 }' "$out/results-patched.txt")
+		done < <(awk '$3 !~ /^(PASS|SKIP|FLAKY)$/ { print $1 " " $2 "\t" $3 }' "$out/$patched")
 	fi
-	grep ' FLAKY$' "$out/results-patched.txt" | sed 's/^/FLAKY (passed after retries): /'
+	grep ' FLAKY$' "$out/$patched" | sed 's/^/FLAKY (passed after retries): /'
 	{
 		for k in patched stock; do
-			[ -f "$out/results-$k.txt" ] || continue
+			[ -f "$out/results-$k$SUFFIX.txt" ] || continue
 			[ "$k" = stock ] && [ ! -r "$stock" ] && continue
-			cat "$out/results-$k.hdr" 2>/dev/null
-			sed "s/^/$k /" "$out/results-$k.txt"
+			cat "$out/results-$k$SUFFIX.hdr" 2>/dev/null
+			sed "s/^/$k$SUFFIX /" "$out/results-$k$SUFFIX.txt"
 		done
-	} >"$out/summary.txt"
-	say "summary in ${out#"$top"/}/summary.txt"
+	} >"$out/summary$SUFFIX.txt"
+	say "summary in ${out#"$top"/}/summary$SUFFIX.txt"
 	return $rc
 }
 
 check() {
 	BUILD=${BUILD:-$top/build}
-	local patched=$BUILD/kernel/patched/bzImage stock=$BUILD/kernel/stock/bzImage rc=0
+	local patched=${CGST_KERNEL:-$BUILD/kernel/patched/bzImage} stock=$BUILD/kernel/stock/bzImage rc=0
+	local k
 	[ -r "$patched" ] || die "no $patched (make kernel KERNEL=patched)"
-	rm -f "$BUILD/kernel/cgroup-selftests/results-"*
+	for k in patched stock; do
+		rm -f "$BUILD/kernel/cgroup-selftests/results-$k$SUFFIX."{txt,hdr}
+	done
 	build || exit 1
 	run_kernel patched "$patched" || rc=1
 	if [ -r "$stock" ]; then

@@ -1,11 +1,24 @@
 #!/bin/bash
 # harness-test.sh KERNEL: checks run-vm itself: the guest's exit status comes
 # back, a skip keeps its reason on the last line, a hung guest is killed at
-# the timeout (exit 124), the serial log of a failed run is kept and --env
-# reaches the guest.
+# the timeout (exit 124), the serial log of a failed run is kept, --env
+# reaches the guest, --lru-gen switches MGLRU, and the splat check bites: a
+# WARNING line in the kernel log fails a run that passed (126), and the
+# test's own output cannot (the bite test, on every kernel).
+#
+# harness-test.sh --lkdtm KERNEL: the bite test with a real WARN(): LKDTM's
+# WARNING crash type (debugfs provoke-crash/DIRECT) in the guest must make
+# run-vm exit 126 and name the WARNING. Skips (77) on a kernel without
+# LKDTM (the debug kernel has it, CONFIG_LKDTM in tierd-debug.config).
 set -u
 run_vm=$(dirname "$0")/run-vm
+mode=basic
+if [ "${1:-}" = --lkdtm ]; then
+	mode=lkdtm
+	shift
+fi
 kernel=$1
+timeout=${HARNESS_TIMEOUT:-120}
 build=${BUILD:-$(cd "$(dirname "$0")/../.." && pwd)/build}
 fail=0
 
@@ -18,6 +31,42 @@ check() {
 		fail=1
 	fi
 }
+
+if [ $mode = lkdtm ]; then
+	out=$("$run_vm" -q --timeout "$timeout" --kernel "$kernel" /bin/sh -c '
+		d=/sys/kernel/debug/provoke-crash/DIRECT
+		if [ ! -e $d ]; then
+			echo "SKIP: kernel without LKDTM: no $d (CONFIG_LKDTM, debugfs)"
+			exit 77
+		fi
+		if ! grep -qx WARNING $d; then
+			echo "SKIP: LKDTM lists no WARNING crash type in $d"
+			exit 77
+		fi
+		echo WARNING >$d
+		echo "lkdtm: wrote WARNING to $d"')
+	rc=$?
+	if [ $rc = 77 ]; then
+		echo "$out" | tail -n 1
+		exit 77
+	fi
+	check "a WARN() from LKDTM fails the run" 126 "$rc"
+	if echo "$out" | grep -q 'run-vm:   kernel: WARNING: CPU: .*lkdtm'; then
+		echo "ok: run-vm names the WARNING: $(echo "$out" | grep -m1 'kernel: WARNING:')"
+	else
+		echo "FAILED: run-vm did not print the WARNING line; it printed:"
+		echo "$out" | sed 's/^/    /'
+		fail=1
+	fi
+	if echo "$out" | grep -q 'run-vm:   kernel tainted'; then
+		echo "ok: run-vm reports the W taint"
+	else
+		echo "FAILED: run-vm did not report the W taint"
+		fail=1
+	fi
+	rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
+	exit $fail
+fi
 
 out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c 'echo hello from the guest; exit 3')
 rc=$?
@@ -49,5 +98,52 @@ check "guest mounts: cgroup2, writable /tmp, read-only build/" 0 "$?"
 out=$("$run_vm" -q --timeout 120 --kernel "$kernel" --env 'TIERD_VM_X=a b$c' /bin/sh -c \
 	'test "$TIERD_VM_X" = "a b\$c"')
 check "run-vm --env NAME=VALUE reaches the guest" 0 "$?"
+
+# The bite test: a WARNING in the kernel log fails a run whose test passed.
+# The line goes in through /dev/kmsg at KERN_WARNING, the level WARN()
+# prints at; it taints nothing, so the log check alone must catch it.
+fake='WARNING: CPU: 0 PID: 1 at test/fake.c:1 probe'
+out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c \
+	"echo '<4>$fake' >/dev/kmsg && dmesg | grep -q 'test/fake.c:1 probe'")
+rc=$?
+check "a WARNING in the kernel log fails a passing run" 126 "$rc"
+if echo "$out" | grep -qF "run-vm:   kernel: $fake"; then
+	echo "ok: run-vm names the WARNING line"
+else
+	echo "FAILED: run-vm did not print the WARNING line; it printed:"
+	echo "$out" | sed 's/^/    /'
+	fail=1
+fi
+rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
+
+# ... and so does one the console never showed: only the dump at the end
+# of the run has it (console at log level 1).
+out=$("$run_vm" -q --timeout 120 --loglevel 1 --kernel "$kernel" /bin/sh -c \
+	"echo '<4>$fake' >/dev/kmsg")
+check "a WARNING only the kernel log dump has fails the run" 126 "$?"
+rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
+
+# A test's own output is not the kernel's: splat-like lines on stdout, and
+# a user space fault the kernel logs (traps: ... general protection fault),
+# pass.
+out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c \
+	"echo '$fake'; echo 'BUG: not a kernel bug'; echo 'Kernel panic - not really';
+	 echo '<6>traps: probe[1] general protection fault ip:0 sp:0 error:0' >/dev/kmsg")
+check "splat-like test output and a user space fault do not fail the run" 0 "$?"
+
+# --lru-gen: MGLRU off and on, as the guest sees it; a kernel without
+# MGLRU fails the run (125) and says why.
+lru=/sys/kernel/mm/lru_gen/enabled
+out=$("$run_vm" -q --timeout 120 --kernel "$kernel" --lru-gen off /bin/sh -c \
+	"echo lru_gen=\$(cat $lru); test \"\$(cat $lru)\" = 0x0000")
+rc=$?
+if [ $rc = 125 ] && echo "$out" | grep -q "$lru is missing"; then
+	echo "ok: run-vm --lru-gen off on a kernel without MGLRU: 125, \"$lru is missing\""
+else
+	check "run-vm --lru-gen off: $lru reads 0x0000" 0 "$rc"
+	"$run_vm" -q --timeout 120 --kernel "$kernel" --lru-gen on /bin/sh -c \
+		"echo lru_gen=\$(cat $lru); test \"\$(cat $lru)\" != 0x0000" >/dev/null
+	check "run-vm --lru-gen on: $lru reads non-zero" 0 "$?"
+fi
 
 exit $fail

@@ -13,8 +13,14 @@
 #   make vm-charge-cost  measure the charge path with memory_tiered_limits off
 #                        and on (toptier-charge-cost, VM_CC_SMP vCPUs)
 #
+#   make check-vm-classic the reclaim-sensitive cases again with MGLRU off
+#                        (run-vm --lru-gen off): VM_CLASSIC_CASES, results
+#                        vmclassic-CASE
+#
 # Variables: VM_CASES (the cases to run), VM_TIMEOUT (seconds per VM),
-# VM_KERNEL (bzImage for check-vm; default the patched build).
+# VM_KERNEL (bzImage for check-vm; default the patched build), VM_LRU_GEN
+# (on|off: MGLRU in the vm-, vmdebug- and vm8- runs; default on, what the
+# test kernels and Debian's boot with).
 
 VM_DIR      := $(BUILD)/vm
 VM_GUEST    := $(VM_DIR)/tierd-vmtest
@@ -34,7 +40,9 @@ VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 	pid-inactive-promote pid-inactive-large knob-hierarchy knob-einval global-off \
 	toptier-exchange kselftest
 
-RUN_VM := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
+VM_LRU_GEN ?= on
+RUN_VM_BASE := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
+RUN_VM := $(RUN_VM_BASE) --lru-gen $(VM_LRU_GEN)
 
 .PHONY: vm-guest check-vm check-vm-cases check-vm-harness vm-matrix vm-run
 
@@ -89,7 +97,7 @@ check-vm-%: vm-guest
 # kernel-patches/kernel.mk) and its refusal and exchange cases take the
 # charge, reservation, demotion and exchange paths.
 VM_DEBUG_KERNEL  ?= $(BUILD)/kernel/debug/bzImage
-VM_DEBUG_CASES   ?= topology trace-numab cow-shared-promote knob-hierarchy \
+VM_DEBUG_CASES   ?= lkdtm-warn topology trace-numab cow-shared-promote knob-hierarchy \
 	kselftest
 VM_DEBUG_TIMEOUT ?= 600
 VM_SMP8_CASES    ?= anon-promote-full anon-promote-promote pid-inactive-promote \
@@ -118,19 +126,57 @@ check-vm-debug: vm-guest
 # each is traced with its promotion-only reason.
 check-vmdebug-trace-numab: vm-guest
 	$(Q)$(call run_test,vmdebug-trace-numab,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
-		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --kernel $(VM_DEBUG_KERNEL) \
-		$(TOP)/tests/vm/trace-numab.sh)
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) \
+		--kernel $(VM_DEBUG_KERNEL) $(TOP)/tests/vm/trace-numab.sh)
+
+# lkdtm-warn: the splat check bites on a real WARN(): LKDTM's WARNING crash
+# type in the guest must make run-vm exit 126 (tests/vm/harness-test.sh
+# --lkdtm; skips without LKDTM).
+check-vmdebug-lkdtm-warn:
+	$(Q)$(call run_test,vmdebug-lkdtm-warn,env BUILD=$(BUILD) HARNESS_TIMEOUT=$(VM_DEBUG_TIMEOUT) \
+		$(TOP)/tests/vm/harness-test.sh --lkdtm $(VM_DEBUG_KERNEL))
 
 check-vmdebug-%: vm-guest
 	$(Q)$(call run_test,vmdebug-$*,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
-		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --kernel $(VM_DEBUG_KERNEL) $*)
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) \
+		--kernel $(VM_DEBUG_KERNEL) $*)
 
 check-vm-smp8: vm-guest
 	$(call vm_suite,VM tests with 8 vCPUs ($(VM_KERNEL)),vm8,$(VM_SMP8_CASES),patched)
 
 check-vm8-%: vm-guest
 	$(Q)$(call run_test,vm8-$*,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
-		--timeout $(VM_SMP8_TIMEOUT) --time-scale 2 --smp 8 --kernel $(VM_KERNEL) $*)
+		--timeout $(VM_SMP8_TIMEOUT) --time-scale 2 --smp 8 --lru-gen $(VM_LRU_GEN) \
+		--kernel $(VM_KERNEL) $*)
+
+# The reclaim-sensitive cases again on the patched kernel with MGLRU off
+# (the classic two-list LRU: shrink_node_memcgs() instead of MGLRU's
+# shrink_one()), results vmclassic-CASE. The series' ceiling demotion,
+# top-tier min/low and exchange all go through reclaim; the promotion cases
+# do not, and run with MGLRU on only. tests/vm/README.md gives each case's
+# time and the reasons for the split.
+#   toptier-exchange     the guest case: refusal at the ceiling, exchange
+#   kselftest-toptier    test_toptier: ceilings, demotion, hard min, exchange
+#   cgroup-selftests     the base tree's test_memcontrol, test_kmem, ... (the
+#                        memcg reclaim paths the series changes)
+VM_CLASSIC_CASES ?= toptier-exchange kselftest-toptier cgroup-selftests
+
+.PHONY: check-vm-classic
+check-vm-classic: vm-guest
+	$(call vm_suite,VM tests with MGLRU off ($(VM_KERNEL)),vmclassic,$(VM_CLASSIC_CASES),patched)
+
+check-vmclassic-kselftest-toptier: vm-guest
+	$(Q)$(call run_test,vmclassic-kselftest-toptier,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout 900 --lru-gen off --kernel $(VM_KERNEL) \
+		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier)
+
+check-vmclassic-cgroup-selftests:
+	$(Q)$(MAKE) --no-print-directory cgroup-selftests
+	$(Q)$(call run_test,vmclassic-cgroup-selftests,env $(CGST_ENV) CGST_LRU_GEN=off \
+		CGST_KERNEL=$(VM_KERNEL) $(CGST_SH) check)
+
+check-vmclassic-%: vm-guest
+	$(Q)$(call run_test,vmclassic-$*,$(RUN_VM_BASE) --lru-gen off --kernel $(VM_KERNEL) $*)
 
 vm-run: vm-guest
 	$(RUN_VM) --kernel $(VM_KERNEL) $(VM_TEST)
@@ -168,5 +214,5 @@ vm-charge-cost: vm-guest
 	$(Q)env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_CC_TIMEOUT) \
 		--smp $(VM_CC_SMP) $(VM_CC_ENV) --kernel $(VM_KERNEL) toptier-charge-cost
 
-CHECK_TARGETS += check-vm check-vm-smp8 check-vm-debug
+CHECK_TARGETS += check-vm check-vm-smp8 check-vm-debug check-vm-classic
 CLEAN_FILES   += $(VM_DIR)

@@ -13,6 +13,10 @@
  * the cgroup2 options, so the ones in use are repeated) and put the
  * original options back on every way out, and the sysctls they change as
  * well.
+ * After every workload, the leak check: its cgroup's toptier (memory.stat)
+ * returns to 0 and, for toptier-exchange, whose workload runs in a child
+ * cgroup, the parent's returns to 0 after the child's rmdir (tt_leak_check()).
+ *
  * A kernel without memory.toptier_high, the memory.stat key "toptier" or
  * /sys/kernel/mm/numa/toptier_exchange (or, for the measurement, the mount
  * option) skips (77), in matrix mode as well.
@@ -432,6 +436,68 @@ static long long tv_us(const struct timeval *tv)
 	return (long long)tv->tv_sec * 1000000 + tv->tv_usec;
 }
 
+/* --- the leak check -------------------------------------------------------- */
+
+#define TT_LEAK_WAIT	10.0	/* x time_scale: the most a counter may take */
+#define TT_LEAK_POLL	0.1
+
+/* Waits, bounded, for the memory.stat toptier of CG to read 0, draining
+ * the per-CPU LRU batches before every read (a freed folio still held by a
+ * batch is still charged). The last value read, in bytes; *RET_SECS the
+ * time it took, *RET_FOUND whether the key was there. */
+static uint64_t tt_toptier_drained(const char *cg, double *ret_secs, bool *ret_found)
+{
+	double t0 = now_sec(), end = t0 + TT_LEAK_WAIT * time_scale;
+	uint64_t v;
+	bool found;
+
+	for (;;) {
+		lru_drain_all();
+		v = cg_key(cg, "memory.stat", "toptier", &found);
+		if (!found || v == 0 || now_sec() >= end)
+			break;
+		sleep_sec(TT_LEAK_POLL);
+	}
+	*ret_secs = now_sec() - t0;
+	*ret_found = found;
+	return v;
+}
+
+/* The leak check after a tier-aware workload in CHILD has exited and been
+ * reaped: CHILD's toptier returns to 0; CHILD is removed; then PARENT's
+ * (hierarchical) toptier returns to 0 as well: a missed uncharge, or a
+ * folio left charged to the removed cgroup, keeps it up. PARENT NULL: the
+ * cgroup is a child of the root, whose counter has everyone's (only CHILD
+ * is checked, and removed). An uncharge below 0 does not show here:
+ * page_counter WARNs ("page_counter underflow"), and run-vm fails the run
+ * on the WARNING. Prints a LEAKCHECK line. */
+static void tt_leak_check(const char *what, const char *parent, const char *child)
+{
+	double secs_c = 0, secs_p = 0;
+	uint64_t c, p = 0;
+	bool found_c, found_p = true;
+	int ret;
+
+	c = tt_toptier_drained(child, &secs_c, &found_c);
+	ret = cg_destroy(child);
+	CHECK(ret == 0, "%s: leak check: the workload's cgroup removed%s%s", what,
+	      ret ? ": " : "", ret ? strerror(-ret) : "");
+	if (parent)
+		p = tt_toptier_drained(parent, &secs_p, &found_p);
+	printf("LEAKCHECK case=%s toptier_kb=%llu secs=%.1f parent_toptier_kb=%s%llu "
+	       "parent_secs=%.1f\n", what, (unsigned long long)(c >> 10), secs_c,
+	       parent ? "" : "-", (unsigned long long)(p >> 10), secs_p);
+	CHECK(found_c && c == 0, "%s: leak check: the cgroup's toptier back to 0 after the "
+	      "workload exited: %llu kB%s (%.1f s, bound %.0f s)", what,
+	      (unsigned long long)(c >> 10), found_c ? "" : ", no toptier key", secs_c,
+	      TT_LEAK_WAIT * time_scale);
+	if (parent)
+		CHECK(found_p && p == 0, "%s: leak check: the parent's toptier back to 0 after "
+		      "the rmdir: %llu kB%s (%.1f s, bound %.0f s)", what,
+		      (unsigned long long)(p >> 10), found_p ? "" : ", no toptier key", secs_p,
+		      TT_LEAK_WAIT * time_scale);
+}
+
 /* --- toptier-exchange ----------------------------------------------------- */
 
 #define XC_MB		32	/* C, the ceiling, and the size of A and of B */
@@ -602,7 +668,7 @@ static int xc_wait(struct xc_ctl *x, pid_t *pid, int state, const char *what)
 static int xc_run(int exchange, struct xc_result *r)
 {
 	size_t len = (size_t)XC_MB * MB;
-	char cg[PATH_MAX], name[48];
+	char parent[PATH_MAX], cg[PATH_MAX] = "", name[48];
 	struct xc_stat s0, s;
 	struct xc_ctl *x = NULL;
 	double t, t0, t1, next_nodes, next_msg;
@@ -617,11 +683,21 @@ static int xc_run(int exchange, struct xc_result *r)
 	r->secs_90 = -1;
 	r->limit = (exchange ? 60.0 : 20.0) * time_scale;
 	r->a_pages = len / page_size;
+	/* The workload's cgroup is a child, so that the leak check can see
+	 * its parent's count after the rmdir. */
 	snprintf(name, sizeof(name), "vmtest-toptier-exchange%d", exchange);
-	ret = cg_create(NULL, name, cg, sizeof(cg));
+	ret = cg_create(NULL, name, parent, sizeof(parent));
 	if (ret < 0) {
 		msg("cannot create cgroup %s: %s", name, strerror(-ret));
 		return ret;
+	}
+	ret = cg_enable_memory(parent);
+	if (ret == 0)
+		ret = cg_create(parent, "workload", cg, sizeof(cg));
+	if (ret < 0) {
+		msg("cannot create cgroup %s/workload: %s", parent, strerror(-ret));
+		cg[0] = '\0';
+		goto out;
 	}
 	ret = set_toptier_high(cg, len, &r->high, &r->c);
 	if (ret < 0)
@@ -790,7 +866,11 @@ out:
 	}
 	if (x)
 		munmap(x, sizeof(*x));
-	cg_destroy(cg);
+	if (cg[0]) {
+		snprintf(name, sizeof(name), "toptier-exchange exchange=%d", exchange);
+		tt_leak_check(name, parent, cg);
+	}
+	cg_destroy(parent);
 	return ret;
 }
 
@@ -1123,6 +1203,9 @@ out:
 		close(fds[0]);
 	if (fds[1] >= 0)
 		close(fds[1]);
+	/* The workload has been reaped (or never started): the cgroup is
+	 * empty. A child of the root, to measure one level: no parent. */
+	tt_leak_check(on ? "toptier-charge-cost on" : "toptier-charge-cost off", NULL, cg);
 	cg_destroy(cg);
 	return ret;
 }

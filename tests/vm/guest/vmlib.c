@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -394,6 +395,32 @@ int move_to_node(void *addr, size_t len, int node)
 			return -errno;
 		i += cnt;
 	}
+	return 0;
+}
+
+int lru_drain_all(void)
+{
+	static void *page;
+	int node = -1, status = -1;
+
+	if (!page) {
+		void *p = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return -errno;
+		*(volatile char *)p = 1;
+		page = p;
+	}
+	/* Where the page is, then a move to that node: nothing moves, but
+	 * do_pages_move() runs lru_cache_disable() first. */
+	if (syscall(SYS_move_pages, 0, 1UL, &page, NULL, &status, 0) < 0)
+		return -errno;
+	if (status < 0)
+		return status;
+	node = status;
+	if (syscall(SYS_move_pages, 0, 1UL, &page, &node, &status, MPOL_MF_MOVE) < 0)
+		return -errno;
 	return 0;
 }
 

@@ -109,6 +109,10 @@ long pages_on_node(const void *addr, size_t len, int node, long *ret_present);
 long pages_on_node_pid(pid_t pid, const void *addr, size_t len, int node, long *ret_present);
 /* Migrates the present pages of [addr, addr+len) to NODE. */
 int move_to_node(void *addr, size_t len, int node);
+/* Drains every CPU's per-CPU LRU batches (folios held there are neither
+ * freed nor isolatable until then): a move_pages() of one page of the
+ * caller's to the node it is on. */
+int lru_drain_all(void);
 /* Read one byte of every page; returns a sum so it is not optimised out. */
 unsigned long touch_pages(const void *addr, size_t len);
 void dirty_pages(void *addr, size_t len);
