@@ -14,6 +14,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "escape.h"
 #include "tierd-bus.h"
 #include "tierd-cgwatch.h"
 #include "tierd-config.h"
@@ -30,6 +31,30 @@ static uint64_t now_usec(clockid_t clock)
 
 	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/*
+ * The one way tierd talks sd_notify: assignments are ours (fixed text such
+ * as "READY=1", NULL for none); status is free text that may carry names
+ * others chose (a drop-in's file name in a reload error, a cgroup path) and
+ * is escaped with text_escape() (a newline becomes a backslash and an n),
+ * so it cannot add an assignment of its own (WATCHDOG=trigger, MAINPID=)
+ * to the datagram.
+ */
+void manager_notify(const char *assignments, const char *status)
+{
+	_cleanup_free_ char *esc = NULL, *msg = NULL;
+
+	if (status) {
+		esc = text_escape(status);
+		if (!esc)
+			return;
+	}
+	if (asprintf(&msg, "%s%s%s%s", assignments ?: "", assignments && esc ? "\n" : "",
+		     esc ? "STATUS=" : "", esc ?: "") < 0)
+		return;
+	if (msg[0])
+		(void)sd_notify(false, msg);
 }
 
 bool manager_dry_run(const struct manager *m)
@@ -981,7 +1006,7 @@ void manager_update_status(struct manager *m)
 	_cleanup_free_ char *s = manager_status_text(m);
 
 	if (s)
-		(void)sd_notifyf(false, "STATUS=%s", s);
+		manager_notify(NULL, s);
 }
 
 int manager_reload(struct manager *m, const char *reason)
@@ -989,10 +1014,15 @@ int manager_reload(struct manager *m, const char *reason)
 	struct tier_policy *np = NULL;
 	const struct tier_daemon_config *d;
 	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+	_cleanup_free_ char *status = NULL;
+	char assign[64];
 	int r;
 
-	(void)sd_notifyf(false, "RELOADING=1\nSTATUS=Reloading the policy (%s)\nMONOTONIC_USEC=%llu",
-			 reason, (unsigned long long)now_usec(CLOCK_MONOTONIC));
+	snprintf(assign, sizeof(assign), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)t0);
+	if (asprintf(&status, "Reloading the policy (%s)", reason) < 0)
+		status = NULL;
+	manager_notify(assign, status ?: "Reloading the policy");
 	log_info("Reloading the policy from %s (%s)", m->args.config, reason);
 	m->n_reloads++;
 	r = config_load(m, &np);
@@ -1003,7 +1033,7 @@ int manager_reload(struct manager *m, const char *reason)
 		log_error("Reloading %s failed (%zu error%s), keeping the previous policy",
 			  m->args.config, m->last_reload_n_errors,
 			  m->last_reload_n_errors == 1 ? "" : "s");
-		(void)sd_notify(false, "READY=1");
+		manager_notify("READY=1", NULL);
 		manager_update_status(m);
 		return 0;
 	}
@@ -1050,7 +1080,7 @@ int manager_reload(struct manager *m, const char *reason)
 	log_info("Policy reloaded in %.1f ms: %zu classes, %zu rules",
 		 (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0, tier_policy_class_count(m->policy),
 		 tier_policy_rule_count(m->policy));
-	(void)sd_notify(false, "READY=1");
+	manager_notify("READY=1", NULL);
 	manager_update_status(m);
 	return 0;
 }
@@ -1115,7 +1145,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	if (m->exiting)
 		return 0;
 	log_info("Received %s, exiting", strsignal((int)si->ssi_signo));
-	(void)sd_notify(false, "STOPPING=1\nSTATUS=Shutting down");
+	manager_notify("STOPPING=1", "Shutting down");
 	/* Nothing new from now on. */
 	(void)sd_event_source_set_enabled(m->cg.source, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->proc.source, SD_EVENT_OFF);
@@ -1204,7 +1234,7 @@ int manager_new(const struct manager_args *args, struct manager **ret)
 int manager_startup(struct manager *m)
 {
 	const struct tier_daemon_config *d;
-	const char *root;
+	_cleanup_free_ char *root = NULL, *why = NULL;
 	int r;
 
 	r = config_load(m, &m->policy);
@@ -1219,11 +1249,19 @@ int manager_startup(struct manager *m)
 	}
 	fair_set_page_size(0);
 	d = tier_policy_daemon(m->policy);
-	root = m->args.cgroup_root ?: d->cgroup_root;
+	/* The root every program finds the same way: a cgroup2 mount with the
+	 * memory controller, or a start-up failure that says why. */
+	r = tier_cgroup_root_find(m->args.cgroup_root ?: d->cgroup_root, m->args.procfs_root,
+				  &root, &why);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0 && why)
+		return log_error_errno(r, "%s", why);
+	if (r < 0)
+		return log_error_errno(r, "Cannot find the cgroup root: %m");
 	r = tier_ctx_new(root, m->args.sysfs_root, m->args.procfs_root, &m->ctx);
 	if (r < 0)
-		return log_error_errno(r, "Failed to set up libtier (cgroup root %s): %m",
-				       root ? root : "(discover)");
+		return log_error_errno(r, "Failed to set up libtier (cgroup root %s): %m", root);
 	tier_ctx_set_log_fn(m->ctx, lib_log, m);
 	/* The library's own info messages would repeat ours; its warnings and,
 	 * with -v, its debug messages are worth seeing. */
@@ -1288,7 +1326,7 @@ int manager_run(struct manager *m)
 	_cleanup_free_ char *s = manager_status_text(m);
 	int r;
 
-	(void)sd_notifyf(false, "READY=1\nSTATUS=%s", s ? s : "Running");
+	manager_notify("READY=1", s ? s : "Running");
 	r = sd_event_loop(m->event);
 	if (r < 0)
 		return log_error_errno(r, "Event loop failed: %m");

@@ -125,6 +125,9 @@ struct manager *manager_free(struct manager *m);
 int manager_startup(struct manager *m);
 int manager_run(struct manager *m);
 
+/* sd_notify(): our assignments (NULL: none) and an escaped STATUS= (NULL: none). */
+void manager_notify(const char *assignments, const char *status);
+
 bool manager_dry_run(const struct manager *m);
 /* A full pass: observe the whole tree, evaluate, apply, and rebuild the
  * table of managed cgroups (startup, reload, lost events). */
