@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
-
-#include <libcgroup.h>
 
 #include "libtier-private.h"
 
@@ -22,30 +23,6 @@ void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int li
 	va_end(args);
 }
 
-/* libcgroup's ECG* codes to -errno at the boundary. */
-static int cgroup_error_to_errno(int r)
-{
-	switch (r) {
-	case 0:
-		return 0;
-	case ECGOTHER:
-		return -cgroup_get_last_errno() ?: -EIO;
-	case ECGROUPNOTMOUNTED:
-	case ECGROUPSUBSYSNOTMOUNTED:
-	case ECGROUPNOTEXIST:
-		return -ENOENT;
-	case ECGROUPNOTALLOWED:
-	case ECGROUPNOTOWNER:
-		return -EPERM;
-	case ECGINVAL:
-		return -EINVAL;
-	case ECGROUPNOTINITIALIZED:
-		return -ENXIO;
-	default:
-		return -EIO;
-	}
-}
-
 static bool is_cgroup2(const char *path)
 {
 	struct statfs sfs;
@@ -53,47 +30,11 @@ static bool is_cgroup2(const char *path)
 	return statfs(path, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
 }
 
-static void cgroup_logger_forward(void *userdata, int level, const char *fmt, va_list ap)
+static bool fake_cgroup_allowed(void)
 {
-	struct tier_ctx *ctx = userdata;
-	int prio = level <= CGROUP_LOG_ERROR ? LOG_ERR : level == CGROUP_LOG_WARNING ? LOG_WARNING :
-		   level == CGROUP_LOG_INFO ? LOG_INFO : LOG_DEBUG;
+	const char *e = secure_getenv(TIER_FAKE_CGROUP_ENV);
 
-	/* libcgroup's errors during discovery are not ours: demote them */
-	if (prio < LOG_DEBUG)
-		prio = LOG_DEBUG;
-	if (ctx && ctx->log_fn && prio <= ctx->log_priority)
-		ctx->log_fn(ctx->log_data, prio, __FILE__, __LINE__, "libcgroup", fmt, ap);
-}
-
-static void cgroup_logger_silent(void *userdata, int level, const char *fmt, va_list ap)
-{
-}
-
-/* cgroup2 mount point via libcgroup (memory controller). */
-static int discover_cgroup_libcgroup(struct tier_ctx *ctx, char **ret)
-{
-	char *mnt = NULL;
-	int r;
-
-	/* libcgroup prints to stdout unless a logger is set: the library never prints */
-	cgroup_set_logger(cgroup_logger_forward, CGROUP_LOG_DEBUG, ctx);
-	r = cgroup_error_to_errno(cgroup_init());
-	if (r >= 0)
-		r = cgroup_error_to_errno(cgroup_get_subsys_mount_point("memory", &mnt));
-	cgroup_set_logger(cgroup_logger_silent, CGROUP_LOG_ERROR, NULL);
-	if (r < 0)
-		return r;
-	if (!mnt)
-		return -ENOENT;
-	/* on a hybrid (v1 + v2) host libcgroup returns the v1 memory hierarchy */
-	if (!is_cgroup2(mnt)) {
-		dbg(ctx, "libcgroup's memory mount %s is not cgroup2", mnt);
-		free(mnt);
-		return -ENOENT;
-	}
-	*ret = mnt;
-	return 0;
+	return e && strcmp(e, "1") == 0;
 }
 
 /* Unescape the octal escapes of /proc/self/mountinfo ("\040"). */
@@ -102,7 +43,7 @@ static void unescape_mount(char *s)
 	char *w = s;
 
 	for (char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '7' && p[2] >= '0' && p[2] <= '7' &&
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
 		    p[3] >= '0' && p[3] <= '7') {
 			*w++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
 			p += 3;
@@ -113,12 +54,66 @@ static void unescape_mount(char *s)
 	*w = '\0';
 }
 
-int discover_cgroup_mountinfo(const char *procfs_root, char **ret)
+/* Is word one of the sep-separated words of list? */
+static bool word_in(const char *list, const char *word, char sep)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, sep);
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == n && strncmp(p, word, n) == 0)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+/* 1 if dir/cgroup.controllers lists memory, 0 if not, -errno (-ENOENT: no such file). */
+static int controllers_have_memory(const char *dir)
+{
+	_cleanup_close_ int dfd = -1;
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	r = read_file_at_max(dfd, "cgroup.controllers", 4096, READ_NOFOLLOW, &buf, NULL);
+	if (r < 0)
+		return r;
+	for (char *p = buf; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	return word_in(buf, "memory", ' ');
+}
+
+/* What /proc/self/mountinfo says about cgroups. */
+struct cgroup_mounts {
+	char *first;		/* the first cgroup2 mount point */
+	char *memory;		/* the first cgroup2 mount point with the memory controller */
+	bool v1_memory;		/* the memory controller is mounted as cgroup v1 */
+};
+
+static void cgroup_mounts_done(struct cgroup_mounts *m)
+{
+	free(m->first);
+	free(m->memory);
+}
+
+/*
+ * id parent maj:min root mountpoint opts [optional...] - fstype source superopts
+ * (proc_pid_mountinfo(5)); spaces in the fields are escaped as \040, so " - "
+ * separates the halves.  want_memory: look at each cgroup2 mount's controllers.
+ */
+static int cgroup_mounts_scan(const char *procfs_root, bool want_memory, struct cgroup_mounts *m)
 {
 	_cleanup_free_ char *path = NULL, *buf = NULL;
 	char *line, *save = NULL;
 	int r;
 
+	*m = (struct cgroup_mounts){};
 	r = path_join(&path, procfs_root, "self/mountinfo", NULL);
 	if (r < 0)
 		return r;
@@ -126,25 +121,169 @@ int discover_cgroup_mountinfo(const char *procfs_root, char **ret)
 	if (r < 0)
 		return r;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		/* id parent maj:min root mountpoint opts [optional...] - fstype src superopts */
 		char *sep = strstr(line, " - ");
-		char *f[5], *tok, *s2 = NULL;
+		char *f[5], *fstype, *src, *tok, *s2 = NULL;
+		const char *superopts;
 		int i = 0;
 
 		if (!sep)
 			continue;
-		if (strncmp(sep + 3, "cgroup2 ", 8) != 0)
-			continue;
 		*sep = '\0';
+		fstype = sep + 3;
+		src = strchr(fstype, ' ');
+		if (!src)
+			continue;
+		*src++ = '\0';
+		superopts = strchr(src, ' ');
+		superopts = superopts ? superopts + 1 : "";
+		if (strcmp(fstype, "cgroup") == 0) {
+			if (word_in(superopts, "memory", ','))
+				m->v1_memory = true;
+			continue;
+		}
+		if (strcmp(fstype, "cgroup2") != 0)
+			continue;
 		for (tok = strtok_r(line, " ", &s2); tok && i < 5; tok = strtok_r(NULL, " ", &s2))
 			f[i++] = tok;
 		if (i < 5)
 			continue;
 		unescape_mount(f[4]);
-		*ret = strdup(f[4]);
-		return *ret ? 0 : -ENOMEM;
+		if (!m->first) {
+			m->first = strdup(f[4]);
+			if (!m->first)
+				return -ENOMEM;
+		}
+		if (!want_memory)
+			break;
+		if (!m->memory && controllers_have_memory(f[4]) > 0) {
+			m->memory = strdup(f[4]);
+			if (!m->memory)
+				return -ENOMEM;
+		}
 	}
-	return -ENOENT;
+	return 0;
+}
+
+/* The first cgroup2 mount point of mountinfo (-ENOENT if none). */
+int discover_cgroup_mountinfo(const char *procfs_root, char **ret)
+{
+	struct cgroup_mounts m;
+	int r;
+
+	r = cgroup_mounts_scan(procfs_root, false, &m);
+	if (r >= 0 && !m.first)
+		r = -ENOENT;
+	if (r >= 0) {
+		*ret = m.first;
+		m.first = NULL;
+	}
+	cgroup_mounts_done(&m);
+	return r;
+}
+
+_printf_(3, 4) static int root_why(char **ret_why, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ret_why)
+		return r;
+	va_start(ap, fmt);
+	if (vasprintf(ret_why, fmt, ap) < 0)
+		*ret_why = NULL;
+	va_end(ap);
+	return r;
+}
+
+static int check_given_root(const char *root, char **ret_why)
+{
+	bool fake = fake_cgroup_allowed();
+	struct stat st;
+	int r;
+
+	if (stat(root, &st) < 0)
+		return root_why(ret_why, -errno, "cgroup root %s: %s", root, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return root_why(ret_why, -ENOTDIR, "cgroup root %s is not a directory", root);
+	if (!fake && !is_cgroup2(root))
+		return root_why(ret_why, -EMEDIUMTYPE,
+				"cgroup root %s is not a cgroup2 filesystem: give the cgroup2 "
+				"mount point (grep cgroup2 /proc/self/mountinfo), or leave the "
+				"root out to have it found", root);
+	r = controllers_have_memory(root);
+	if (r == 0)
+		return root_why(ret_why, -ENXIO,
+				"the memory controller is not on cgroup v2 at %s (its "
+				"cgroup.controllers lacks memory; on cgroup v1 in a hybrid "
+				"layout, or not enabled in the parent's cgroup.subtree_control): "
+				"tierd needs it on cgroup v2", root);
+	if (r == -ENOENT && fake)
+		return 0;
+	if (r < 0)
+		return root_why(ret_why, r, "cgroup root %s: cannot read cgroup.controllers: %s",
+				root, strerror(-r));
+	return 0;
+}
+
+int tier_cgroup_root_find(const char *root, const char *procfs_root, char **ret_root,
+			  char **ret_why)
+{
+	struct cgroup_mounts m;
+	_cleanup_free_ char *mountinfo = NULL;
+	char *found;
+	int r;
+
+	if (ret_why)
+		*ret_why = NULL;
+	if (!ret_root)
+		return -EINVAL;
+	if (root) {
+		r = check_given_root(root, ret_why);
+		if (r < 0)
+			return r;
+		found = strdup(root);
+		if (!found)
+			return -ENOMEM;
+		*ret_root = found;
+		return 0;
+	}
+
+	r = path_join(&mountinfo, procfs_root ?: "/proc", "self/mountinfo", NULL);
+	if (r < 0)
+		return r;
+	r = cgroup_mounts_scan(procfs_root ?: "/proc", true, &m);
+	if (r < 0) {
+		cgroup_mounts_done(&m);
+		if (r == -ENOMEM)
+			return r;
+		return root_why(ret_why, r, "cannot read %s: %s", mountinfo, strerror(-r));
+	}
+	if (m.memory) {
+		*ret_root = m.memory;
+		m.memory = NULL;
+		r = 0;
+	} else if (m.first && m.v1_memory) {
+		r = root_why(ret_why, -ENXIO,
+			     "the memory controller is on cgroup v1 (hybrid layout: the cgroup2 "
+			     "mount %s has no memory controller): tierd needs it on cgroup v2 "
+			     "(boot with systemd.unified_cgroup_hierarchy=1)", m.first);
+	} else if (m.first) {
+		r = root_why(ret_why, -ENXIO,
+			     "the cgroup2 mount %s has no memory controller (its "
+			     "cgroup.controllers lacks memory): tierd needs it on cgroup v2",
+			     m.first);
+	} else if (m.v1_memory) {
+		r = root_why(ret_why, -ENOENT,
+			     "no cgroup2 filesystem is mounted and the memory controller is on "
+			     "cgroup v1 (legacy layout): tierd needs it on cgroup v2 (boot with "
+			     "systemd.unified_cgroup_hierarchy=1)");
+	} else {
+		r = root_why(ret_why, -ENOENT,
+			     "no cgroup2 filesystem in %s: mount one (mount -t cgroup2 none "
+			     "/sys/fs/cgroup) or give its mount point as the cgroup root",
+			     mountinfo);
+	}
+	cgroup_mounts_done(&m);
+	return r;
 }
 
 _public_ int tier_ctx_new(const char *cgroup_root, const char *sysfs_root, const char *procfs_root,
@@ -178,13 +317,12 @@ _public_ int tier_ctx_new(const char *cgroup_root, const char *sysfs_root, const
 			goto fail;
 		}
 	} else {
-		r = discover_cgroup_libcgroup(ctx, &ctx->cgroup_root);
+		_cleanup_free_ char *why = NULL;
+
+		r = tier_cgroup_root_find(NULL, ctx->procfs_root, &ctx->cgroup_root, &why);
 		if (r < 0) {
-			dbg(ctx, "libcgroup found no cgroup2 mount (%s), reading mountinfo",
-			    strerror(-r));
-			r = discover_cgroup_mountinfo(ctx->procfs_root, &ctx->cgroup_root);
-			if (r < 0)
-				goto fail;
+			dbg(ctx, "%s", why ?: strerror(-r));
+			goto fail;
 		}
 	}
 	*ret_ctx = ctx;

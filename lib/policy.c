@@ -37,7 +37,6 @@
 #include "tier-internal.h"
 
 #define NAME_MAX_LEN 64
-#define DEFAULT_CGROUP_ROOT "/sys/fs/cgroup"
 
 /* --- error list --- */
 
@@ -254,7 +253,7 @@ static struct tier_policy *policy_new(void)
 
 	if (!p)
 		return NULL;
-	p->daemon.cgroup_root = DEFAULT_CGROUP_ROOT;
+	p->daemon.cgroup_root = NULL;	/* found: tier_cgroup_root_find() */
 	p->daemon.reconcile_interval_usec = 30ull * 1000000;
 	p->daemon.rebalance_interval_usec = 10ull * 1000000;
 	p->daemon.dry_run = false;

@@ -39,7 +39,7 @@ enum tier_log_level_value {
 };
 
 struct tier_daemon_config {
-	const char *cgroup_root;		/* default "/sys/fs/cgroup" */
+	const char *cgroup_root;		/* default NULL: tier_cgroup_root_find() */
 	uint64_t reconcile_interval_usec;	/* default 30 s */
 	uint64_t rebalance_interval_usec;	/* default 10 s */
 	bool dry_run;				/* default false */
@@ -49,6 +49,38 @@ struct tier_daemon_config {
 	const char *include;			/* drop-in dir actually used, NULL if none */
 };
 const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy);
+
+/* ------------------------------------------------------------------------
+ * The cgroup root (one discovery for tierd, tierctl, tierd-metrics, the hook)
+ * ------------------------------------------------------------------------ */
+
+/* Environment variable of the test suites' fake trees (tests/cli/lib.sh,
+ * tests/daemon/lib-host.sh, ...): "1" lets a plain directory stand in for a
+ * cgroup2 mount.  Never set it on a real host. */
+#define TIER_FAKE_CGROUP_ENV "TIER_TEST_FAKE_CGROUP"
+
+/*
+ * The cgroup2 root the project's programs use, found or checked the same way
+ * by each of them.
+ *  root NULL:  discovered: the first cgroup2 mount in
+ *              <procfs_root>/self/mountinfo (mount points unescaped: "\040")
+ *              whose cgroup.controllers lists memory;
+ *  root given: (--cgroup-root, [daemon] cgroup_root) must be a directory on a
+ *              cgroup2 filesystem (statfs() f_type CGROUP2_SUPER_MAGIC) whose
+ *              cgroup.controllers lists memory.
+ * With TIER_FAKE_CGROUP_ENV=1 any directory passes the filesystem check and a
+ * missing cgroup.controllers is accepted (a listing without memory is not).
+ * Returns 0 and *ret_root (malloc'd), or a negative errno and *ret_why (if
+ * ret_why is not NULL; malloc'd, NULL on -ENOMEM), one sentence for the user
+ * that says what is wrong and what to do:
+ *  -ENOENT       root does not exist, or no cgroup2 mount
+ *  -ENOTDIR      root is not a directory
+ *  -EMEDIUMTYPE  root is not a cgroup2 filesystem
+ *  -ENXIO        the memory controller is not on cgroup2 there (hybrid layout)
+ *  -ENOMEM, or what reading mountinfo / cgroup.controllers failed with.
+ */
+int tier_cgroup_root_find(const char *root, const char *procfs_root, char **ret_root,
+			  char **ret_why);
 
 /* ------------------------------------------------------------------------
  * Value parsers of the policy

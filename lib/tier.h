@@ -50,16 +50,15 @@ typedef void (*tier_log_fn)(void *data, int priority, const char *file, int line
 
 /*
  * Create a context.  Each root may be NULL to discover it:
- *  cgroup_root: the cgroup2 mount point, found with libcgroup (memory
- *               controller mount, accepted only if statfs() says cgroup2:
- *               on a hybrid v1/v2 host libcgroup returns the v1 hierarchy)
- *               and otherwise from <procfs_root>/self/mountinfo (the first
- *               mount of fstype cgroup2);
+ *  cgroup_root: the cgroup2 mount point: the first mount of fstype cgroup2
+ *               in <procfs_root>/self/mountinfo whose cgroup.controllers
+ *               lists memory (on a hybrid v1/v2 host, where memory is on
+ *               cgroup v1, there is none: -ENXIO);
  *  sysfs_root:  "/sys";
  *  procfs_root: "/proc".
  * Given roots are used verbatim (they need not exist until used), so tests
  * can point the library at a fake tree.  Returns -ENOENT if no cgroup2 mount
- * can be discovered, -ENOMEM.
+ * can be discovered, -ENXIO if none has the memory controller, -ENOMEM.
  * The new context holds one reference.
  */
 int tier_ctx_new(const char *cgroup_root, const char *sysfs_root, const char *procfs_root,

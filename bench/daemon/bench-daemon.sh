@@ -29,6 +29,8 @@
 #   neither: no old column.  TIER_BENCH=PATH: the libtier benchmark binary
 #   (default build/bench/tier-bench if it exists).
 set -u -o pipefail
+# The fake trees stand in for a cgroup2 mount (tier_cgroup_root_find()).
+export TIER_TEST_FAKE_CGROUP=1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 idle=${1:-60}

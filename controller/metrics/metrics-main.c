@@ -18,6 +18,7 @@
 #include <syslog.h>
 
 #include <tier.h>
+#include <tier-internal.h>
 
 #include "escape.h"
 #include "macro.h"
@@ -72,7 +73,8 @@ static void help(void)
 	printf("%s [OPTIONS]\n\n"
 	       "Write per-cgroup memory tiering metrics in the Prometheus text format.\n\n"
 	       "  --config FILE       policy (default %s, plus its drop-ins)\n"
-	       "  --cgroup-root DIR   cgroup2 mount (default: the policy's cgroup_root)\n"
+	       "  --cgroup-root DIR   cgroup2 mount (default: the policy's cgroup_root, else\n"
+	       "                      the cgroup2 mount with the memory controller)\n"
 	       "  --sysfs-root DIR    sysfs (default /sys)\n"
 	       "  --procfs-root DIR   procfs (default /proc)\n"
 	       "  -o, --output FILE   where to write, atomically; '-' for stdout\n"
@@ -101,6 +103,7 @@ int main(int argc, char **argv)
 	struct tier_policy *policy = NULL;
 	struct tier_ctx *ctx = NULL;
 	struct tierd_metrics *m = NULL;
+	_cleanup_free_ char *root_found = NULL, *root_why = NULL;
 	int c, r, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) >= 0) {
@@ -153,7 +156,13 @@ int main(int argc, char **argv)
 	}
 	if (!cgroup_root)
 		cgroup_root = tier_policy_daemon(policy)->cgroup_root;
-	r = tier_ctx_new(cgroup_root, sysfs_root, proc_root, &ctx);
+	/* the root tierd and tierctl find: a cgroup2 mount with the memory controller */
+	r = tier_cgroup_root_find(cgroup_root, proc_root, &root_found, &root_why);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", PROG, root_why ? root_why : strerror(-r));
+		goto out;
+	}
+	r = tier_ctx_new(root_found, sysfs_root, proc_root, &ctx);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot set up libtier: %s\n", PROG, strerror(-r));
 		goto out;

@@ -79,7 +79,6 @@
 #define PROG "tierd-oci-hook"
 #define DEFAULT_ANNOTATION "tierd.io/class"
 #define DEFAULT_CONFIG "/etc/tierd/tierd.conf"
-#define DEFAULT_CGROUP_ROOT "/sys/fs/cgroup"
 #define TRUSTED_PREFIX "trusted."
 
 /* A new container's cgroup has its init and at most a child or two (crun's
@@ -665,6 +664,7 @@ static int run(const struct hook_opts *o)
 	struct tier_ctx *ctx = NULL;
 	const struct tier_class *cls;
 	const char *class_name, *cgroup_root;
+	_cleanup_free_ char *root_found = NULL, *root_why = NULL;
 	size_t len;
 	int r;
 
@@ -765,9 +765,13 @@ static int run(const struct hook_opts *o)
 	}
 
 	cgroup_root = o->cgroup_root ? o->cgroup_root : tier_policy_daemon(policy)->cgroup_root;
-	if (!cgroup_root)
-		cgroup_root = DEFAULT_CGROUP_ROOT;
-	r = tier_ctx_new(cgroup_root, NULL, o->proc_root, &ctx);
+	/* found and checked as tierd, tierctl and tierd-metrics do */
+	r = tier_cgroup_root_find(cgroup_root, o->proc_root, &root_found, &root_why);
+	if (r < 0) {
+		msg("%s", root_why ? root_why : strerror(-r));
+		goto out;
+	}
+	r = tier_ctx_new(root_found, NULL, o->proc_root, &ctx);
 	if (r < 0) {
 		msg("cannot set up libtier: %s", strerror(-r));
 		goto out;

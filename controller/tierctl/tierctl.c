@@ -24,7 +24,6 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
-#include <sys/statfs.h>
 
 #include <tier.h>
 
@@ -294,52 +293,36 @@ int load_policy(struct tierctl *t, struct tier_policy **ret)
 	return EXIT_OK;
 }
 
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
-/*
- * A root that is not a cgroup2 mount (a cgroup v1 or hybrid host, a typo in
- * cgroup_root) gives confusing results: say so. Not for --cgroup-root, which
- * is how tests point tierctl at a fake tree.
- */
-static bool is_cgroup2(const char *root)
-{
-	struct statfs sfs;
-
-	return statfs(root, &sfs) == 0 && (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC;
-}
-
-static void warn_not_cgroup2(const char *root)
-{
-	if (root && access(root, F_OK) == 0 && !is_cgroup2(root))
-		msg("warning: %s is not a cgroup2 mount (a cgroup v1 or hybrid host?)", root);
-}
-
 /*
  * The context. Cgroup root: --cgroup-root, else the policy's cgroup_root,
- * else fallback, else discovered by the library.
+ * else found (the cgroup2 mount with the memory controller), checked by
+ * libtier's one tier_cgroup_root_find() that tierd, tierd-metrics and the
+ * hook use too: a root that is not a cgroup2 mount with the memory
+ * controller is an error that says why. fallback (a verb that reads no
+ * cgroup) is used as it is.
  */
 int open_ctx(struct tierctl *t, const struct tier_policy *policy, const char *fallback,
 	     struct tier_ctx **ret)
 {
+	_cleanup_free_ char *root = NULL, *why = NULL;
 	const char *cg = t->cgroup_root;
 	int r;
 
-	if (!cg && policy) {
+	if (!cg && policy)
 		cg = tier_policy_daemon(policy)->cgroup_root;
-		/* A hybrid host mounts cgroup2 elsewhere (/sys/fs/cgroup/unified):
-		 * let the library find it instead of the default. */
-		if (cg && strcmp(cg, "/sys/fs/cgroup") == 0 && !is_cgroup2(cg))
-			cg = NULL;
+	if (fallback) {
+		root = strdup(fallback);
+		r = root ? 0 : -ENOMEM;
+	} else {
+		r = tier_cgroup_root_find(cg, t->procfs_root, &root, &why);
 	}
-	if (!cg)
-		cg = fallback;
-	r = tier_ctx_new(cg, t->sysfs_root, t->procfs_root, ret);
-	if (r == -ENOENT && !cg) {
-		msg("no cgroup2 mount found (use --cgroup-root)");
+	if (r < 0 && why) {
+		msg("%s", why);
 		return EXIT_SYSTEM;
 	}
+	if (r < 0)
+		return fail(r, "cannot find the cgroup root");
+	r = tier_ctx_new(root, t->sysfs_root, t->procfs_root, ret);
 	if (r < 0)
 		return fail(r, "cannot create libtier context");
 	tier_ctx_set_log_fn(*ret, log_hook, NULL);
@@ -348,8 +331,6 @@ int open_ctx(struct tierctl *t, const struct tier_policy *policy, const char *fa
 	 * TIER_LOG says what to show. */
 	if (!getenv("TIER_LOG") && tier_ctx_get_log_priority(*ret) < LOG_WARNING)
 		tier_ctx_set_log_priority(*ret, LOG_WARNING);
-	if (!t->cgroup_root && fallback == NULL)
-		warn_not_cgroup2(tier_ctx_get_cgroup_root(*ret));
 	return EXIT_OK;
 }
 

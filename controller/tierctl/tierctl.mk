@@ -71,7 +71,11 @@ tierctl-asan: $(TIERCTL_ASAN)
 # temp dir and runs $TIERCTL against it. Leak checking stays on; a failed
 # sanitizer check makes tierctl exit non-zero, which the tests catch.
 CLI_TESTS := $(sort $(wildcard tests/cli/test-*.sh))
-CLI_ENV   := TIERCTL=$(TIERCTL_ASAN) SRCDIR=$(TOP) \
+# (recursive: TIERD, METRICS and HOOK, the other programs the cgroup-root
+# test runs, and check-cli's prerequisites on them and on the installable
+# hook, come from fragments included later: controller/oci-hook/oci-hook.mk)
+CLI_ENV    = TIERCTL=$(TIERCTL_ASAN) SRCDIR=$(TOP) BUILD=$(BUILD) \
+	TIERD=$(TIERD_ASAN) METRICS=$(METRICS_ASAN) HOOK=$(HOOK_ASAN) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 

@@ -1256,9 +1256,9 @@ int manager_startup(struct manager *m)
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0 && why)
-		return log_error_errno(r, "%s", why);
+		return log_error_errno(r, "Cannot start: %s", why);
 	if (r < 0)
-		return log_error_errno(r, "Cannot find the cgroup root: %m");
+		return log_error_errno(r, "Cannot start: cannot find the cgroup root: %m");
 	r = tier_ctx_new(root, m->args.sysfs_root, m->args.procfs_root, &m->ctx);
 	if (r < 0)
 		return log_error_errno(r, "Failed to set up libtier (cgroup root %s): %m", root);

@@ -21,6 +21,8 @@ trap 'rm -rf "$T"' EXIT INT TERM
 CG=$T/cg
 SYS=$T/sys
 PROC=$T/proc
+# The fake tree stands in for a cgroup2 mount (tier_cgroup_root_find()).
+export TIER_TEST_FAKE_CGROUP=1
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -18,6 +18,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/tierd-host.XXXXXX")
 CG=$T/cg
 SYS=$T/sys
 PROC=$T/proc
+# The fake tree stands in for a cgroup2 mount (tier_cgroup_root_find()).
+export TIER_TEST_FAKE_CGROUP=1
 CONF=$T/etc/tierd.conf
 LOG=$T/log
 TIERD_PID=

@@ -19,6 +19,8 @@ trap 'rm -rf "$T"' EXIT INT TERM
 CG=$T/cg
 SYS=$T/sys
 PROC=$T/proc
+# The fake tree stands in for a cgroup2 mount (tier_cgroup_root_find()).
+export TIER_TEST_FAKE_CGROUP=1
 mkdir -p "$CG" "$SYS" "$PROC"
 
 # With KEEP_GOING=1 (tests/hook/run-old-new.sh) a failed check is printed
