@@ -17,6 +17,8 @@
 #   $(BUILD)/test/test-hook-parse      Check unit test of the hook's parsers
 #                                      (controller/oci-hook/oci-parse.c, linked)
 #   $(BUILD)/etc/50-tierd.json         the hooks.d file with the install paths
+#                                      of this make run (regenerated when
+#                                      PREFIX, LIBEXECDIR or SYSCONFDIR change)
 #   $(BUILD)/etc/51-tierd-class-C.json one per class in HOOK_CLASSES (CRI-O)
 #
 # Targets:
@@ -95,17 +97,30 @@ $(HOOK_PARSE_TEST): tests/hook/test-hook-parse.c $(BUILD)/obj/hook-asan/oci-pars
 HOOK_CLASSES ?=
 HOOK_CLASS_JSON = $(foreach c,$(HOOK_CLASSES),$(BUILD)/etc/51-tierd-class-$(c).json)
 
-$(BUILD)/etc/51-tierd-class-%.json: etc/oci-hooks.d/50-tierd-class.json.in
-	@mkdir -p $(@D)
-	$(if $(Q),@echo "  GEN     $@")
-	$(Q)sed -e 's|@HOOK_PATH@|$(HOOK_LIBEXEC)/tierd-oci-hook|' \
-		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' -e 's|@CLASS@|$*|g' $< >$@
+# The JSON files name the installed hook: they depend on the install paths
+# as given to this make run (make; make install PREFIX=/usr must not ship the
+# /usr/local path of the first run), through a file that changes only when
+# the paths do.
+HOOK_PATHS := $(BUILD)/etc/hook-paths
+HOOK_PATHS_TEXT = $(HOOK_LIBEXEC)/tierd-oci-hook $(SYSCONFDIR)
 
-$(HOOK_JSON): etc/oci-hooks.d/50-tierd.json.in
+.PHONY: hook-paths-check
+$(HOOK_PATHS): hook-paths-check
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' '$(HOOK_PATHS_TEXT)' | cmp -s - $@ 2>/dev/null || \
+		printf '%s\n' '$(HOOK_PATHS_TEXT)' >$@
+
+$(BUILD)/etc/51-tierd-class-%.json: etc/oci-hooks.d/50-tierd-class.json.in $(HOOK_PATHS)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  GEN     $@")
 	$(Q)sed -e 's|@HOOK_PATH@|$(HOOK_LIBEXEC)/tierd-oci-hook|' \
-		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' $< >$@
+		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' -e 's|@CLASS@|$*|g' $(filter %.in,$^) >$@
+
+$(HOOK_JSON): etc/oci-hooks.d/50-tierd.json.in $(HOOK_PATHS)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  GEN     $@")
+	$(Q)sed -e 's|@HOOK_PATH@|$(HOOK_LIBEXEC)/tierd-oci-hook|' \
+		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' $(filter %.in,$^) >$@
 
 .PHONY: tierd-oci-hook hook-asan check-hook check-hook-vm check-podman-vm fuzz-hook \
 	fuzz-hook-build install-hook
@@ -233,10 +248,15 @@ install-hook: $(HOOK_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
 	$(INSTALL) -m 0644 man/libtier.3 $(DESTDIR)$(MANDIR)/man3/libtier.3
 	$(INSTALL) -m 0644 man/tierd-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/tierd-oci-hook.8
 
+# tests/cli/test-cgroup-root.sh runs every program (CLI_ENV in tierctl.mk),
+# tests/cli/test-install-hook.sh installs the hook: check-cli needs them
+# built (named here, where all of them are defined).
+check-cli: $(TIERD_ASAN) $(METRICS_ASAN) $(HOOK_ASAN) $(HOOK_BIN)
+
 ALL_TARGETS        += tierd-oci-hook
 CHECK_UNIT_TARGETS += check-hook
 CHECK_TARGETS      += check-hook check-hook-vm check-podman-vm check-fuzz-hook-corpus
 INSTALL_TARGETS    += install-hook
 CLEAN_FILES        += $(HOOK_BIN) $(HOOK_ASAN) \
-	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan \
+	$(HOOK_PARSE_TEST) $(HOOK_JSON) $(HOOK_PATHS) $(BUILD)/obj/hook $(BUILD)/obj/hook-asan \
 	$(BUILD)/obj/hook-fuzz $(FUZZ_HOOK_BINS)
