@@ -108,5 +108,6 @@ Suite *suite_share(void);
 Suite *suite_hostile(void);
 Suite *suite_escape(void);
 Suite *suite_react(void);
+Suite *suite_damon(void);
 
 #endif
