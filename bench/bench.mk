@@ -33,3 +33,21 @@ bench: $(BENCH_BIN)
 	$(Q)$(BENCH_BIN) $(BENCH_ARGS)
 
 CLEAN_FILES += $(BUILD)/bench $(BUILD)/obj/bench
+
+# bench/hash-flood.c: 16,384 sibling cgroups named against the old unkeyed
+# hashes (djb2, FNV-1a) through the plan and tierd's managed table (ms).
+#   make bench-hash [BENCH_HASH_ARGS="-n 16384 -i 3"]
+BENCH_HASH_BIN  := $(BUILD)/bench/hash-flood
+BENCH_HASH_ARGS ?=
+
+$(BENCH_HASH_BIN): bench/hash-flood.c controller/tierd/tierd-table.c \
+		controller/tierd/tierd-table.h $(LIBTIER_INTERNAL_PLAIN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_CFLAGS) -I$(TOP)/controller/tierd \
+		-Wno-missing-prototypes -o $@ bench/hash-flood.c controller/tierd/tierd-table.c \
+		$(LIBTIER_INTERNAL_PLAIN_LIBS)
+
+.PHONY: bench-hash
+bench-hash: $(BENCH_HASH_BIN)
+	$(Q)$(BENCH_HASH_BIN) $(BENCH_HASH_ARGS)

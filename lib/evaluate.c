@@ -138,7 +138,7 @@ _public_ int tier_plan_remove(struct tier_plan *plan, const char *path)
 
 	if (!plan || !path)
 		return -EINVAL;
-	hash = fnv(path, strlen(path));
+	hash = tier_hash_string(path);
 	e = plan_lookup(plan, path, hash);
 	if (!e)
 		return -ENOENT;
@@ -305,7 +305,7 @@ static int plan_update_one(struct tier_plan *plan, const struct tier_observed_cg
 {
 	const struct tier_policy *policy = plan->policy;
 	size_t path_len = strlen(c->path), unit_len;
-	uint64_t hash = fnv(c->path, path_len);
+	uint64_t hash = tier_hash(c->path, path_len);
 	struct tier_plan_entry *e;
 	int r;
 
@@ -386,7 +386,7 @@ _public_ struct tier_plan_entry *tier_plan_find_mutable(struct tier_plan *plan, 
 {
 	if (!plan || !path)
 		return NULL;
-	return plan_lookup(plan, path, fnv(path, strlen(path)));
+	return plan_lookup(plan, path, tier_hash_string(path));
 }
 
 _public_ const struct tier_plan_entry *tier_plan_find(const struct tier_plan *plan,

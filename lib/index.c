@@ -4,9 +4,9 @@
  * every cgroup.  A matcher can only match a string that starts with the
  * literal prefix of its pattern (for annotations: "KEY=" + the value's
  * prefix).  For each matcher kind, matchers are bucketed by that prefix in
- * a hash table; a lookup walks the prefixes of the string (only the lengths
- * that occur) and collects the (rule, matcher) candidates, which the caller
- * then tries in policy order.  Matchers with an empty prefix ("*.service")
+ * a hash table (keyed SipHash, tier_hash()); a lookup walks the prefixes of
+ * the string (only the lengths that occur) and collects the (rule, matcher)
+ * candidates, which the caller then tries in policy order.  Matchers with an empty prefix ("*.service")
  * are candidates for everything.
  *
  * Building is O(total matchers): the hash table doubles when half full (and
@@ -97,7 +97,7 @@ static int reserve(void *buf, size_t *alloc, size_t need)
 /* The bucket of prefix, created if new: its index, or -ENOMEM. */
 static int bucket_get(struct prefix_index *idx, const char *prefix, size_t len, size_t *ret)
 {
-	uint64_t h = fnv(prefix, len);
+	uint64_t h = tier_hash(prefix, len);
 	struct index_bucket *bk = find_bucket(idx, prefix, len, h);
 	struct index_bucket nb = { .len = len, .hash = h };
 	int r;
@@ -216,12 +216,19 @@ int policy_build_index(struct tier_policy *p)
 int prefix_index_lookup(const struct prefix_index *idx, const char *s, size_t len,
 			struct index_cand **cands, size_t *n, size_t *alloc)
 {
-	uint64_t h = FNV_OFFSET;
+	struct siphash st;
 
+	/* The hash of each prefix s[0..l) in one pass: the state takes one byte
+	 * more per length, and finalizing a copy of it costs the same for any l
+	 * (one block and four rounds), so the lookup is O(len + the lengths
+	 * present), as with an incremental hash, and each value equals
+	 * tier_hash(s, l), what bucket_get() stored. */
+	tier_hash_init(&st);
 	for (size_t l = 0; l <= len && l < idx->max_len; l++) {
 		if (l > 0)
-			h = fnv_step(h, (unsigned char)s[l - 1]);
+			siphash24_compress(&s[l - 1], 1, &st);
 		if (idx->len_present[l]) {
+			uint64_t h = siphash24_finalize(&st);
 			const struct index_bucket *bk = find_bucket(idx, s, l, h);
 
 			if (!bk)

@@ -32,7 +32,7 @@ LIBTIER_VERSION := 1.0.0
 LIBTIER_SONAME  := libtier.so.1
 LIBTIER_PKGS    := libcgroup inih
 
-LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c topology.c cgroup.c glob.c policy.c index.c \
+LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c topology.c cgroup.c glob.c policy.c index.c \
 	observed.c evaluate.c apply.c fair.c share.c damon.c)
 
 LIBTIER_DIR      := $(BUILD)/lib

@@ -84,23 +84,22 @@ int log_level_from_string(const char *s, int *ret);
 bool str_has_suffix(const char *s, const char *suffix);
 char *strip(char *s);
 
-/* FNV-1a, for the name tables, the prefix index and the plan's table. */
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static inline uint64_t fnv_step(uint64_t h, unsigned char c)
-{
-	return (h ^ c) * FNV_PRIME;
-}
-
-static inline uint64_t fnv(const char *s, size_t len)
-{
-	uint64_t h = FNV_OFFSET;
-
-	for (size_t i = 0; i < len; i++)
-		h = fnv_step(h, (unsigned char)s[i]);
-	return h;
-}
+/*
+ * siphash.c: SipHash-2-4 in pieces, for a string hashed as it is read (the
+ * prefix index hashes every prefix of a string in one pass: finalize works
+ * on a copy of the state).  siphash24_finalize() after compressing the
+ * pieces of s equals one pass over s; tier_hash_init() starts with the
+ * process's key (tier_hash()).
+ */
+struct siphash {
+	uint64_t v0, v1, v2, v3;
+	uint64_t padding;		/* bytes of the incomplete block */
+	size_t inlen;
+};
+void siphash24_init(struct siphash *s, const uint8_t key[16]);
+void siphash24_compress(const void *data, size_t len, struct siphash *s);
+uint64_t siphash24_finalize(const struct siphash *s);
+void tier_hash_init(struct siphash *s);
 
 /* A slot of an open-addressing table: the hash keeps probes off the entries. */
 struct hash_slot {

@@ -174,6 +174,25 @@ int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
 			  const struct tier_rule **ret_rule);
 
 /* ------------------------------------------------------------------------
+ * The hash of every hash table (lib/siphash.c)
+ * ------------------------------------------------------------------------ */
+
+/*
+ * SipHash-2-4 of data under a key of 16 random bytes drawn once per process
+ * (getrandom()), so that names chosen by others (cgroups anyone with a
+ * delegated subtree may create) cannot be made to collide: libtier's tables
+ * and tierd's use it alike.  Thread-safe.
+ */
+uint64_t tier_hash(const void *data, size_t len);
+uint64_t tier_hash_string(const char *s);
+/*
+ * Fix the key (tests, benchmarks): call it before any table exists and
+ * before other threads hash; tables built under another key are not
+ * found again after it.
+ */
+void tier_hash_set_key(const uint8_t key[16]);
+
+/* ------------------------------------------------------------------------
  * _cleanup_() helpers for the public objects
  * ------------------------------------------------------------------------ */
 

@@ -602,7 +602,7 @@ int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, 
 		t->size = size;
 	}
 	name = name_of(owner, idx);
-	name_table_put(t->slots, t->size, (uint32_t)fnv(name, strlen(name)), idx);
+	name_table_put(t->slots, t->size, (uint32_t)tier_hash_string(name), idx);
 	t->n++;
 	return 0;
 }
@@ -615,7 +615,7 @@ size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn
 
 	if (!t->size)
 		return SIZE_MAX;
-	h = fnv(name, len);
+	h = tier_hash(name, len);
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		const struct hash_slot *slot = &t->slots[i];
 		const char *s;

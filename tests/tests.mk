@@ -7,9 +7,11 @@
 
 # controller/shared/escape.c is not libtier, but its escaping is tested here
 # too: the suite links libshared (controller/shared/shared.mk).
-LIBTIER_TEST_SRCS := $(wildcard tests/unit/*.c)
-LIBTIER_TEST_CFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,check) \
-	-Wno-missing-prototypes
+# So is tierd's table of managed cgroups (controller/tierd/tierd-table.c, pure:
+# libtier alone), for the hash-flooding test (test-hash.c).
+LIBTIER_TEST_SRCS := $(wildcard tests/unit/*.c) controller/tierd/tierd-table.c
+LIBTIER_TEST_CFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) -I$(TOP)/controller/tierd \
+	$(call pc_cflags,check) -Wno-missing-prototypes
 LIBTIER_TEST_LIBS = $(call pc_libs,check)
 
 LIBTIER_TEST_ASAN      := $(BUILD)/tests/test-libtier-asan

@@ -15,6 +15,8 @@
 
 #include <tier.h>
 
+#include "tier-internal.h"
+
 struct managed {
 	/* A tier_plan_entry_dup() copy of the plan entry that decided (it
 	 * owns its path and matched value); rule, class and matcher point into
@@ -42,14 +44,11 @@ size_t managed_table_remove(struct managed_table *t, const char *path, bool subt
 void managed_table_clear(struct managed_table *t);
 
 /* The hash of a cgroup path for tierd's tables (this one, the watcher's,
- * the unit cache): djb2. */
+ * the unit cache): libtier's keyed SipHash (tier_hash()), so that names
+ * chosen by whoever may create cgroups cannot be made to collide. */
 static inline size_t cgroup_path_hash(const char *s)
 {
-	size_t h = 5381;
-
-	for (; *s; s++)
-		h = h * 33 + (unsigned char)*s;
-	return h;
+	return (size_t)tier_hash_string(s);
 }
 
 #endif

@@ -96,6 +96,11 @@ struct change res_change(const struct tier_apply_result *r, size_t i);
 	ck_assert_msg((hay) && strstr((hay), (needle)), "'%s' does not contain '%s'",  \
 		      (hay) ? (hay) : "(null)", (needle))
 
+/* The hash key of the test process (test-main.c sets it before any test):
+ * the chain and probe lengths test-hash.c counts are the same on every run. */
+#define TEST_HASH_KEY { 0x5a, 0x17, 0xc3, 0x88, 0x02, 0x9e, 0x41, 0xd6, \
+			0x7b, 0x33, 0xe0, 0x1f, 0xa4, 0x68, 0xbd, 0x95 }
+
 /* Suites */
 Suite *suite_util(void);
 Suite *suite_topology(void);
@@ -109,5 +114,6 @@ Suite *suite_hostile(void);
 Suite *suite_escape(void);
 Suite *suite_react(void);
 Suite *suite_damon(void);
+Suite *suite_hash(void);
 
 #endif

@@ -7,9 +7,12 @@
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite_util());
+	static const uint8_t key[16] = TEST_HASH_KEY;
+	SRunner *sr;
 	int failed;
 
+	tier_hash_set_key(key);
+	sr = srunner_create(suite_util());
 	srunner_add_suite(sr, suite_topology());
 	srunner_add_suite(sr, suite_cgroup());
 	srunner_add_suite(sr, suite_policy());
@@ -21,6 +24,7 @@ int main(void)
 	srunner_add_suite(sr, suite_escape());
 	srunner_add_suite(sr, suite_react());
 	srunner_add_suite(sr, suite_damon());
+	srunner_add_suite(sr, suite_hash());
 	/* CK_VERBOSITY=silent (the valgrind run) keeps its log out of the summary */
 	srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * lib/siphash.c, the keyed hash of every table (issue 24, item 7): the
+ * reference vectors, the streaming form, and names chosen against the old
+ * unkeyed hashes (tierd's djb2, libtier's FNV-1a) spread over the tables
+ * (chain and probe lengths, not times).  test-main.c fixes the key
+ * (TEST_HASH_KEY) so that these counts are the same on every run; the key
+ * is as unknown to the name chooser as a random one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "libtier-private.h"
+#include "tierd-table.h"
+
+/* The reference vectors of the SipHash paper (vectors_sip64): key 00..0f,
+ * message 00 01 .. n-1. */
+static const uint64_t vectors[] = {
+	0x726fdb47dd0e0e31ull, 0x74f839c593dc67fdull, 0x0d6c8009d9a94f5aull,
+	0x85676696d7fb7e2dull, 0xcf2794e0277187b7ull, 0x18765564cd99a68dull,
+	0xcbc9466e58fee3ceull, 0xab0200f58b01d137ull, 0x93f5f5799a932462ull,
+	0x9e0082df0ba9e4b0ull, 0x7a5dbbc594ddb9f3ull, 0xf4b32f46226bada7ull,
+	0x751e8fbc860ee5fbull, 0x14ea5627c0843d90ull, 0xf723ca908e7af2eeull,
+	0xa129ca6149be45e5ull, 0x3f2acc7f57c29bdbull, 0x699ae9f52cbe4794ull,
+};
+
+START_TEST(test_siphash_vectors)
+{
+	uint8_t key[16], msg[ARRAY_SIZE(vectors)];
+
+	for (size_t i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t)i;
+	for (size_t i = 0; i < sizeof(msg); i++)
+		msg[i] = (uint8_t)i;
+	for (size_t n = 0; n < ARRAY_SIZE(vectors); n++) {
+		struct siphash s;
+
+		siphash24_init(&s, key);
+		siphash24_compress(msg, n, &s);
+		ck_assert_msg(siphash24_finalize(&s) == vectors[n], "length %zu", n);
+		/* the same in two pieces, cut anywhere */
+		for (size_t cut = 0; cut <= n; cut++) {
+			siphash24_init(&s, key);
+			siphash24_compress(msg, cut, &s);
+			siphash24_compress(msg + cut, n - cut, &s);
+			ck_assert_msg(siphash24_finalize(&s) == vectors[n], "length %zu cut %zu", n,
+				      cut);
+		}
+		/* byte by byte, finalizing every prefix on the way (index.c) */
+		siphash24_init(&s, key);
+		for (size_t i = 0; i < n; i++) {
+			siphash24_compress(msg + i, 1, &s);
+			ck_assert(siphash24_finalize(&s) == vectors[i + 1]);
+		}
+	}
+}
+END_TEST
+
+/* tier_hash() is SipHash-2-4 under the process's key, and another key
+ * gives other values. */
+START_TEST(test_hash_keyed)
+{
+	static const uint8_t key[16] = TEST_HASH_KEY;
+	uint8_t other[16];
+	struct siphash s;
+	uint64_t h = tier_hash_string("/system.slice/x.service");
+
+	siphash24_init(&s, key);
+	siphash24_compress("/system.slice/x.service", 23, &s);
+	ck_assert(siphash24_finalize(&s) == h);
+	ck_assert(tier_hash("/system.slice/x.service", 23) == h);
+	memcpy(other, key, sizeof(other));
+	other[0] ^= 1;
+	siphash24_init(&s, other);
+	siphash24_compress("/system.slice/x.service", 23, &s);
+	ck_assert(siphash24_finalize(&s) != h);
+}
+END_TEST
+
+/* tierd's old hash, to check that the names below do collide under it. */
+static size_t djb2(const char *s)
+{
+	size_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+#define N_FLOOD 4096
+
+/* N_FLOOD sibling paths of one djb2 hash: 12 blocks of "az" or "bY"
+ * (97 * 33 + 122 == 98 * 33 + 89). */
+static char **djb2_flood(void)
+{
+	char **v = calloc(N_FLOOD, sizeof(*v));
+
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < N_FLOOD; i++) {
+		char name[64] = "/user.slice/flood/", *p = name + strlen(name);
+
+		for (unsigned b = 0; b < 12; b++, p += 2)
+			memcpy(p, (i >> b) & 1 ? "bY" : "az", 2);
+		*p = '\0';
+		v[i] = strdup(name);
+		ck_assert_ptr_nonnull(v[i]);
+	}
+	return v;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv_step(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * FNV_PRIME;
+}
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = FNV_OFFSET;
+
+	for (; *s; s++)
+		h = fnv_step(h, (unsigned char)*s);
+	return h;
+}
+
+/*
+ * N_FLOOD names whose FNV-1a hash (libtier's old hash) has its low 16 bits
+ * 0: the home slot of every table up to 65,536 slots.  The low bits of
+ * FNV-1a depend only on the low bits of the state and the bytes: try two
+ * bytes until bits 8..15 of the state are 0, then the last byte (the
+ * state's low byte) clears bits 0..7 before the last multiplication.
+ */
+static char **fnv_flood(const char *prefix)
+{
+	char **v = calloc(N_FLOOD, sizeof(*v));
+
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < N_FLOOD; i++) {
+		char name[64];
+		size_t len = (size_t)snprintf(name, sizeof(name), "%sp%05zu", prefix, i);
+		uint64_t h = FNV_OFFSET;
+
+		for (size_t j = 0; j < len; j++)
+			h = fnv_step(h, (unsigned char)name[j]);
+		name[len] = '\0';
+		for (unsigned c0 = 'a'; c0 <= 'z' && !name[len]; c0++)
+			for (unsigned c1 = 1; c1 < 256 && !name[len]; c1++) {
+				uint64_t h1 = fnv_step(fnv_step(h, (unsigned char)c0), (unsigned char)c1);
+				unsigned c2 = (unsigned)(h1 & 0xff);
+
+				if (c1 == '/' || (h1 & 0xff00) || c2 == 0 || c2 == '/')
+					continue;
+				name[len] = (char)c0;
+				name[len + 1] = (char)c1;
+				name[len + 2] = (char)c2;
+				name[len + 3] = '\0';
+			}
+		ck_assert(name[len]);
+		ck_assert_uint_eq(fnv(name) & 0xffff, 0);
+		v[i] = strdup(name);
+		ck_assert_ptr_nonnull(v[i]);
+	}
+	return v;
+}
+
+static void flood_free(char **v)
+{
+	for (size_t i = 0; i < N_FLOOD; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The longest chain of a table's buckets under tier_hash() for the names. */
+static size_t max_bucket(char **names, size_t n_buckets)
+{
+	size_t *load = calloc(n_buckets, sizeof(*load)), max = 0;
+
+	ck_assert_ptr_nonnull(load);
+	for (size_t i = 0; i < N_FLOOD; i++) {
+		size_t b = tier_hash_string(names[i]) & (n_buckets - 1);
+
+		if (++load[b] > max)
+			max = load[b];
+	}
+	free(load);
+	return max;
+}
+
+/* tierd's managed table with 4,096 paths of one djb2 hash: before, one
+ * chain of 4,096 (every insert and lookup walked it); now the longest
+ * chain is a few entries, as for any names. */
+START_TEST(test_flood_managed_table)
+{
+	char **paths = djb2_flood();
+	struct managed_table t = { 0 };
+	size_t max = 0;
+
+	for (size_t i = 1; i < N_FLOOD; i++)
+		ck_assert_uint_eq(djb2(paths[i]), djb2(paths[0]));
+	for (size_t i = 0; i < N_FLOOD; i++) {
+		struct tier_plan_entry *e = plan_entry_new(paths[i]);
+		struct managed *m;
+
+		ck_assert_ptr_nonnull(e);
+		ck_assert_int_eq(managed_table_put(&t, e, &m), 1);
+		free(e);
+	}
+	ck_assert_uint_eq(t.n, N_FLOOD);
+	for (size_t b = 0; b < t.n_buckets; b++) {
+		size_t len = 0;
+
+		for (struct managed *x = t.buckets[b]; x; x = x->next)
+			len++;
+		if (len > max)
+			max = len;
+	}
+	ck_assert_msg(max <= 12, "longest chain %zu of %zu entries", max, t.n);
+	for (size_t i = 0; i < N_FLOOD; i++)
+		ck_assert_ptr_nonnull(managed_table_get(&t, paths[i]));
+	managed_table_clear(&t);
+	flood_free(paths);
+}
+END_TEST
+
+static const char *name_at(const void *owner, size_t i)
+{
+	return ((char *const *)owner)[i];
+}
+
+/* libtier's name tables (classes, rules, share candidates; open addressing)
+ * with 4,096 names of one FNV-1a home slot: before, the last one probed
+ * 4,095 slots; now the longest probe is short. */
+START_TEST(test_flood_name_table)
+{
+	char **names = fnv_flood("class-");
+	struct name_table t = { 0 };
+	size_t max = 0;
+
+	for (size_t i = 0; i < N_FLOOD; i++)
+		ck_assert_int_eq(name_table_add(&t, names, name_at, i), 0);
+	/* probe length of each entry: its distance from its home slot */
+	for (size_t i = 0; i < t.size; i++) {
+		size_t home, d;
+
+		if (!t.slots[i].idx)
+			continue;
+		home = tier_hash_string(names[t.slots[i].idx - 1]) & (t.size - 1);
+		d = (i - home) & (t.size - 1);
+		if (d > max)
+			max = d;
+	}
+	ck_assert_msg(max <= 48, "longest probe %zu in %zu slots", max, t.size);
+	for (size_t i = 0; i < N_FLOOD; i++)
+		ck_assert_uint_eq(name_table_find(&t, names, name_at, names[i], strlen(names[i])),
+				  i);
+	name_table_free(&t);
+	flood_free(names);
+}
+END_TEST
+
+/* The plan's table: the same paths evaluate into a plan and are each found
+ * again; the buckets a plan of that size uses hold a few each. */
+START_TEST(test_flood_plan)
+{
+	static const char text[] = "[class:c]\nmode = off\n[rule:r]\nclass = c\ncgroup = /f/*\n";
+	char **paths = fnv_flood("/f/");
+	struct tier_policy *p = NULL;
+	struct tier_observed *o = NULL;
+	struct tier_plan *plan = NULL;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	ck_assert_int_eq(tier_observed_new(1ull << 30, &o), 0);
+	for (size_t i = 0; i < N_FLOOD; i++) {
+		struct tier_observed_cgroup *c;
+
+		ck_assert_int_eq(tier_observed_add(o, paths[i], &c), 0);
+	}
+	ck_assert_int_eq(tier_evaluate(p, o, &plan), 0);
+	for (size_t i = 0; i < N_FLOOD; i++) {
+		const struct tier_plan_entry *e = tier_plan_find(plan, paths[i]);
+
+		ck_assert_ptr_nonnull(e);
+		ck_assert_str_eq(tier_plan_entry_path(e), paths[i]);
+		ck_assert_ptr_nonnull(tier_plan_entry_rule(e));
+	}
+	ck_assert_uint_le(max_bucket(paths, N_FLOOD), 12);
+	ck_assert_uint_le(max_bucket(paths, 2 * N_FLOOD), 12);
+	tier_plan_free(plan);
+	tier_observed_free(o);
+	tier_policy_free(p);
+	flood_free(paths);
+}
+END_TEST
+
+/* The prefix index hashes every prefix of a string in one pass: prefixes
+ * around the 8-byte blocks of SipHash are all found. */
+START_TEST(test_prefix_index_lengths)
+{
+	static const char text[] = "[class:c]\nmode = off\n"
+				   "[rule:f]\nclass = c\nexe = /usr/sbin/mysqld\n" /* 16 */
+				   "[rule:e]\nclass = c\nexe = /usr/bin/*\n"	  /* 9 */
+				   "[rule:d]\nclass = c\nexe = /usr/bin*\n"	  /* 8 */
+				   "[rule:b]\nclass = c\nexe = /usr/bi*\n"	  /* 7 */
+				   "[rule:a]\nclass = c\nexe = /bin/a*\n";	  /* 6 */
+	static const struct {
+		const char *exe, *rule;
+	} t[] = {
+		{ "/bin/ab", "a" },	     { "/usr/bix", "b" },	   { "/usr/binx", "d" },
+		{ "/usr/bin/x", "e" },	     { "/usr/sbin/mysqld", "f" }, { "/usr/sbin/mysql", NULL },
+		{ "/usr/sbin/mysqldx", NULL },
+	};
+	struct tier_policy *p = NULL;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		const struct tier_rule *rule = NULL;
+		int r = tier_policy_match_exe(p, t[i].exe, &rule);
+
+		ck_assert_int_eq(r, t[i].rule ? 1 : 0);
+		if (t[i].rule)
+			ck_assert_str_eq(rule->name, t[i].rule);
+	}
+	tier_policy_free(p);
+}
+END_TEST
+
+Suite *suite_hash(void)
+{
+	Suite *s = suite_create("hash");
+	TCase *tc = tcase_create("hash");
+
+	tcase_add_test(tc, test_siphash_vectors);
+	tcase_add_test(tc, test_hash_keyed);
+	tcase_add_test(tc, test_flood_managed_table);
+	tcase_add_test(tc, test_flood_name_table);
+	tcase_add_test(tc, test_flood_plan);
+	tcase_add_test(tc, test_prefix_index_lengths);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
