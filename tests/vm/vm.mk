@@ -24,7 +24,8 @@
 
 VM_DIR      := $(BUILD)/vm
 VM_GUEST    := $(VM_DIR)/tierd-vmtest
-VM_SRCS     := tests/vm/guest/tierd-vmtest.c tests/vm/guest/vmlib.c tests/vm/guest/toptier.c
+VM_SRCS     := tests/vm/guest/tierd-vmtest.c tests/vm/guest/vmlib.c tests/vm/guest/toptier.c \
+	tests/vm/guest/damon.c
 VM_KERNEL   ?= $(BUILD)/kernel/patched/bzImage
 VM_STOCK_KERNEL ?= $(BUILD)/kernel/stock/bzImage
 VM_TIMEOUT  ?= 240
@@ -32,7 +33,7 @@ VM_TEST     ?= topology
 
 # The guest program runs from the host's root over 9p: link it statically,
 # and never with sanitizers (nothing in the VM would report them).
-VM_CFLAGS   := -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -pthread
+VM_CFLAGS   := -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -pthread $(LIBTIER_CFLAGS)
 VM_LDFLAGS  := -static -pthread
 
 VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
@@ -58,10 +59,10 @@ $(BUILD)/obj/vm/%.o: tests/vm/guest/%.c tests/vm/vm.mk
 
 -include $(VM_OBJS:.o=.d)
 
-$(VM_GUEST): $(VM_OBJS)
+$(VM_GUEST): $(VM_OBJS) $(LIBTIER_INTERNAL_PLAIN_A)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(VM_CFLAGS) -o $@ $(VM_OBJS) $(VM_LDFLAGS)
+	$(Q)$(CC) $(VM_CFLAGS) -o $@ $(VM_OBJS) $(LIBTIER_INTERNAL_PLAIN_A) $(VM_LDFLAGS)
 
 # The kernel and the kselftest come from kernel-patches/kernel.mk.
 check-vm: vm-guest

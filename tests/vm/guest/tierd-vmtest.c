@@ -47,6 +47,7 @@
 
 #include "vmlib.h"
 #include "toptier.h"
+#include "damon-case.h"
 
 #define NO_KNOB_REASON	"kernel lacks memory.numa_balancing"
 
@@ -1933,6 +1934,8 @@ static int run_case(const char *name)
 		return case_toptier_exchange(name);
 	if (!strcmp(name, "toptier-charge-cost"))
 		return case_toptier_charge_cost(name);
+	if (!strcmp(name, "damon-promote"))
+		return case_damon_promote(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1943,6 +1946,7 @@ static const char *const cases[] = {
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
 	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-charge-cost",
+	"damon-promote",
 };
 
 /*

@@ -1,0 +1,11 @@
+/* damon-case.h: the VM cases of the DAMON backend (damon.c), driven through
+ * lib/damon.c as tierd will drive it. */
+#ifndef TIERD_DAMON_CASE_H
+#define TIERD_DAMON_CASE_H
+
+/* damon-promote: a migrate_hot scheme on node 1's physical range, filtered
+ * to one cgroup, promotes that cgroup's hot anonymous pages to node 0 and
+ * leaves another cgroup's alone, with kernel.numa_balancing 0. */
+int case_damon_promote(const char *name);
+
+#endif
