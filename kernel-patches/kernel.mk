@@ -5,8 +5,9 @@
 #   make kselftest-numa                 -> build/kernel/kselftest/test_numa_balancing
 #   make kernel-checkpatch              checkpatch.pl --strict on every patch
 #   make kernel-build-each              build each commit of the series in turn, in the
-#                                       test config, with MEMCG=n and with NUMA_BALANCING=n
-#                                       (KERNEL_BUILD_EACH="patched nomemcg nonumab";
+#                                       test config, with MEMCG=n, with NUMA_BALANCING=n and
+#                                       with NUMA=n (KERNEL_BUILD_EACH="patched nomemcg
+#                                       nonumab nonuma";
 #                                       KERNEL_BUILD_EACH_SCOPE=dirs: only mm/, kernel/sched/,
 #                                       kernel/cgroup/ at each commit, see scripts/kernel.sh;
 #                                       KERNEL_BUILD_EACH_FROM=N: from the Nth commit on;
@@ -32,9 +33,10 @@ kselftest-numa kselftests:
 kernel-checkpatch:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) checkpatch
 
-# Every patch must build in the test config and with CONFIG_MEMCG=n and
-# CONFIG_NUMA_BALANCING=n (tierd-nomemcg.config, tierd-nonumab.config).
-KERNEL_BUILD_EACH ?= patched nomemcg nonumab
+# Every patch must build in the test config, with CONFIG_MEMCG=n, with
+# CONFIG_NUMA_BALANCING=n and with CONFIG_NUMA=n but CONFIG_MEMCG=y
+# (tierd-nomemcg.config, tierd-nonumab.config, tierd-nonuma.config).
+KERNEL_BUILD_EACH ?= patched nomemcg nonumab nonuma
 
 kernel-build-each:
 	$(Q)for f in $(KERNEL_BUILD_EACH); do \

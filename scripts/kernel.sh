@@ -5,7 +5,7 @@
 #   kernel.sh prepare [FLAVOUR]       unpack (and apply the series), no build
 #   kernel.sh config [FLAVOUR]        prepare + .config only (checks the fragments)
 #                                     FLAVOUR: stock, patched (default), debug,
-#                                     nomemcg, nonumab (see below)
+#                                     nomemcg, nonumab, nonuma (see below)
 #   kernel.sh kselftest               tools/testing/selftests/cgroup/{test_numa_balancing,test_toptier}
 #                                     -> $BUILD/kernel/kselftest/ (static)
 #   kernel.sh checkpatch              checkpatch.pl --strict on every patch in the series
@@ -18,9 +18,10 @@
 #   obj-<flavour>  -> src-<flavour>/.obj (the object tree; see below)
 #   obj-debug      -> src-patched/.obj-debug: the patched tree with the debug
 #                     fragment (tierd-debug.config: lockdep, KASAN, DEBUG_VM, ...)
-#   obj-nomemcg, obj-nonumab -> src-patched/.obj-<flavour>: the patched tree
-#                     with CONFIG_MEMCG=n (tierd-nomemcg.config) or
-#                     CONFIG_NUMA_BALANCING=n (tierd-nonumab.config), for
+#   obj-nomemcg, obj-nonumab, obj-nonuma -> src-patched/.obj-<flavour>: the
+#                     patched tree with CONFIG_MEMCG=n (tierd-nomemcg.config),
+#                     CONFIG_NUMA_BALANCING=n (tierd-nonumab.config) or
+#                     CONFIG_NUMA=n with MEMCG=y (tierd-nonuma.config), for
 #                     build-each: every patch must build in those configs too
 #   <flavour>/bzImage, <flavour>/config
 #
@@ -172,8 +173,8 @@ prepare() {
 	case $1 in
 	stock) unpack "$KDIR/src-stock" ;;
 	patched) prepare_patched ;;
-	debug | nomemcg | nonumab) prepare_patched ;;
-	*) die "unknown kernel flavour '$1' (stock, patched, debug, nomemcg or nonumab)" ;;
+	debug | nomemcg | nonumab | nonuma) prepare_patched ;;
+	*) die "unknown kernel flavour '$1' (stock, patched, debug, nomemcg, nonumab or nonuma)" ;;
 	esac
 	if [ "$1" != stock ] && [ "$1" != patched ]; then
 		grep -qx "/.obj-$1/" "$KDIR/src-patched/.git/info/exclude" ||
