@@ -44,6 +44,17 @@ int verb_get(struct tierctl *t, int argc, char **argv)
 		r = tier_cgroup_get_mode(ctx, cg, &cur);
 		if (r < 0) {
 			rc = cgroup_fail(ctx, cg, r, "cannot read memory.numa_balancing");
+			if (t->json && rc == EXIT_NOTSUPP) {
+				/* --json answers in JSON: the knob is absent */
+				json_object_begin(&t->j);
+				json_kv_string(&t->j, "cgroup", cg);
+				json_kv_bool(&t->j, "supported", false);
+				json_kv_string(&t->j, "configured", NULL);
+				json_kv_string(&t->j, "effective", NULL);
+				json_kv_string(&t->j, "effective_source", NULL);
+				json_kv_string(&t->j, "error", NOSUPPORT_MSG);
+				json_object_end(&t->j);
+			}
 			goto out;
 		}
 		r = effective_mode(ctx, cg, &eff, &src);
@@ -55,6 +66,7 @@ int verb_get(struct tierctl *t, int argc, char **argv)
 	if (t->json) {
 		json_object_begin(&t->j);
 		json_kv_string(&t->j, "cgroup", cg);
+		json_kv_bool(&t->j, "supported", true);
 		json_kv_string(&t->j, "configured", root ? NULL : mode_str(cur));
 		json_kv_string(&t->j, "effective", mode_str(eff));
 		json_kv_string(&t->j, "effective_source", src);

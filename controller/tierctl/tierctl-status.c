@@ -89,6 +89,66 @@ static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SI
 	return buf;
 }
 
+/*
+ * Column caps of the table: a cgroup path or class name longer than this is
+ * cut with "..." (a path keeps its end, where the leaf is); --wide and
+ * --json show everything. Widths count UTF-8 characters, not bytes.
+ */
+#define STATUS_PATH_COLS 60
+#define STATUS_CLASS_COLS 20
+#define CELL_BUF (4 * STATUS_PATH_COLS + 8)
+
+static size_t text_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* s, cut to cap columns unless wide: into buf (CELL_BUF bytes) if cut. */
+static const char *cell(const char *s, size_t cap, bool keep_end, bool wide, char *buf)
+{
+	size_t cols = text_cols(s), skip, i = 0, o = 0;
+
+	if (wide || cols <= cap)
+		return s;
+	if (keep_end) {
+		/* "..." + the last cap - 3 characters */
+		skip = cols - (cap - 3);
+		memcpy(buf, "...", 3);
+		o = 3;
+		for (const char *p = s; *p; p++) {
+			if (((unsigned char)*p & 0xc0) != 0x80)
+				i++;
+			if (i > skip)
+				buf[o++] = *p;
+		}
+	} else {
+		/* the first cap - 3 characters + "..." */
+		for (const char *p = s; *p; p++) {
+			if (((unsigned char)*p & 0xc0) != 0x80 && ++i > cap - 3)
+				break;
+			buf[o++] = *p;
+		}
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* s left-aligned in width columns, then two spaces. */
+static void print_cell(const char *s, size_t width)
+{
+	size_t cols = text_cols(s);
+
+	fputs(s, stdout);
+	for (size_t i = cols; i < width + 2; i++)
+		putchar(' ');
+}
+
 /* What status says about the daemon: asked, and its STATUS= text if it runs. */
 struct daemon_status {
 	bool asked;
@@ -224,23 +284,24 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	if (rc)
 		return rc;
 	memset(&s, 0, sizeof(s));
-	if (!t->json && d.asked) {
-		if (d.status)
-			printf("tierd (%s): %s\n\n", esc(d.where), esc(d.status));
-		else
-			printf("tierd: not running; the table below is computed from %s\n\n",
-			       esc(t->config));
-	}
 	if (d.status) {
+		if (!t->json)
+			printf("tierd (%s): %s\n\n", esc(d.where), esc(d.status));
 		/* The cgroups, classes and targets of tierd; residency from the tree. */
 		rc = status_rows_daemon(t, &d, all, &s, &rows, &n_rows);
 		if (rc)
 			goto out;
 		goto table;
 	}
+	/* Listing every cgroup needs no policy; the managed ones do. The
+	 * table is promised only once there is one to show. */
+	t->policy_optional = all;
 	rc = session_start(t, &s, NULL);
 	if (rc)
 		goto out;
+	if (!t->json && d.asked)
+		printf("tierd: not running; the table below is computed from %s\n\n",
+		       esc(t->config));
 
 	n = tier_plan_count(s.plan);
 	rows = calloc(n ?: 1, sizeof(*rows));
@@ -274,10 +335,16 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	}
 table:
 	for (size_t i = 0; i < n_rows && !t->json; i++) {
-		if (strlen(esc(rows[i].path)) > width)
-			width = strlen(esc(rows[i].path));
-		if (rows[i].class_name && strlen(esc(rows[i].class_name)) > cwidth)
-			cwidth = strlen(esc(rows[i].class_name));
+		char buf[CELL_BUF];
+		size_t w = text_cols(cell(esc(rows[i].path), STATUS_PATH_COLS, true, t->wide, buf));
+
+		if (w > width)
+			width = w;
+		if (!rows[i].class_name)
+			continue;
+		w = text_cols(cell(esc(rows[i].class_name), STATUS_CLASS_COLS, false, t->wide, buf));
+		if (w > cwidth)
+			cwidth = w;
 	}
 	if (t->json) {
 		json_object_begin(&t->j);
@@ -329,9 +396,13 @@ table:
 				json_kv_null(&t->j, "target_bytes");
 			json_object_end(&t->j);
 		} else {
-			printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width,
-			       esc(row->path), (int)cwidth,
-			       row->class_name ? esc(row->class_name) : "-",
+			char c1[CELL_BUF], c2[CELL_BUF];
+
+			print_cell(cell(esc(row->path), STATUS_PATH_COLS, true, t->wide, c1), width);
+			print_cell(row->class_name ? cell(esc(row->class_name), STATUS_CLASS_COLS,
+							  false, t->wide, c2) : "-",
+				   cwidth);
+			printf("%-10s  %-10s  %9s  %9s  %9s  %6s\n",
 			       has_mode ? mode_str(info->mode) : "-",
 			       has_mode ? mode_str(info->effective_mode) : "-",
 			       has_res ? fmt_bytes(info->fast_bytes, b1) : "-",

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <tier.h>
 
@@ -274,6 +275,8 @@ void print_errors(const struct tier_errors *errors)
 int load_policy(struct tierctl *t, struct tier_policy **ret)
 {
 	struct tier_errors *errors = tier_errors_new();
+	bool missing = false;
+	struct stat st;
 	size_t n;
 	int r;
 
@@ -288,6 +291,25 @@ int load_policy(struct tierctl *t, struct tier_policy **ret)
 		return EXIT_POLICY;
 	}
 	tier_errors_free(errors);
+	/* the main file is not there at all (not a dangling symlink, not
+	 * a missing drop-in): the first run on a new host */
+	if (r == -ENOENT && lstat(t->config, &st) < 0 && errno == ENOENT)
+		missing = true;
+	if (missing && t->policy_optional) {
+		/* status --all lists cgroups: with no policy, none is managed */
+		msg("no policy at %s: every cgroup is unmanaged", t->config);
+		r = tier_policy_load_buffer(t->config, "", 0, NULL, ret);
+		if (r < 0)
+			return fail(r, "cannot set up an empty policy");
+		return EXIT_OK;
+	}
+	if (missing) {
+		msg("no policy at %s, so nothing is managed: write one (tierd.conf(5); "
+		    "the README has a first example), check it with 'tierctl check %s'; "
+		    "'tierctl status --all' lists every cgroup without one",
+		    t->config, t->config);
+		return EXIT_SYSTEM;
+	}
 	if (r < 0)
 		return fail(r, "cannot load policy %s", t->config);
 	return EXIT_OK;
@@ -458,16 +480,17 @@ static void usage(FILE *f)
 		   "Commands:\n");
 	verbs_help(f);
 	fprintf(f, "\nOptions:\n"
-		   "  --config FILE          policy file (default " DEFAULT_CONFIG ")\n"
-		   "  --cgroup-root DIR      cgroup2 mount (default: policy's cgroup_root)\n"
+		   "  -c, --config FILE      policy file (default " DEFAULT_CONFIG ")\n"
+		   "  --cgroup-root DIR      cgroup2 mount (default: policy's cgroup_root, else\n"
+		   "                         the cgroup2 mount with the memory controller)\n"
 		   "  --sysfs-root DIR       sysfs mount (default /sys)\n"
 		   "  --procfs-root DIR      procfs mount (default /proc)\n"
 		   "  --daemon               ask the running tierd; fail if none answers\n"
 		   "  --no-daemon            never ask tierd: work on the files only\n"
 		   "  --bus-socket PATH      tierd's private socket (default " TIERD_BUS_SOCKET ")\n"
-		   "  --json                 print JSON\n"
+		   "  -j, --json             print JSON\n"
 		   "  -h, --help             this help\n"
-		   "      --version          print the version\n\n"
+		   "  -V, --version          print the version\n\n"
 		   "Exit status: 0 ok, 1 policy errors, 2 usage, 3 no such cgroup,\n"
 		   "4 kernel lacks memory.numa_balancing, 5 other system error,\n"
 		   "6 tierd not running (reload, --daemon).\n"
@@ -479,27 +502,24 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	enum {
-		OPT_CONFIG = 0x100,
-		OPT_CGROUP,
+		OPT_CGROUP = 0x100,
 		OPT_SYSFS,
 		OPT_PROCFS,
-		OPT_JSON,
-		OPT_VERSION,
 		OPT_DAEMON,
 		OPT_NO_DAEMON,
 		OPT_BUS_SOCKET,
 	};
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "config", required_argument, NULL, 'c' },
 		{ "cgroup-root", required_argument, NULL, OPT_CGROUP },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS },
 		{ "procfs-root", required_argument, NULL, OPT_PROCFS },
-		{ "json", no_argument, NULL, OPT_JSON },
+		{ "json", no_argument, NULL, 'j' },
 		{ "daemon", no_argument, NULL, OPT_DAEMON },
 		{ "no-daemon", no_argument, NULL, OPT_NO_DAEMON },
 		{ "bus-socket", required_argument, NULL, OPT_BUS_SOCKET },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
 	struct tierctl t = { .config = DEFAULT_CONFIG };
@@ -507,9 +527,9 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hVjc:", opts, NULL)) != -1) {
 		switch (c) {
-		case OPT_CONFIG:
+		case 'c':
 			t.config = optarg;
 			t.config_given = true;
 			break;
@@ -534,20 +554,23 @@ int main(int argc, char **argv)
 		case OPT_BUS_SOCKET:
 			t.bus_socket = optarg;
 			break;
-		case OPT_JSON:
+		case 'j':
 			t.json = true;
 			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case OPT_VERSION:
+		case 'V':
 			printf("tierctl %s\n", TIERCTL_VERSION);
 			return EXIT_OK;
 		case ':':
 			msg("option '%s' needs an argument", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			msg("unknown option '%s' (see tierctl --help)", argv[optind - 1]);
+			if (optopt && optopt != '?')
+				msg("unknown option '-%c' (see tierctl --help)", optopt);
+			else
+				msg("unknown option '%s' (see tierctl --help)", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
@@ -561,7 +584,13 @@ int main(int argc, char **argv)
 	}
 	v = verb_find(argv[optind]);
 	if (!v) {
-		msg("unknown command '%s' (see tierctl --help)", argv[optind]);
+		const char *near = verb_suggest(argv[optind]);
+
+		if (near)
+			msg("unknown command '%s'; did you mean '%s'? (see tierctl --help)",
+			    argv[optind], near);
+		else
+			msg("unknown command '%s' (see tierctl --help)", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (t.json)

@@ -57,6 +57,8 @@ struct tierctl {
 
 	/* Set by verb_dispatch() (verbs.c) before the verb runs. */
 	bool verb_option;		/* the verb's own --OPTION was given */
+	bool wide;			/* VERB_TABLE: --wide, columns not capped */
+	bool policy_optional;		/* no policy file: an empty policy (status --all) */
 	char *cgroup;			/* VERB_CGROUP_ARG: argv[0], normalised */
 };
 

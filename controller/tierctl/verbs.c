@@ -14,23 +14,26 @@
 #include "verbs.h"
 
 static const struct verb verbs[] = {
-	{ "check", 1, VERB_ANY, 0, NULL, verb_check, "FILE...",
+	{ "check", 1, VERB_ANY, 0, NULL, 0, verb_check, "FILE...",
 	  "Parse each policy FILE (with its drop-ins); print FILE:LINE errors." },
-	{ "explain", 1, 1, VERB_CGROUP_ARG | VERB_MAY_ASK_TIERD, NULL, verb_explain, "CGROUP",
+	{ "explain", 1, 1, VERB_CGROUP_ARG | VERB_MAY_ASK_TIERD, NULL, 0, verb_explain, "CGROUP",
 	  "Show which rule matches CGROUP, through which matcher, and what it gets\n"
 	  "                         (from tierd's loaded policy when it runs)." },
-	{ "apply", 0, 0, VERB_MAY_ASK_TIERD | VERB_WRITES, "dry-run", verb_apply, "[--dry-run]",
+	{ "apply", 0, 0, VERB_MAY_ASK_TIERD | VERB_WRITES, "dry-run", 'n', verb_apply,
+	  "[-n|--dry-run]",
 	  "Apply the policy to the cgroup tree; print every change (--dry-run with\n"
 	  "                         tierd running: what its next reconcile would change)." },
-	{ "get", 1, 1, VERB_CGROUP_ARG, NULL, verb_get, "CGROUP",
+	{ "get", 1, 1, VERB_CGROUP_ARG, NULL, 0, verb_get, "CGROUP",
 	  "Show the configured and effective memory.numa_balancing." },
-	{ "set", 2, 2, VERB_CGROUP_ARG | VERB_WRITES, NULL, verb_set, "CGROUP MODE",
+	{ "set", 2, 2, VERB_CGROUP_ARG | VERB_WRITES, NULL, 0, verb_set, "CGROUP MODE",
 	  "Write memory.numa_balancing (inherit, full, promote, off)." },
-	{ "status", 0, 0, VERB_MAY_ASK_TIERD, "all", verb_status, "[--all]",
-	  "Table of managed (--all: all) cgroups: class, modes, fast/slow-tier bytes,\n"
-	  "                         fair-share target of the fast tier." },
-	{ "topology", 0, 0, 0, NULL, verb_topology, "", "Show NUMA nodes and memory tiers." },
-	{ "reload", 0, 0, VERB_NEEDS_TIERD, NULL, verb_reload, "",
+	{ "status", 0, 0, VERB_MAY_ASK_TIERD | VERB_TABLE, "all", 'a', verb_status,
+	  "[-a|--all] [-w|--wide]",
+	  "Table of managed (--all: all, with or without a policy) cgroups: class,\n"
+	  "                         modes, fast/slow-tier bytes, fair-share target of the\n"
+	  "                         fast tier; long names are cut (--wide: whole)." },
+	{ "topology", 0, 0, 0, NULL, 0, verb_topology, "", "Show NUMA nodes and memory tiers." },
+	{ "reload", 0, 0, VERB_NEEDS_TIERD, NULL, 0, verb_reload, "",
 	  "Make the running tierd re-read its policy files." },
 };
 
@@ -40,6 +43,46 @@ const struct verb *verb_find(const char *name)
 		if (strcmp(verbs[i].name, name) == 0)
 			return &verbs[i];
 	return NULL;
+}
+
+/* Levenshtein distance of a and b, both at most 31 bytes; larger is 99. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[32], cur[32];
+
+	if (la > 31 || lb > 31)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1,
+			       sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			cur[j] = del < ins ? del : ins;
+			if (sub < cur[j])
+				cur[j] = sub;
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
+	}
+	return prev[lb];
+}
+
+const char *verb_suggest(const char *name)
+{
+	const char *best = NULL;
+	size_t best_d = 3;	/* at most two edits, and fewer than half the name */
+
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		size_t d = edit_distance(name, verbs[i].name);
+
+		if (d < best_d && d * 2 < strlen(verbs[i].name)) {
+			best = verbs[i].name;
+			best_d = d;
+		}
+	}
+	return best;
 }
 
 void verbs_help(FILE *f)
@@ -59,19 +102,33 @@ void verbs_help(FILE *f)
  */
 static int verb_opts(struct tierctl *t, const struct verb *v, int argc, char **argv)
 {
-	struct option opts[4] = {
+	struct option opts[5] = {
 		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, 'J' },
+		{ "json", no_argument, NULL, 'j' },
 	};
+	char shorts[8] = "hj";
+	size_t no = 2;
 	int c;
 
-	if (v->option)
-		opts[2] = (struct option){ v->option, no_argument, NULL, 'F' };
+	if (v->option) {
+		opts[no++] = (struct option){ v->option, no_argument, NULL, 'F' };
+		if (v->short_option)
+			strncat(shorts, &v->short_option, 1);
+	}
+	if (v->flags & VERB_TABLE) {
+		opts[no++] = (struct option){ "wide", no_argument, NULL, 'w' };
+		strcat(shorts, "w");
+	}
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		if (c == v->short_option && c != 0)
+			c = 'F';
 		switch (c) {
-		case 'J':
+		case 'w':
+			t->wide = true;
+			break;
+		case 'j':
 			if (!t->json)
 				json_init(&t->j, stdout);
 			t->json = true;
@@ -84,8 +141,12 @@ static int verb_opts(struct tierctl *t, const struct verb *v, int argc, char **a
 			t->verb_option = true;
 			break;
 		default:
-			msg("%s: unknown option '%s' (see tierctl %s --help)", v->name,
-			    argv[optind - 1], v->name);
+			if (optopt && optopt != '?')
+				msg("%s: unknown option '-%c' (see tierctl %s --help)", v->name,
+				    optopt, v->name);
+			else
+				msg("%s: unknown option '%s' (see tierctl %s --help)", v->name,
+				    argv[optind - 1], v->name);
 			return EXIT_USAGE;
 		}
 	}
@@ -108,6 +169,7 @@ int verb_dispatch(struct tierctl *t, const struct verb *v, int argc, char **argv
 	int rc, r;
 
 	t->verb_option = false;
+	t->wide = false;
 	rc = verb_opts(t, v, argc, argv);
 	if (rc >= 0)
 		return rc;

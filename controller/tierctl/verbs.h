@@ -23,6 +23,7 @@ enum verb_flags {
 	VERB_MAY_ASK_TIERD = 1 << 1,	/* asks a running tierd unless told not to */
 	VERB_NEEDS_TIERD = 1 << 2,	/* only talks to tierd (exit 6 without one) */
 	VERB_WRITES = 1 << 3,		/* may write cgroup files: needs root on a real tree */
+	VERB_TABLE = 1 << 4,		/* prints a table: -w/--wide lifts the column caps */
 };
 
 /*
@@ -36,12 +37,15 @@ struct verb {
 	int min_args, max_args;
 	unsigned flags;			/* enum verb_flags */
 	const char *option;		/* the verb's own --OPTION: sets t->verb_option; or NULL */
+	char short_option;		/* its -X, or 0 */
 	verb_fn run;
 	const char *args;		/* for usage lines */
 	const char *help;
 };
 
 const struct verb *verb_find(const char *name);
+/* The verb name closest to a mistyped one (edit distance), or NULL. */
+const char *verb_suggest(const char *name);
 /* argv[0] is the verb's name; returns the exit code. */
 int verb_dispatch(struct tierctl *t, const struct verb *v, int argc, char **argv);
 /* The "Commands:" lines of tierctl --help. */

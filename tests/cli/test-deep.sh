@@ -36,7 +36,8 @@ one_warning() {
 	[ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err" >&2; fail "$1: expected one line on stderr"; }
 }
 
-tc $C status
+# (--wide: the long path whole, not cut to the column cap)
+tc $C status --wide
 expect_rc 0
 one_warning status
 expect_out "^/system.slice/postgresql@15-main.service +latency +inherit +full +3.0G +1.0G +4.0G +75%\$"
