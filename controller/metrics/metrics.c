@@ -134,39 +134,28 @@ out:
 }
 
 /*
- * A label value as the text format wants it: valid UTF-8 (a cgroup name
- * may hold any byte but '/' and NUL: each byte that is not UTF-8 becomes
- * U+FFFD), with backslash, double quote and newline escaped.
+ * A label value: the name as tierctl shows it (text_escape(): control
+ * characters C0, C1 and DEL, the bidirectional controls and bytes that
+ * are not valid UTF-8, noncharacters included, as C escapes such as \x1b,
+ * a backslash as \\), so that no byte of a cgroup name reaches a
+ * dashboard raw and two names never share a label value; then the text
+ * format's own escaping of backslash and double quote.
  */
 static void put_label(FILE *f, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
+	while (*str) {
+		char e[TEXT_ESCAPE_CHAR_MAX];
+		size_t len;
 
-	while (*s) {
-		size_t n;
-
-		switch (*s) {
-		case '\\':
-			fputs("\\\\", f);
-			s++;
-			continue;
-		case '"':
-			fputs("\\\"", f);
-			s++;
-			continue;
-		case '\n':
-			fputs("\\n", f);
-			s++;
-			continue;
+		str += text_escape_char(str, e, &len);
+		for (size_t i = 0; i < len; i++) {
+			if (e[i] == '\\')
+				fputs("\\\\", f);
+			else if (e[i] == '"')
+				fputs("\\\"", f);
+			else
+				fputc(e[i], f);
 		}
-		n = utf8_seq_len(s);
-		if (n == 0) {
-			fputs("\xef\xbf\xbd", f);
-			s++;
-			continue;
-		}
-		fwrite(s, 1, n, f);
-		s += n;
 	}
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Escaping of untrusted names for terminals, logs and exporters. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +37,36 @@ size_t utf8_seq_len(const unsigned char *s)
 	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
 	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
+	/* noncharacters: sd-bus refuses them in a string (its utf8_is_valid()) */
+	if ((cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) == 0xfffe)
+		return 0;
 	return n;
 }
 
-/* The escape of the character at s into out (at least 5 bytes); returns
- * how many bytes of s it consumed and sets *ret_len to the output length. */
-static size_t escape_one(const unsigned char *s, char *out, size_t *ret_len)
+/*
+ * Whether the valid sequence at s (of n bytes) is text a terminal or a log
+ * viewer obeys rather than shows: the C1 controls U+0080..U+009F (CSI
+ * included), the bidirectional controls (Unicode's Bidi_Control: U+061C,
+ * U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), which reorder what
+ * follows them on the line ("/good<U+202E>txt.exe" shows as
+ * "/goodexe.txt"), and the line and paragraph separators U+2028, U+2029.
+ */
+static bool is_format_control(const unsigned char *s, size_t n)
 {
+	if (n == 2)
+		return (s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xd8 && s[1] == 0x9c);
+	if (n != 3)
+		return false;
+	if (s[0] == 0xe2 && s[1] == 0x80)	/* U+2000..U+203F */
+		return s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae);
+	if (s[0] == 0xe2 && s[1] == 0x81)	/* U+2040..U+207F */
+		return s[2] >= 0xa6 && s[2] <= 0xa9;
+	return false;
+}
+
+size_t text_escape_char(const char *str, char *out, size_t *ret_len)
+{
+	const unsigned char *s = (const unsigned char *)str;
 	unsigned char c = *s;
 	size_t n;
 
@@ -69,10 +93,17 @@ static size_t escape_one(const unsigned char *s, char *out, size_t *ret_len)
 		return 1;
 	}
 	n = utf8_seq_len(s);
-	/* not UTF-8, or a C1 control (U+0080..U+009F), which terminals obey */
-	if (n == 0 || (c == 0xc2 && s[1] < 0xa0)) {
+	/* not UTF-8 (or a noncharacter): the byte alone */
+	if (n == 0) {
 		*ret_len = (size_t)snprintf(out, 5, "\\x%02x", c);
 		return 1;
+	}
+	/* a control that is valid UTF-8: each of its bytes */
+	if (is_format_control(s, n)) {
+		*ret_len = 0;
+		for (size_t i = 0; i < n; i++)
+			*ret_len += (size_t)snprintf(out + *ret_len, 5, "\\x%02x", s[i]);
+		return n;
 	}
 	memcpy(out, s, n);
 	*ret_len = n;
@@ -101,7 +132,7 @@ bool text_is_plain(const char *str)
 		if (*s < 0x20 || *s == 0x7f || *s == '\\')
 			return false;
 		n = utf8_seq_len(s);
-		if (n == 0 || (s[0] == 0xc2 && s[1] < 0xa0))
+		if (n == 0 || is_format_control(s, n))
 			return false;
 		s += n;
 	}
@@ -122,7 +153,7 @@ char *text_escape(const char *str)
 	while (*s) {
 		size_t l;
 
-		s += escape_one(s, out + w, &l);
+		s += text_escape_char((const char *)s, out + w, &l);
 		w += l;
 	}
 	out[w] = '\0';
@@ -137,8 +168,8 @@ const char *text_escape_buf(const char *str, char *buf, size_t size)
 	if (size == 0)
 		return buf;
 	while (*s) {
-		char tmp[5];
-		size_t l, used = escape_one(s, tmp, &l);
+		char tmp[TEXT_ESCAPE_CHAR_MAX];
+		size_t l, used = text_escape_char((const char *)s, tmp, &l);
 
 		if (w + l + 1 > size) {
 			/* cut at an escape boundary where "..." still fits */

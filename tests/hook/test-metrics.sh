@@ -68,11 +68,13 @@ $PY "$SRCDIR/tests/hook/prom-dump.py" "$T/textfile/tierd.prom" >"$T/dump" || { c
 
 PG='cgroup="/system.slice/postgresql.service",class="latency"'
 J1='cgroup="/batch.slice/job1",class="batch"'
-# The name is we"ird\name: the file carries it escaped (we\"ird\\name); the
-# dump shows the parser's value with Python's unicode_escape (we"ird\\name).
-grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/we\"ird\\name",class="batch"} 4096' \
+# The name is we"ird\name: the label value is the name as tierctl shows it
+# (we"ird\\name: text_escape() doubles the backslash), and the file carries
+# that in the format's escaping (we\"ird\\\\name); the dump shows the
+# parser's value with Python's unicode_escape (we"ird\\\\name).
+grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/we\"ird\\\\name",class="batch"} 4096' \
 	"$T/textfile/tierd.prom" || fail "label value not escaped"
-W='cgroup="/batch.slice/we"ird\\name",class="batch"'
+W='cgroup="/batch.slice/we"ird\\\\name",class="batch"'
 OLD='cgroup="/batch.slice/old",class="batch"'
 expect_sample "gauge tierd_fast_tier_capacity_bytes{} 17179869184.0"
 expect_sample "gauge tierd_memory_capacity_bytes{} 25769803776.0"
@@ -168,14 +170,21 @@ m -o "$T/textfile/tierd.prom"
 [ "$(ls -A "$T/textfile" | LC_ALL=C sort | tr '\n' ' ')" = "dir.prom fifo.prom link.prom tierd.prom " ] ||
 	fail "temp files left: $(ls -A "$T/textfile")"
 
-# Hostile names: a newline, an ESC sequence, a byte that is not UTF-8. The
-# textfile is valid UTF-8 (\377 becomes U+FFFD), newline escaped as \n.
+# Hostile names: a newline, an ESC sequence, a byte that is not UTF-8, a
+# noncharacter (U+FFFE), a bidi override (U+202E), a C1 control (CSI). No
+# byte of them reaches a label value raw: each is in it as tierctl shows it
+# (\n, \x1b, \xff, \xef\xbf\xbe, \xe2\x80\xae, \xc2\x9b as text), so the
+# parsed values hold no control character and the file is valid UTF-8.
 mk_cg "$(printf '/batch.slice/nl\nname')" off
 mk_memstat "$(printf '/batch.slice/nl\nname')" 4096 0 0 0 0
 mk_cg "$(printf '/batch.slice/esc\033[31mred')" off
 mk_memstat "$(printf '/batch.slice/esc\033[31mred')" 4096 0 0 0 0
 mk_cg "$(printf '/batch.slice/bad-\377')" off
 mk_memstat "$(printf '/batch.slice/bad-\377')" 4096 0 0 0 0
+for n in 'nc-\357\277\276' 'bidi-\342\200\256gpj.exe' 'csi-\302\2332J'; do
+	mk_cg "$(printf "/batch.slice/$n")" off
+	mk_memstat "$(printf "/batch.slice/$n")" 4096 0 0 0 0
+done
 # Residency that would wrap: anon 2^64-1 + file 1 on the fast node.
 mk_cg /batch.slice/huge off
 mk_memstat /batch.slice/huge 0 0 0 0 0
@@ -185,12 +194,19 @@ m -o "$T/textfile/tierd.prom"
 [ "$rc" = 0 ] || { cat "$T/err" >&2; fail "hostile names: exit $rc"; }
 $PY "$SRCDIR/tests/hook/prom-dump.py" "$T/textfile/tierd.prom" >"$T/dump" ||
 	{ cat -v "$T/textfile/tierd.prom" >&2; fail "hostile names: does not parse"; }
-grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/nl\nname",class="batch"} 4096' \
+grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/nl\\nname",class="batch"} 4096' \
 	"$T/textfile/tierd.prom" || fail "newline not escaped in a label value"
-expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/nl\nname",class="batch"} 4096.0'
-expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/esc\x1b[31mred",class="batch"} 4096.0'
-expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/bad-\ufffd",class="batch"} 4096.0'
-expect_sample 'gauge tierd_cgroup_mode{cgroup="/batch.slice/bad-\ufffd",class="batch",mode="off"} 1.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/nl\\nname",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/esc\\x1b[31mred",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/bad-\\xff",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_mode{cgroup="/batch.slice/bad-\\xff",class="batch",mode="off"} 1.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/nc-\\xef\\xbf\\xbe",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/bidi-\\xe2\\x80\\xaegpj.exe",class="batch"} 4096.0'
+expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/csi-\\xc2\\x9b2J",class="batch"} 4096.0'
+# no control character, raw or as the format's \n, in any parsed value
+LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$T/textfile/tierd.prom" &&
+	fail "a raw control byte in the textfile"
+grep -q '[^\\]\\n' "$T/textfile/tierd.prom" && fail "a newline in a label value"
 expect_sample 'gauge tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/huge",class="batch"} 1.8446744073709552e+19'
 grep -Fq 'tierd_cgroup_fast_tier_bytes{cgroup="/batch.slice/huge",class="batch"} 18446744073709551615' \
 	"$T/textfile/tierd.prom" || fail "residency not saturated"
