@@ -249,9 +249,10 @@ install-hook: $(HOOK_BIN) $(HOOK_JSON) $(HOOK_CLASS_JSON)
 	$(INSTALL) -m 0644 man/tierd-oci-hook.8 $(DESTDIR)$(MANDIR)/man8/tierd-oci-hook.8
 
 # tests/cli/test-cgroup-root.sh runs every program (CLI_ENV in tierctl.mk),
-# tests/cli/test-install-hook.sh installs the hook: check-cli needs them
-# built (named here, where all of them are defined).
-check-cli: $(TIERD_ASAN) $(METRICS_ASAN) $(HOOK_ASAN) $(HOOK_BIN)
+# tests/cli/test-install-hook.sh installs the hook, test-demo-react.sh
+# runs the demo's reaction timer: check-cli needs them built (named here,
+# where all of them are defined).
+check-cli: $(TIERD_ASAN) $(METRICS_ASAN) $(HOOK_ASAN) $(HOOK_BIN) $(TIERD_WAITFOR) $(DEMO_LOAD)
 
 ALL_TARGETS        += tierd-oci-hook
 CHECK_UNIT_TARGETS += check-hook

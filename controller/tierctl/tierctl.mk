@@ -72,10 +72,12 @@ tierctl-asan: $(TIERCTL_ASAN)
 # sanitizer check makes tierctl exit non-zero, which the tests catch.
 CLI_TESTS := $(sort $(wildcard tests/cli/test-*.sh))
 # (recursive: TIERD, METRICS and HOOK, the other programs the cgroup-root
-# test runs, and check-cli's prerequisites on them and on the installable
-# hook, come from fragments included later: controller/oci-hook/oci-hook.mk)
+# test runs, WAITFOR and DEMO_LOAD (test-demo-react.sh), and check-cli's
+# prerequisites on them and on the installable hook, come from fragments
+# included later: controller/oci-hook/oci-hook.mk)
 CLI_ENV    = TIERCTL=$(TIERCTL_ASAN) SRCDIR=$(TOP) BUILD=$(BUILD) \
 	TIERD=$(TIERD_ASAN) METRICS=$(METRICS_ASAN) HOOK=$(HOOK_ASAN) \
+	WAITFOR=$(TIERD_WAITFOR) DEMO_LOAD=$(DEMO_LOAD) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 

@@ -15,13 +15,28 @@
  * up on the fast tier depends only on the memory.numa_balancing of its
  * cgroup, which tierd sets.  Run it after moving the shell into the cgroup,
  * so the memory is charged there.
+ *
+ *   demo-load --react CGROUP_DIR MODE
+ *
+ * The reaction time the demo prints: mkdir CGROUP_DIR, watch it (inotify:
+ * writes to its memory.numa_balancing) and print the
+ * milliseconds from just before the mkdir() to the write of MODE, all
+ * timed inside this one process (CLOCK_MONOTONIC): neither process
+ * start-up nor the 9p root of the VM count. If tierd wrote the knob before
+ * the watch was in place, the time up to that check is printed (an upper
+ * bound). Exits 1 after 10 s without MODE.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +59,79 @@ static void *reader(void *arg)
 	return (void *)sum;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* 1 if file holds mode (one line), 0 if not (yet), -1 if unreadable */
+static int holds(const char *file, const char *mode)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return strcmp(buf, mode) == 0;
+}
+
+static int react(const char *dir, const char *mode)
+{
+	char knob[4096];
+	double t0, deadline;
+	int fd, wd, r;
+
+	if (snprintf(knob, sizeof(knob), "%s/memory.numa_balancing", dir) >= (int)sizeof(knob))
+		return 1;
+	fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0) {
+		perror("demo-load: inotify_init1");
+		return 1;
+	}
+	t0 = now_ms();
+	if (mkdir(dir, 0755) < 0) {
+		fprintf(stderr, "demo-load: mkdir %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	/* the directory: its watch sees writes to the files in it, the knob
+	 * whether it came with the directory (cgroupfs) or later */
+	wd = inotify_add_watch(fd, dir, IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE);
+	if (wd < 0) {
+		fprintf(stderr, "demo-load: watch %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	deadline = t0 + 10000;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char ev[4096];
+
+		r = holds(knob, mode);
+		if (r > 0) {
+			printf("%.2f\n", now_ms() - t0);
+			return 0;
+		}
+		if (now_ms() >= deadline)
+			break;
+		r = poll(&p, 1, (int)(deadline - now_ms()) + 1);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 && read(fd, ev, sizeof(ev)) < 0 && errno != EINTR)
+			break;
+	}
+	fprintf(stderr, "demo-load: %s did not become %s\n", knob, mode);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct region fast;
@@ -55,8 +143,11 @@ int main(int argc, char **argv)
 	size_t len, fast_len;
 	char *end;
 
+	if (argc == 4 && strcmp(argv[1], "--react") == 0)
+		return react(argv[2], argv[3]);
 	if (argc < 2 || argc > 4) {
-		fprintf(stderr, "usage: demo-load MB [SLOW_NODE [FAST_MB]]\n");
+		fprintf(stderr, "usage: demo-load MB [SLOW_NODE [FAST_MB]]\n"
+				"       demo-load --react CGROUP_DIR MODE\n");
 		return 2;
 	}
 	errno = 0;
