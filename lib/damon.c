@@ -1062,6 +1062,47 @@ int tier_damon_owner_remove(int dir_fd, const char *name)
 	return 0;
 }
 
+int tier_damon_modules_enabled(const char *sys_root, unsigned *ret_mask)
+{
+	static const struct {
+		const char *dir;
+		unsigned bit;
+	} mods[] = {
+		{ "module/damon_reclaim/parameters", TIER_DAMON_MODULE_RECLAIM },
+		{ "module/damon_lru_sort/parameters", TIER_DAMON_MODULE_LRU_SORT },
+	};
+	_cleanup_close_ int sys_fd = -1;
+	unsigned mask = 0;
+
+	if (!sys_root || !ret_mask)
+		return -EINVAL;
+	sys_fd = open(sys_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sys_fd < 0)
+		return negative_errno();
+	for (size_t i = 0; i < ARRAY_SIZE(mods); i++) {
+		_cleanup_close_ int fd = dir_walk(sys_fd, mods[i].dir);
+		_cleanup_free_ char *v = NULL;
+		size_t size;
+		int r;
+
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0)
+			return fd;
+		r = read_file_at_max(fd, "enabled", 16, READ_NOFOLLOW | READ_SHORT_EOF, &v, &size);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			return r;
+		if (v[0] == 'Y')
+			mask |= mods[i].bit;
+		else if (v[0] != 'N')
+			return -EINVAL;
+	}
+	*ret_mask = mask;
+	return 0;
+}
+
 /* ------------------------------------------------------------------------
  * Node ranges
  * ------------------------------------------------------------------------ */

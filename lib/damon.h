@@ -254,6 +254,17 @@ int tier_damon_owner_save(int dir_fd, const char *name, const struct tier_damon_
 int tier_damon_owner_load(int dir_fd, const char *name, struct tier_damon_owner *ret);
 int tier_damon_owner_remove(int dir_fd, const char *name);
 
+/*
+ * Which of DAMON's own modules are enabled (<sys>/module/damon_reclaim and
+ * damon_lru_sort, parameters/enabled): they start their context
+ * exclusively, so while one is on, tier_damon_start() gets -EBUSY.  They
+ * are not listed under kdamonds/.  A bit mask of TIER_DAMON_MODULE_*; a
+ * kernel without the module reads as off.
+ */
+#define TIER_DAMON_MODULE_RECLAIM 1u
+#define TIER_DAMON_MODULE_LRU_SORT 2u
+int tier_damon_modules_enabled(const char *sys_root, unsigned *ret_mask);
+
 /* ------------------------------------------------------------------------
  * Physical ranges of a node (the regions of a paddr target)
  * ------------------------------------------------------------------------ */

@@ -693,6 +693,29 @@ START_TEST(test_damon_node_ranges)
 }
 END_TEST
 
+START_TEST(test_damon_modules)
+{
+	struct fx *fx = fx_new();
+	unsigned mask = 99;
+
+	/* a kernel without them */
+	ck_assert_int_eq(tier_damon_modules_enabled(fx->sys, &mask), 0);
+	ck_assert_uint_eq(mask, 0);
+	fx_write(fx->root, "sys/module/damon_reclaim/parameters/enabled", "N\n");
+	fx_write(fx->root, "sys/module/damon_lru_sort/parameters/enabled", "Y\n");
+	ck_assert_int_eq(tier_damon_modules_enabled(fx->sys, &mask), 0);
+	ck_assert_uint_eq(mask, TIER_DAMON_MODULE_LRU_SORT);
+	fx_write(fx->root, "sys/module/damon_reclaim/parameters/enabled", "Y\n");
+	ck_assert_int_eq(tier_damon_modules_enabled(fx->sys, &mask), 0);
+	ck_assert_uint_eq(mask, TIER_DAMON_MODULE_LRU_SORT | TIER_DAMON_MODULE_RECLAIM);
+	fx_write(fx->root, "sys/module/damon_reclaim/parameters/enabled", "maybe\n");
+	mask = 99;
+	ck_assert_int_eq(tier_damon_modules_enabled(fx->sys, &mask), -EINVAL);
+	ck_assert_uint_eq(mask, 99);
+	fx_free(fx);
+}
+END_TEST
+
 Suite *suite_damon(void)
 {
 	Suite *s = suite_create("damon");
@@ -708,6 +731,7 @@ Suite *suite_damon(void)
 	tcase_add_test(tc, test_damon_owner_file);
 	tcase_add_test(tc, test_damon_reclaim);
 	tcase_add_test(tc, test_damon_node_ranges);
+	tcase_add_test(tc, test_damon_modules);
 	suite_add_tcase(s, tc);
 	return s;
 }
