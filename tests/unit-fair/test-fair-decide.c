@@ -7,7 +7,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -970,6 +973,94 @@ START_TEST(test_release_all)
 }
 END_TEST
 
+/*
+ * A large state file (issue 24, item 12): 60,000 entries in reverse order,
+ * every tenth cgroup twice (the second line with other values).  All load,
+ * the first line of a cgroup counts, the repeats are bad lines.  Loading
+ * sorted after each line (a minute for this file); now it sorts once.
+ */
+START_TEST(test_state_file_large)
+{
+	enum { N = 60000 };
+	struct fair_state *t = state();
+	char *text = NULL;
+	size_t size = 0, bad = 0;
+	FILE *f = open_memstream(&text, &size);
+	char path[64];
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "tierd-fair-state 1\n");
+	for (int i = N - 1; i >= 0; i--) {
+		fprintf(f, "/c%05d 1 0 62914560 125829120 209715200 -\n", i);
+		if (i % 10 == 0)
+			fprintf(f, "/c%05d 0 0 1 1 1 -\n", i);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(fair_state_load(t, text, size, &bad), N);
+	ck_assert_uint_eq(bad, N / 10);
+	for (int i = 0; i < N; i += 7) {
+		const struct fair_decision *d;
+
+		snprintf(path, sizeof(path), "/c%05d", i);
+		d = fair_state_find(t, path);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_str_eq(d->path, path);
+		ck_assert(d->limited); /* the first line, not the repeat */
+	}
+	ck_assert_ptr_null(fair_state_find(t, "/c60000"));
+	ck_assert_int_eq(fair_state_held(t), N);
+	free(text);
+	fair_state_free(t);
+}
+END_TEST
+
+/*
+ * A cgroup with 8,000 processes (issue 24, item 12): 4,000 executables,
+ * each run by two of them.  The observe lists each executable once, in the
+ * order of its first process; the pairwise check before took seconds.
+ */
+START_TEST(test_observe_many_exes)
+{
+	enum { NP = 8000, NE = 4000 };
+	struct fx *fx = fx_new();
+	struct tier_observed *obs = NULL;
+	const char *const *exes;
+	char *procs = NULL, link[PATH_MAX], target[64];
+	size_t size = 0, n = 0;
+	FILE *f = open_memstream(&procs, &size);
+	int dfd;
+
+	fx_cgroup(fx, "/big", "inherit");
+	ck_assert_ptr_nonnull(f);
+	for (int pid = 1; pid <= NP; pid++) {
+		/* PID p runs exe (p - 1) % NE, in a scrambled order */
+		int e = (int)(((unsigned)(pid - 1) % NE) * 7919u % NE);
+
+		fprintf(f, "%d\n", pid);
+		snprintf(link, sizeof(link), "%s/%d", fx->proc, pid);
+		ck_assert_int_eq(mkdir(link, 0755), 0);
+		snprintf(link, sizeof(link), "%s/%d/exe", fx->proc, pid);
+		snprintf(target, sizeof(target), "/usr/bin/prog%05d", e);
+		ck_assert_int_eq(symlink(target, link), 0);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	fx_write(fx->cg, "big/cgroup.procs", procs);
+	ck_assert_int_eq(tier_cgroup_open(fx->ctx, "/big", &dfd), 0);
+	ck_assert_int_eq(tier_observe_cgroup_at(fx->ctx, NULL, dfd, "/big", TIER_OBSERVE_EXE, &obs),
+			 0);
+	close(dfd);
+	exes = tier_observed_cgroup_exes(tier_observed_get(obs, 0));
+	for (; exes[n]; n++) {
+		snprintf(target, sizeof(target), "/usr/bin/prog%05d", (int)(n * 7919u % NE));
+		ck_assert_str_eq(exes[n], target);
+	}
+	ck_assert_uint_eq(n, NE);
+	tier_observed_free(obs);
+	free(procs);
+	fx_free(fx);
+}
+END_TEST
+
 static Suite *suite_fair_decide(void)
 {
 	Suite *s = suite_create("tierd-fair");
@@ -995,6 +1086,11 @@ static Suite *suite_fair_decide(void)
 	tcase_add_test(tc, test_rebalance_fake_tree);
 	tcase_add_test(tc, test_rebalance_kernel_ceiling);
 	tcase_add_test(tc, test_release_all);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("scale");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_state_file_large);
+	tcase_add_test(tc, test_observe_many_exes);
 	suite_add_tcase(s, tc);
 	return s;
 }
