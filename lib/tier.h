@@ -328,11 +328,16 @@ int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int **ret_pi
 int tier_pid_exe(struct tier_ctx *ctx, int pid, char **ret_exe);
 
 /*
- * Guess the systemd unit of a cgroup path from its components, like
- * systemd's cg_path_get_unit(): the first component that is a unit name but
- * not a .slice ("/system.slice/foo.service/x" -> "foo.service"); if there is
- * none, the last .slice component.  -ENXIO if no component is a unit name.
- * Pure (no I/O).
+ * The systemd unit of a cgroup path, as systemd's cg_path_get_unit()
+ * derives it: the components from the root that are slice names are
+ * skipped, and the next one must be a unit name (systemd's rules: a known
+ * unit type, its characters, an instance but not a template) that is not
+ * a slice ("/system.slice/foo.service/x" -> "foo.service"); a path of
+ * slices alone gives its innermost slice ("/user.slice/user-1000.slice" ->
+ * "user-1000.slice").  A path that does not start with slices and a unit
+ * has none, whatever its components are called: -ENXIO for
+ * "/docker/ID/x.service" or "/lxc.payload.c1/system.slice/x.service".  Units
+ * of a user's manager give their user@UID.service.  Pure (no I/O).
  */
 int tier_cgroup_path_unit(const char *path, char **ret_unit);
 

@@ -267,6 +267,39 @@ START_TEST(test_path_unit)
 		{ "/kubepods/burstable/pod1", NULL },
 		{ "/", NULL },
 		{ "/.service", NULL },
+		/* systemd's cg_path_get_unit(): only below its own slices from the
+		 * root (issue 24, item 9): containers' trees are no unit's */
+		{ "/system.slice/mariadb.service", "mariadb.service" },
+		{ "/lxc.payload.c1/system.slice/mariadb.service", NULL },
+		{ "/docker/0123456789ab/mariadb.service", NULL },
+		{ "/kubepods/burstable/pod1/mariadb.service", NULL },
+		{ "/kubepods/besteffort/pod1/0123abcd/system.slice/mariadb.service", NULL },
+		{ "/machine/qemu-1-vm.libvirt-qemu/mariadb.service", NULL },
+		/* the systemd cgroup driver's pods are systemd's own */
+		{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/"
+		  "cri-containerd-0123.scope",
+		  "cri-containerd-0123.scope" },
+		/* a container with systemd inside, in the host's scope: the host's unit */
+		{ "/system.slice/docker-0123.scope/system.slice/mariadb.service", "docker-0123.scope" },
+		{ "/machine.slice/machine-c1.scope/payload/system.slice/x.service",
+		  "machine-c1.scope" },
+		/* a user's manager's units are not derived: user@UID.service is the
+		 * system manager's unit of the whole subtree */
+		{ "/user.slice/user-1000.slice/user@1000.service/app.slice/x.service",
+		  "user@1000.service" },
+		{ "/user.slice/user-1000.slice/session-3.scope", "session-3.scope" },
+		{ "/user.slice/user-1000.slice", "user-1000.slice" },
+		{ "/init.scope", "init.scope" },
+		{ "/-.slice/x.service", "x.service" },
+		{ "/system.slice/getty@tty1.service", "getty@tty1.service" },
+		{ "/system.slice/getty@.service", NULL },		/* a template */
+		{ "/system.slice/@x.service", NULL },
+		{ "/system.slice/my app.service", NULL },		/* not a unit's character */
+		{ "/system.slice/x.frobnicate", NULL },		/* not a unit type */
+		{ "/system.slice/a@b.slice/x.service", NULL },	/* a slice is never an instance */
+		{ "/system.slice/__x.service", "_x.service" },	/* cg_escape()d */
+		{ "/system.slice/_x.service", "x.service" },
+		{ "/system.slice/x.service.d/y.service", NULL },	/* type "d" */
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -282,6 +315,46 @@ START_TEST(test_path_unit)
 		}
 		free(u);
 	}
+}
+END_TEST
+
+/* A unit= rule through observe and evaluate on a fake tree: a container's
+ * own "mariadb.service" below a path that is not systemd's is not the
+ * host's mariadb.service (issue 24, item 9). */
+START_TEST(test_unit_rule_containers)
+{
+	static const char text[] = "[class:db]\nmode = promote\n"
+				   "[rule:db]\nclass = db\nunit = mariadb.service\n";
+	static const struct {
+		const char *path;
+		bool managed;
+	} t[] = {
+		{ "/system.slice/mariadb.service", true },
+		{ "/lxc.payload.c1/system.slice/mariadb.service", false },
+		{ "/docker/0123456789ab/mariadb.service", false },
+		{ "/kubepods/burstable/pod1/mariadb.service", false },
+		{ "/user.slice/user-1000.slice/user@1000.service/app.slice/mariadb.service", false },
+	};
+	struct fx *fx = fx_new();
+	struct tier_policy *p = NULL;
+	struct tier_observed *o = NULL;
+	struct tier_plan *plan = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		fx_cgroup(fx, t[i].path, "inherit");
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	ck_assert_int_eq(tier_observe(fx->ctx, NULL, NULL, 0, &o), 0);
+	ck_assert_int_eq(tier_evaluate(p, o, &plan), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		const struct tier_plan_entry *e = tier_plan_find(plan, t[i].path);
+
+		ck_assert_ptr_nonnull(e);
+		ck_assert_msg(!!tier_plan_entry_rule(e) == t[i].managed, "%s", t[i].path);
+	}
+	tier_plan_free(plan);
+	tier_observed_free(o);
+	tier_policy_free(p);
+	fx_free(fx);
 }
 END_TEST
 
@@ -382,6 +455,7 @@ Suite *suite_util(void)
 	tcase_add_test(tc, test_glob_differential);
 	tcase_add_test(tc, test_mode);
 	tcase_add_test(tc, test_path_unit);
+	tcase_add_test(tc, test_unit_rule_containers);
 	tcase_add_test(tc, test_nodelist);
 	tcase_add_test(tc, test_mountinfo);
 	tcase_add_test(tc, test_ctx);
