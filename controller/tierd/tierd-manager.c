@@ -467,6 +467,10 @@ int manager_reconcile(struct manager *m, const char *reason)
 	r = manager_full_pass(m, reason);
 	if (r < 0)
 		return r;
+	/* This pass covers any rescan after lost events that was waiting. */
+	m->last_full_pass_usec = now_usec(CLOCK_MONOTONIC);
+	if (m->reconcile_defer)
+		(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_OFF);
 	m->n_reconciles++;
 	log_debug("Reconciled %llu cgroups (%zu in a class, %llu writes) in %.1f ms (%s)",
 		  (unsigned long long)m->n_cgroups, m->managed.n,
@@ -476,32 +480,74 @@ int manager_reconcile(struct manager *m, const char *reason)
 	return 0;
 }
 
-static int on_reconcile_defer(sd_event_source *s, void *userdata)
+static int on_reconcile_defer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
-	int r = manager_reconcile(m, "rescan");
+	int r;
 
+	if (m->rescan_requests > 1)
+		log_info("Rescanning the whole tree once for %llu signals of lost events (%s)",
+			 (unsigned long long)m->rescan_requests, m->rescan_reason);
+	r = manager_reconcile(m, m->rescan_reason ?: "rescan");
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
 	return 0;
 }
 
+static bool rescan_pending(const struct manager *m)
+{
+	int enabled = SD_EVENT_OFF;
+
+	return m->reconcile_defer &&
+	       sd_event_source_get_enabled(m->reconcile_defer, &enabled) >= 0 &&
+	       enabled != SD_EVENT_OFF;
+}
+
+/*
+ * Lost events (an inotify queue overflow, ENOBUFS on the proc connector):
+ * a full pass, but at most one per rescan holdoff (--rescan-holdoff,
+ * default RESCAN_HOLDOFF_USEC) since the last full pass of any kind, so a
+ * workload that keeps overflowing the queue costs one pass per holdoff and
+ * not one per overflow.  Signals while one is pending join it; a full pass
+ * for another reason (reload, the periodic reconcile) takes its place.
+ */
 void manager_schedule_reconcile(struct manager *m, const char *reason)
 {
+	uint64_t holdoff = m->args.rescan_holdoff_set ? m->args.rescan_holdoff_usec
+						      : RESCAN_HOLDOFF_USEC;
+	uint64_t now = now_usec(CLOCK_MONOTONIC), due = now;
 	int r;
 
-	log_debug("Full reconcile scheduled (%s)", reason);
+	if (m->exiting)
+		return;
+	if (rescan_pending(m)) {
+		m->rescan_requests++;
+		log_debug("Full reconcile already scheduled, %s joins it", reason);
+		return;
+	}
+	if (m->last_full_pass_usec && m->last_full_pass_usec + holdoff > now)
+		due = m->last_full_pass_usec + holdoff;
+	m->rescan_reason = reason;
+	m->rescan_requests = 1;
+	if (due > now)
+		log_info("Full reconcile (%s) deferred by %.1f s: at most one every %.1f s",
+			 reason, (double)(due - now) / 1e6, (double)holdoff / 1e6);
+	else
+		log_debug("Full reconcile scheduled (%s)", reason);
 	if (m->reconcile_defer) {
-		(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_ONESHOT);
-		return;
+		r = sd_event_source_set_time(m->reconcile_defer, due);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_ONESHOT);
+	} else {
+		r = sd_event_add_time(m->event, &m->reconcile_defer, CLOCK_MONOTONIC, due, 0,
+				      on_reconcile_defer, m);
+		if (r >= 0) {
+			(void)sd_event_source_set_description(m->reconcile_defer, "rescan-lost-events");
+			(void)sd_event_source_set_priority(m->reconcile_defer, SD_EVENT_PRIORITY_IDLE);
+		}
 	}
-	r = sd_event_add_defer(m->event, &m->reconcile_defer, on_reconcile_defer, m);
-	if (r < 0) {
+	if (r < 0)
 		log_warning_errno(r, "Failed to schedule a reconcile: %m, ignoring");
-		return;
-	}
-	(void)sd_event_source_set_description(m->reconcile_defer, "reconcile-now");
-	(void)sd_event_source_set_priority(m->reconcile_defer, SD_EVENT_PRIORITY_IDLE);
 }
 
 /*

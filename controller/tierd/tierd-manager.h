@@ -46,7 +46,13 @@ struct manager_args {
 	bool no_bus_api;
 	int system_bus;			/* 1 yes, 0 no, -1 only for /sys/fs/cgroup */
 	const char *systemd_address;	/* talk to systemd there (tests), any tree */
+	uint64_t rescan_holdoff_usec;	/* at most one rescan after lost events per this */
+	bool rescan_holdoff_set;	/* else RESCAN_HOLDOFF_USEC */
 };
+
+/* At most one full pass after lost events (inotify overflow, ENOBUFS on the
+ * proc connector) per this much time since the last full pass. */
+#define RESCAN_HOLDOFF_USEC (10 * 1000000ull)
 
 /* One change that the last full pass did not make (dry run, or it failed):
  * what DryRun tells unprivileged callers. */
@@ -62,7 +68,10 @@ struct manager {
 	sd_event *event;
 	sd_event_source *sigterm, *sigint, *sighup;
 	sd_event_source *reconcile_timer;	/* armed only while events cannot cover all */
-	sd_event_source *reconcile_defer;	/* a full reconcile asked for soon */
+	sd_event_source *reconcile_defer;	/* a rescan after lost events (timer) */
+	const char *rescan_reason;		/* why (a string literal) */
+	uint64_t rescan_requests;		/* lost-event signals it coalesces */
+	uint64_t last_full_pass_usec;		/* CLOCK_MONOTONIC, 0: none yet */
 	sd_event_source *rebalance_timer;	/* fair shares, every rebalance_interval */
 	sd_event_source *rebalance_debounce;	/* a rebalance after changes, coalesced */
 	uint64_t rebalance_first_usec;		/* the first change it waits for */

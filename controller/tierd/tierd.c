@@ -43,6 +43,8 @@ static void help(void)
 	       "      --system-bus        also serve it on the system bus, even for a cgroup\n"
 	       "                          tree other than /sys/fs/cgroup\n"
 	       "      --no-system-bus     serve it on the private socket only\n"
+	       "      --rescan-holdoff=SEC  at most one full rescan after lost events per SEC\n"
+	       "                          seconds (default 10)\n"
 	       "  -f, --foreground        log to stderr even under systemd\n"
 	       "  -v, --verbose           debug logging (overrides [daemon] log_level)\n"
 	       "      --log-level=LEVEL   err, warning, notice, info or debug\n"
@@ -74,6 +76,7 @@ enum {
 	ARG_SYSTEM_BUS,
 	ARG_NO_SYSTEM_BUS,
 	ARG_SYSTEMD_ADDRESS,
+	ARG_RESCAN_HOLDOFF,
 };
 
 int main(int argc, char **argv)
@@ -92,6 +95,7 @@ int main(int argc, char **argv)
 		{ "no-bus-api", no_argument, NULL, ARG_NO_BUS_API },
 		{ "system-bus", no_argument, NULL, ARG_SYSTEM_BUS },
 		{ "no-system-bus", no_argument, NULL, ARG_NO_SYSTEM_BUS },
+		{ "rescan-holdoff", required_argument, NULL, ARG_RESCAN_HOLDOFF },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "log-level", required_argument, NULL, ARG_LOG_LEVEL },
@@ -149,6 +153,22 @@ int main(int argc, char **argv)
 		case ARG_NO_SYSTEM_BUS:
 			args.system_bus = 0;
 			break;
+		case ARG_RESCAN_HOLDOFF: {
+			char *end = NULL;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || !end || end == optarg || *end || optarg[0] == '-' ||
+			    v > 24 * 3600) {
+				fprintf(stderr, "tierd: --rescan-holdoff: not a number of seconds "
+						"(0-86400): '%s'\n", optarg);
+				return EXIT_FAILURE;
+			}
+			args.rescan_holdoff_usec = v * 1000000ull;
+			args.rescan_holdoff_set = true;
+			break;
+		}
 		case 'f':
 			foreground = true;
 			break;
