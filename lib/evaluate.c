@@ -51,7 +51,8 @@ _public_ int tier_plan_new(const struct tier_policy *policy, uint64_t fast_capac
 	if (!plan)
 		return -ENOMEM;
 	plan->policy = policy;
-	plan->fast_capacity = fast_capacity;
+	/* percentages are of the capacity the fair share divides */
+	plan->fast_capacity = policy_share_capacity(policy, fast_capacity);
 	*ret_plan = plan;
 	return 0;
 }

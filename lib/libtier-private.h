@@ -129,6 +129,9 @@ size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn
 		       const char *name, size_t len);
 void name_table_free(struct name_table *t);
 
+/* policy.c: the capacity a percentage is of (fast tier minus fast_tier_reserve) */
+uint64_t policy_share_capacity(const struct tier_policy *policy, uint64_t fast_capacity);
+
 /* ctx.c */
 int discover_cgroup_mountinfo(const char *procfs_root, char **ret);
 

@@ -1361,6 +1361,19 @@ const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *po
 	return &policy->daemon;
 }
 
+/*
+ * The one base of a percentage (toptier_min/max = N%): the fast-tier
+ * capacity the fair share divides, the fast tier minus fast_tier_reserve
+ * (tierd.conf(5)). evaluate.c (the plan, explain) and share.c (the
+ * targets) both use it.
+ */
+uint64_t policy_share_capacity(const struct tier_policy *policy, uint64_t fast_capacity)
+{
+	uint64_t reserve = policy ? tier_policy_daemon(policy)->fast_tier_reserve : 0;
+
+	return fast_capacity > reserve ? fast_capacity - reserve : 0;
+}
+
 _public_ uint64_t tier_amount_resolve(const struct tier_amount *amount, uint64_t capacity,
 				      uint64_t dflt)
 {

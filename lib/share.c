@@ -255,7 +255,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 	_cleanup_free_ struct tier_share_input *in = NULL;
 	_cleanup_free_ uint64_t *targets = NULL;
 	_cleanup_close_ int root = -1;
-	uint64_t fast, reserve, capacity;
+	uint64_t fast, capacity;
 	size_t n = 0;
 	bool single, none;
 	int r;
@@ -263,8 +263,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 	if (!s || !ctx || !topo || !policy || flags != 0)
 		return -EINVAL;
 	fast = tier_topology_fast_capacity(topo);
-	reserve = tier_policy_daemon(policy)->fast_tier_reserve;
-	capacity = fast > reserve ? fast - reserve : 0;
+	capacity = policy_share_capacity(policy, fast);
 	/* One memory tier: all memory is "fast", there is nothing to share. */
 	single = tier_topology_tier_count(topo) < 2;
 	none = single;

@@ -605,7 +605,9 @@ int tier_observed_cgroup_get_current(const struct tier_observed_cgroup *cgroup,
 struct tier_plan;
 struct tier_plan_entry;
 
-/* An empty plan for policy; percentages resolve against fast_capacity. */
+/* An empty plan for policy; percentages (toptier_min/max = N%) resolve against
+ * fast_capacity minus the policy's fast_tier_reserve, the capacity
+ * tier_share_compute() divides. */
 int tier_plan_new(const struct tier_policy *policy, uint64_t fast_capacity,
 		  struct tier_plan **ret_plan);
 void tier_plan_free(struct tier_plan *plan);

@@ -206,7 +206,8 @@ static void explain_text(const struct explain_view *x, const char *cg)
 			continue;
 		printf("%s:%*s %s", amount_keys[i], (int)(15 - strlen(amount_keys[i])), "", esc(w));
 		if (w[0] && w[strlen(w) - 1] == '%')
-			printf(" of the fast tier = %s", fmt_size(x->amount[i].bytes, b));
+			printf(" of the fast tier less fast_tier_reserve = %s",
+			       fmt_size(x->amount[i].bytes, b));
 		printf("\n");
 	}
 }

@@ -23,10 +23,15 @@ tc $C explain /system.slice/mariadb.service
 expect_rc 0
 expect_out "^matched by: +unit = mariadb.service"
 
-# A percentage is shown resolved against the fast tier (16 GiB).
+# A percentage is shown resolved against the capacity the fair share
+# divides, the fast tier (16 GiB) less fast_tier_reserve (256M): the bytes
+# tierd enforces, not 8.0G of the whole fast tier (one definition).
 tc $C explain system.slice/memcached.service
 expect_rc 0
-expect_out "^toptier_max: +50% of the fast tier = 8.0G\$"
+expect_out "^toptier_max: +50% of the fast tier less fast_tier_reserve = 7.9G\$"
+tc --json $C explain system.slice/memcached.service
+expect_rc 0
+expect_out '"bytes": 8455716864'
 
 # Effective mode limited by an ancestor.
 printf 'off\n' >"$CG/batch.slice/memory.numa_balancing"

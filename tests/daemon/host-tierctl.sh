@@ -82,7 +82,7 @@ expect out "^rule: +fast \\($CONF:[0-9]+\\)\$"
 expect out "^matched by: +cgroup = /fast/\\*\\* \\(/fast/a\\)\$"
 expect out "^class: +fast\$"
 expect out "^weight: +300\$"
-expect out "^toptier_min: +25% of the fast tier = 256.0M\$"
+expect out "^toptier_min: +25% of the fast tier less fast_tier_reserve = 192.0M\$"
 expect out "^configured mode: +full\$"
 tc --no-daemon --config "$CONF" explain /fast/a
 expect_rc 0

@@ -90,7 +90,9 @@ START_TEST(test_first_match)
 	ck_assert_uint_eq(e_desired(e, TIER_ATTR_MEMORY_LOW), 64ull << 20);
 	ck_assert(!e_sets(e, TIER_ATTR_MEMORY_HIGH));
 	ck_assert_uint_eq(tier_plan_entry_weight(e), 400);
-	ck_assert_uint_eq(tier_plan_entry_toptier_min(e), 1ull << 30); /* 25% of 4G */
+	/* 25% of 4G minus the default fast_tier_reserve (256M): the capacity
+	 * the fair share divides, the one base of a percentage */
+	ck_assert_uint_eq(tier_plan_entry_toptier_min(e), ((4ull << 30) - (256ull << 20)) / 4);
 	ck_assert_uint_eq(tier_plan_entry_toptier_max(e), 1ull << 30);
 	ck_assert(e_mode_supported(e));
 	ck_assert_int_eq((enum tier_mode)e_current(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_INHERIT);
@@ -214,8 +216,8 @@ START_TEST(test_plan_update)
 	pg = tier_plan_find(plan, "/system.slice/postgresql@15.service");
 	ck_assert_ptr_eq(pg, tier_plan_entry(plan, 1));
 	ck_assert_str_eq(tier_plan_entry_rule(pg)->name, "pg");
-	/* 25% of the plan's capacity, not the observed one's */
-	ck_assert_uint_eq(tier_plan_entry_toptier_min(pg), 1ull << 30);
+	/* 25% of the plan's capacity (minus the reserve), not the observed one's */
+	ck_assert_uint_eq(tier_plan_entry_toptier_min(pg), ((4ull << 30) - (256ull << 20)) / 4);
 	ck_assert_int_eq(tier_plan_entry_get_current(pg, TIER_ATTR_NUMA_BALANCING, &v), 0);
 	ck_assert_uint_eq(v, TIER_MODE_OFF);
 	ck_assert_int_eq(tier_plan_entry_get_current(tier_plan_entry(plan, 0),
