@@ -90,19 +90,26 @@ rc=$?
 check "timeout" 124 "$rc"
 rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
 
-out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c \
-	'test "$(cat /proc/sys/kernel/numa_balancing)" -ge 0 && test -w /tmp && ! test -w '"$build"' &&
-	 grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts')
-check "guest mounts: cgroup2, writable /tmp, read-only build/" 0 "$?"
-
-out=$("$run_vm" -q --timeout 120 --kernel "$kernel" --env 'TIERD_VM_X=a b$c' /bin/sh -c \
-	'test "$TIERD_VM_X" = "a b\$c"')
-check "run-vm --env NAME=VALUE reaches the guest" 0 "$?"
+# One boot for three checks (each boot costs ~10 s under TCG): the mounts,
+# --env, and that a test's own output is not the kernel's: splat-like lines
+# on stdout, and a user space fault the kernel logs (traps: ... general
+# protection fault), pass. The guest names the check that failed.
+fake='WARNING: CPU: 0 PID: 1 at test/fake.c:1 probe'
+out=$("$run_vm" --timeout 120 --kernel "$kernel" --env 'TIERD_VM_X=a b$c' /bin/sh -c '
+	test "$(cat /proc/sys/kernel/numa_balancing)" -ge 0 && test -w /tmp && ! test -w '"$build"' &&
+	 grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts || { echo "guest: mounts wrong"; exit 2; }
+	test "$TIERD_VM_X" = "a b\$c" || { echo "guest: TIERD_VM_X=$TIERD_VM_X"; exit 3; }
+	echo "'"$fake"'"; echo "BUG: not a kernel bug"; echo "Kernel panic - not really"
+	echo "<6>traps: probe[1] general protection fault ip:0 sp:0 error:0" >/dev/kmsg')
+rc=$?
+check "guest mounts: cgroup2, writable /tmp, read-only build/; --env NAME=VALUE reaches the
+    guest; splat-like test output and a user space fault do not fail the run" 0 "$rc"
+[ $rc = 0 ] || echo "$out" | grep -a -E '^(guest|run-vm):' | sed 's/^/    /'
+rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
 
 # The bite test: a WARNING in the kernel log fails a run whose test passed.
 # The line goes in through /dev/kmsg at KERN_WARNING, the level WARN()
 # prints at; it taints nothing, so the log check alone must catch it.
-fake='WARNING: CPU: 0 PID: 1 at test/fake.c:1 probe'
 out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c \
 	"echo '<4>$fake' >/dev/kmsg && dmesg | grep -q 'test/fake.c:1 probe'")
 rc=$?
@@ -122,14 +129,6 @@ out=$("$run_vm" -q --timeout 120 --loglevel 1 --kernel "$kernel" /bin/sh -c \
 	"echo '<4>$fake' >/dev/kmsg")
 check "a WARNING only the kernel log dump has fails the run" 126 "$?"
 rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
-
-# A test's own output is not the kernel's: splat-like lines on stdout, and
-# a user space fault the kernel logs (traps: ... general protection fault),
-# pass.
-out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c \
-	"echo '$fake'; echo 'BUG: not a kernel bug'; echo 'Kernel panic - not really';
-	 echo '<6>traps: probe[1] general protection fault ip:0 sp:0 error:0' >/dev/kmsg")
-check "splat-like test output and a user space fault do not fail the run" 0 "$?"
 
 # --lru-gen: MGLRU off and on, as the guest sees it; a kernel without
 # MGLRU fails the run (125) and says why.
