@@ -43,16 +43,140 @@ static void print_change(struct tierctl *t, const char *cgroup, const char *attr
 	}
 }
 
+/* What apply prints after the changes, with or without tierd: one summary. */
+struct apply_summary {
+	size_t cgroups, managed, changed, unchanged, vanished, unsupported, nomemcg, failed;
+	size_t changes;
+};
+
+/* The summary line or JSON object, and the exit code both paths share. */
+static int apply_summary_print(struct tierctl *t, bool dry_run, const char *source,
+			       const struct apply_summary *m)
+{
+	int rc = EXIT_OK;
+
+	if (t->json) {
+		json_array_end(&t->j);
+		json_key(&t->j, "summary");
+		json_object_begin(&t->j);
+		json_kv_uint(&t->j, "cgroups", m->cgroups);
+		json_kv_uint(&t->j, "managed", m->managed);
+		json_kv_uint(&t->j, "changed", m->changed);
+		json_kv_uint(&t->j, "unchanged", m->unchanged);
+		json_kv_uint(&t->j, "vanished", m->vanished);
+		json_kv_uint(&t->j, "unsupported", m->unsupported);
+		json_kv_uint(&t->j, "no_memory_controller", m->nomemcg);
+		json_kv_uint(&t->j, "failed", m->failed);
+		json_kv_uint(&t->j, "changes", m->changes);
+		json_object_end(&t->j);
+		json_object_end(&t->j);
+	} else {
+		if (dry_run && source)
+			printf("dry run (tierd, %s): ", esc(source));
+		else if (dry_run)
+			printf("dry run: ");
+		printf("%zu cgroups, %zu managed, %zu %s, %zu unchanged", m->cgroups, m->managed,
+		       m->changed, dry_run ? "would change" : "changed", m->unchanged);
+		if (m->vanished)
+			printf(", %zu vanished", m->vanished);
+		if (m->unsupported)
+			printf(", %zu unsupported", m->unsupported);
+		if (m->nomemcg)
+			printf(", %zu without memory controller", m->nomemcg);
+		printf(", %zu failed\n", m->failed);
+	}
+	if (m->unsupported) {
+		msg(NOSUPPORT_MSG);
+		rc = EXIT_NOTSUPP;
+	}
+	if (m->failed)
+		rc = EXIT_SYSTEM;
+	return rc;
+}
+
+static void apply_json_begin(struct tierctl *t, bool dry_run, const char *source)
+{
+	if (!t->json)
+		return;
+	json_object_begin(&t->j);
+	json_kv_bool(&t->j, "dry_run", dry_run);
+	json_kv_string(&t->j, "source", source);
+	json_key(&t->j, "changes");
+	json_array_begin(&t->j);
+}
+
+/*
+ * The counts tierd's DryRun does not give, from its cgroup list
+ * (ListCgroups: every cgroup, a class for the managed ones) and the local
+ * tree (a managed cgroup gone, without the knob, without the memory
+ * controller), as the files path counts them.
+ */
+static int dry_run_daemon_counts(struct tierctl *t, struct tierd_client *c,
+				 struct apply_summary *m)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *list = NULL;
+	struct tier_ctx *ctx = NULL;
+	const char *path, *cls, *rule;
+	size_t bad = 0;
+	uint64_t target;
+	int rc, r;
+
+	r = tierd_client_call(c, "ListCgroups", &error, &list, "b", true);
+	if (r < 0) {
+		rc = daemon_fail("ListCgroups", r, &error);
+		goto out;
+	}
+	rc = open_ctx(t, NULL, NULL, &ctx);
+	if (rc)
+		goto out;
+	r = sd_bus_message_enter_container(list, 'a', "(ssst)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(list, "(ssst)", &path, &cls, &rule, &target)) > 0) {
+		_cleanup_free_ char *cur = NULL;
+		enum tier_mode mode;
+
+		m->cgroups++;
+		if (!cls[0])
+			continue;
+		m->managed++;
+		r = tier_cgroup_get_mode(ctx, path, &mode);
+		if (r == -ENOENT)
+			m->vanished++;
+		else if (r == -EOPNOTSUPP &&
+			 tier_cgroup_read(ctx, path, "memory.current", &cur) == -EOPNOTSUPP) {
+			m->nomemcg++;
+			msg("%s: memory controller not enabled, skipped", path);
+		}
+		else if (r == -EOPNOTSUPP)
+			m->unsupported++;
+		r = 0;
+	}
+	if (r < 0) {
+		rc = fail(r, "cannot parse tierd's answer");
+		goto out;
+	}
+	bad = m->changed + m->vanished + m->unsupported + m->nomemcg;
+	m->unchanged = m->managed > bad ? m->managed - bad : 0;
+out:
+	tier_ctx_unref(ctx);
+	sd_bus_message_unref(list);
+	sd_bus_error_free(&error);
+	return rc;
+}
+
 /*
  * apply --dry-run with a running tierd: the changes its next reconcile
- * would make with the policy it has loaded (DryRun), in the same format.
+ * would make with the policy it has loaded (DryRun), in the same format,
+ * summary, JSON schema and exit status as without tierd.
  */
 static int dry_run_daemon(struct tierctl *t, struct tierd_client *c)
 {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
-	const char *cg, *cls, *rule, *knob, *o, *n, *last = NULL;
-	size_t n_changes = 0, n_cgroups = 0;
+	const char *cg, *cls, *rule, *knob, *o, *n;
+	_cleanup_free_ char *last = NULL;
+	struct apply_summary m = { 0 };
 	int rc = EXIT_OK, r;
 
 	r = tierd_client_call(c, "DryRun", &error, &reply, NULL);
@@ -60,39 +184,30 @@ static int dry_run_daemon(struct tierctl *t, struct tierd_client *c)
 		rc = daemon_fail("DryRun", r, &error);
 		goto out;
 	}
-	if (t->json) {
-		json_object_begin(&t->j);
-		json_kv_bool(&t->j, "dry_run", true);
-		json_kv_string(&t->j, "source", c->where);
-		json_key(&t->j, "changes");
-		json_array_begin(&t->j);
-	}
+	apply_json_begin(t, true, c->where);
 	r = sd_bus_message_enter_container(reply, 'a', "(ssssss)");
 	while (r >= 0 &&
 	       (r = sd_bus_message_read(reply, "(ssssss)", &cg, &cls, &rule, &knob, &o, &n)) > 0) {
-		n_changes++;
-		if (!last || strcmp(last, cg) != 0)
-			n_cgroups++;
-		last = cg;
+		m.changes++;
+		if (!last || strcmp(last, cg) != 0) {
+			m.changed++;
+			free(last);
+			last = strdup(cg);
+			if (!last) {
+				r = -ENOMEM;
+				break;
+			}
+		}
 		print_change(t, cg, knob, o, n, rule, cls);
 	}
 	if (r < 0) {
 		rc = fail(r, "cannot parse tierd's answer");
 		goto out;
 	}
-	if (t->json) {
-		json_array_end(&t->j);
-		json_key(&t->j, "summary");
-		json_object_begin(&t->j);
-		json_kv_uint(&t->j, "changed", n_cgroups);
-		json_kv_uint(&t->j, "changes", n_changes);
-		json_object_end(&t->j);
-		json_object_end(&t->j);
-	} else {
-		printf("dry run (tierd, %s): %zu cgroup%s would change, %zu change%s\n",
-		       esc(c->where), n_cgroups, n_cgroups == 1 ? "" : "s", n_changes,
-		       n_changes == 1 ? "" : "s");
-	}
+	rc = dry_run_daemon_counts(t, c, &m);
+	if (rc)
+		goto out;
+	rc = apply_summary_print(t, true, c->where, &m);
 out:
 	sd_bus_message_unref(reply);
 	sd_bus_error_free(&error);
@@ -102,8 +217,7 @@ out:
 int verb_apply(struct tierctl *t, int argc, char **argv)
 {
 	struct tier_apply_results *res = NULL;
-	size_t n_seen = 0, n_managed = 0, n_changed = 0, n_unchanged = 0, n_vanished = 0;
-	size_t n_unsupported = 0, n_nomemcg = 0, n_failed = 0;
+	struct apply_summary m = { 0 };
 	bool dry_run = t->verb_option;
 	struct session s;
 	int rc, r;
@@ -130,14 +244,9 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 		goto out;
 	}
 
-	if (t->json) {
-		json_object_begin(&t->j);
-		json_kv_bool(&t->j, "dry_run", dry_run);
-		json_key(&t->j, "changes");
-		json_array_begin(&t->j);
-	}
-	n_seen = tier_apply_results_count(res);
-	for (size_t i = 0; i < n_seen; i++) {
+	apply_json_begin(t, dry_run, NULL);
+	m.cgroups = tier_apply_results_count(res);
+	for (size_t i = 0; i < m.cgroups; i++) {
 		const struct tier_apply_result *a = tier_apply_results_get(res, i);
 		const char *path = tier_apply_result_path(a);
 		enum tier_apply_status status = tier_apply_result_status(a);
@@ -148,9 +257,9 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 			e = tier_plan_find(s.plan, path);
 		if (status == TIER_APPLY_UNMANAGED || !e || !tier_plan_entry_rule(e))
 			continue;
-		n_managed++;
+		m.managed++;
 		if (status == TIER_APPLY_VANISHED) {
-			n_vanished++;
+			m.vanished++;
 			continue;
 		}
 		for (size_t k = 0; k < tier_apply_result_change_count(a); k++) {
@@ -160,6 +269,7 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 			switch (tier_apply_result_change_status(a, k)) {
 			case TIER_APPLY_CHANGED:
 				changed = true;
+				m.changes++;
 				print_change(t, path, attr, tier_apply_result_change_old_value(a, k),
 					     new_value, tier_plan_entry_rule(e)->name,
 					     tier_plan_entry_class(e)->name);
@@ -168,7 +278,7 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 				unsupported = true;
 				break;
 			case TIER_APPLY_ERROR:
-				n_failed++;
+				m.failed++;
 				fail(tier_apply_result_change_error(a, k), "%s: cannot write %s %s",
 				     path, attr, new_value);
 				break;
@@ -180,49 +290,18 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 			_cleanup_free_ char *cur = NULL;
 
 			if (tier_cgroup_read(s.ctx, path, "memory.current", &cur) == -EOPNOTSUPP) {
-				n_nomemcg++;
+				m.nomemcg++;
 				msg("%s: memory controller not enabled, skipped", path);
 			} else {
-				n_unsupported++;
+				m.unsupported++;
 			}
 		}
 		if (changed)
-			n_changed++;
+			m.changed++;
 		else if (status == TIER_APPLY_UNCHANGED)
-			n_unchanged++;
+			m.unchanged++;
 	}
-	if (t->json) {
-		json_array_end(&t->j);
-		json_key(&t->j, "summary");
-		json_object_begin(&t->j);
-		json_kv_uint(&t->j, "cgroups", n_seen);
-		json_kv_uint(&t->j, "managed", n_managed);
-		json_kv_uint(&t->j, "changed", n_changed);
-		json_kv_uint(&t->j, "unchanged", n_unchanged);
-		json_kv_uint(&t->j, "vanished", n_vanished);
-		json_kv_uint(&t->j, "unsupported", n_unsupported);
-		json_kv_uint(&t->j, "no_memory_controller", n_nomemcg);
-		json_kv_uint(&t->j, "failed", n_failed);
-		json_object_end(&t->j);
-		json_object_end(&t->j);
-	} else {
-		printf("%s%zu cgroups, %zu managed, %zu %s, %zu unchanged", dry_run ? "dry run: " : "",
-		       n_seen, n_managed, n_changed, dry_run ? "would change" : "changed",
-		       n_unchanged);
-		if (n_vanished)
-			printf(", %zu vanished", n_vanished);
-		if (n_unsupported)
-			printf(", %zu unsupported", n_unsupported);
-		if (n_nomemcg)
-			printf(", %zu without memory controller", n_nomemcg);
-		printf(", %zu failed\n", n_failed);
-	}
-	if (n_unsupported) {
-		msg(NOSUPPORT_MSG);
-		rc = EXIT_NOTSUPP;
-	}
-	if (n_failed)
-		rc = EXIT_SYSTEM;
+	rc = apply_summary_print(t, dry_run, NULL, &m);
 out:
 	tier_apply_results_free(res);
 	session_done(&s);
