@@ -9,7 +9,18 @@
  * say so once and rely on the periodic reconcile for the unwatched part of
  * the tree; an event queue overflow triggers a full reconcile.
  *
- * Each cgroup's cgroup.events is watched too.  When a cgroup becomes
+ * Only what a rule can reach is watched (struct watch_scope): a directory
+ * gets a watch if a cgroup created below it could match a rule of the
+ * policy (a cgroup= pattern whose leading components match its path and
+ * that is longer, or has '**'; below systemd's slices, or below a unit a
+ * unit= pattern matches; everywhere with exe= or annotation= rules, which
+ * any cgroup can match).  A user's subtree of 20,000 cgroups that no rule
+ * names costs no watch at all, where it cost two per cgroup.  A reload
+ * that widens the scope adds the watches in its full pass (which walks the
+ * whole tree anyway); one that narrows it drops them.
+ *
+ * The cgroup.events of a cgroup is watched where exe= or annotation= rules
+ * exist, and of every managed cgroup (the fair share).  When a cgroup becomes
  * populated (processes were moved into it, which the proc connector does not
  * report) it is evaluated again: exe= rules may match now, and a managed
  * cgroup joins the fair share of the fast tier.  When it becomes empty it
@@ -31,6 +42,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,11 +156,15 @@ static void unlink_wd(struct cgroup_watcher *w, struct watch *x)
 		}
 }
 
+static bool is_events_watch(const char *path);
+
 static void watch_free(struct cgroup_watcher *w, struct watch *x)
 {
 	unlink_wd(w, x);
 	unlink_path(w, x);
 	w->n_watches--;
+	if (is_events_watch(x->path))
+		w->n_events--;
 	free(x->path);
 	free(x);
 }
@@ -196,6 +212,8 @@ static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
 	x->next_path = w->by_path[b];
 	w->by_path[b] = x;
 	w->n_watches++;
+	if (is_events_watch(path))
+		w->n_events++;
 	return 0;
 }
 
@@ -306,6 +324,211 @@ static int watch_events(struct manager *m, const char *cgroup, int dfd)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * The scope: what the policy in force can reach
+ * ------------------------------------------------------------------------ */
+
+static void scope_clear(struct watch_scope *sc)
+{
+	for (size_t i = 0; i < sc->n_cg; i++)
+		tier_strv_free(sc->cg[i].comps);
+	free(sc->cg);
+	tier_strv_free(sc->units);
+	*sc = (struct watch_scope){};
+}
+
+/* "/a/b*" -> { "a", "b*" }: the components of a cgroup= pattern. */
+static int pattern_split(const char *pattern, struct watch_pattern *ret)
+{
+	char **comps = NULL;
+	size_t n = 0;
+
+	for (const char *p = pattern; *p;) {
+		const char *e;
+		char **nv;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchrnul(p, '/');
+		nv = realloc(comps, (n + 2) * sizeof(*nv));
+		if (!nv)
+			goto oom;
+		comps = nv;
+		comps[n] = strndup(p, (size_t)(e - p));
+		comps[n + 1] = NULL;
+		if (!comps[n])
+			goto oom;
+		n++;
+		p = e;
+	}
+	ret->comps = comps;
+	ret->n = n;
+	return 0;
+oom:
+	tier_strv_free(comps);
+	return -ENOMEM;
+}
+
+int cgroup_watcher_set_scope(struct manager *m)
+{
+	struct watch_scope sc = {};
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && m->policy && i < tier_policy_rule_count(m->policy); i++) {
+		const struct tier_rule *rule = tier_policy_rule(m->policy, i);
+
+		for (size_t j = 0; r >= 0 && j < rule->n_matchers; j++) {
+			const struct tier_matcher *mt = &rule->matchers[j];
+			struct watch_pattern *nv;
+
+			switch (mt->kind) {
+			case TIER_MATCH_CGROUP:
+				if (mt->pattern[0] != '/') {
+					sc.everything = true; /* cannot bound it */
+					break;
+				}
+				nv = realloc(sc.cg, (sc.n_cg + 1) * sizeof(*nv));
+				if (!nv) {
+					r = -ENOMEM;
+					break;
+				}
+				sc.cg = nv;
+				r = pattern_split(mt->pattern, &sc.cg[sc.n_cg]);
+				if (r >= 0)
+					sc.n_cg++;
+				break;
+			case TIER_MATCH_UNIT: {
+				char **nu = realloc(sc.units, (sc.n_units + 2) * sizeof(*nu));
+
+				if (!nu) {
+					r = -ENOMEM;
+					break;
+				}
+				sc.units = nu;
+				sc.units[sc.n_units] = strdup(mt->pattern);
+				sc.units[sc.n_units + 1] = NULL;
+				if (!sc.units[sc.n_units])
+					r = -ENOMEM;
+				else
+					sc.n_units++;
+				break;
+			}
+			default:
+				/* exe=, annotation=: any cgroup, at any depth. */
+				sc.everything = true;
+				break;
+			}
+		}
+	}
+	if (r < 0) {
+		scope_clear(&sc);
+		return log_oom();
+	}
+	scope_clear(&m->cg.scope);
+	m->cg.scope = sc;
+	return 0;
+}
+
+static bool is_slice(const char *comp)
+{
+	size_t l = strlen(comp);
+
+	return l > 6 && strcmp(comp + l - 6, ".slice") == 0;
+}
+
+/*
+ * Could a cgroup strictly below cgroup match a rule?  Conservative: a
+ * pattern component is matched with fnmatch() (the policy's globs within
+ * one component: '*', '?', '[...]', '\'), a '**' matches anything from
+ * there on.  O(patterns x depth), no I/O.
+ */
+bool cgroup_watcher_wanted(struct manager *m, const char *cgroup)
+{
+	const struct watch_scope *sc = &m->cg.scope;
+	_cleanup_free_ char *copy = NULL;
+	_cleanup_free_ char **comps = NULL;
+	size_t k = 0;
+	const char *unit = NULL;
+
+	if (sc->everything)
+		return true;
+	copy = strdup(cgroup);
+	comps = calloc(strlen(cgroup) / 2 + 2, sizeof(*comps));
+	if (!copy || !comps)
+		return true; /* out of memory: watch rather than miss */
+	for (char *p = copy; *p;) {
+		while (*p == '/')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		comps[k++] = p;
+		p = strchrnul(p, '/');
+	}
+	if (k == 0)
+		return true; /* the root */
+	for (size_t i = 0; i < sc->n_cg; i++) {
+		const struct watch_pattern *pt = &sc->cg[i];
+		bool ok = true;
+
+		for (size_t c = 0; ok && c < k; c++) {
+			if (c >= pt->n) {
+				ok = false;
+				break;
+			}
+			if (strstr(pt->comps[c], "**"))
+				return true;
+			ok = fnmatch(pt->comps[c], comps[c], 0) == 0;
+		}
+		if (ok && pt->n > k)
+			return true;
+	}
+	if (sc->n_units == 0)
+		return false;
+	/* The unit of a cgroup is the first component below systemd's slices
+	 * (tier_cgroup_path_unit()); below the slices anything can be one. */
+	for (size_t c = 0; c < k && !unit; c++)
+		if (!is_slice(comps[c]))
+			unit = comps[c];
+	if (!unit)
+		return true;
+	for (size_t i = 0; i < sc->n_units; i++)
+		if (fnmatch(sc->units[i], unit[0] == '_' ? unit + 1 : unit, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool events_wanted(struct manager *m, const char *cgroup)
+{
+	return m->cg.scope.everything || managed_table_get(&m->managed, cgroup);
+}
+
+int cgroup_watcher_add_events(struct manager *m, const char *cgroup, int dfd)
+{
+	_cleanup_free_ char *key = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	if (m->cg.fd < 0 || m->cg.limit_hit || strcmp(cgroup, "/") == 0)
+		return 0;
+	key = events_key(cgroup);
+	if (!key)
+		return log_oom();
+	if (find_path(&m->cg, key))
+		return 0;
+	if (dfd < 0) {
+		r = tier_cgroup_open(m->ctx, cgroup, &fd);
+		if (r == -ENOMEM)
+			return log_oom();
+		if (r < 0)
+			return 0; /* vanished */
+		dfd = fd;
+	}
+	r = watch_events(m, cgroup, dfd);
+	return r == -ENOMEM ? r : 0;
+}
+
 /* Watch one directory, dfd.  0 on success or if it vanished, -ENOSPC at the limit. */
 static int watch_one(struct manager *m, const char *cgroup, int dfd)
 {
@@ -324,6 +547,8 @@ static int watch_one(struct manager *m, const char *cgroup, int dfd)
 	}
 	if (watch_insert(&m->cg, wd, cgroup) < 0)
 		return log_oom();
+	if (!events_wanted(m, cgroup))
+		return 0;
 	return watch_events(m, cgroup, dfd);
 }
 
@@ -341,9 +566,15 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 	size_t n = 0;
 	int r;
 
-	r = watch_one(m, cgroup, dfd);
-	if (r == -ENOMEM)
-		return r;
+	/* No cgroup below one that no rule can reach can match either: it is
+	 * neither watched nor walked. */
+	bool wanted = cgroup_watcher_wanted(m, cgroup);
+
+	if (wanted) {
+		r = watch_one(m, cgroup, dfd);
+		if (r == -ENOMEM)
+			return r;
+	}
 	if (notify) {
 		/* Watched first, then applied: nothing below is missed, and the
 		 * directory fd serves both. */
@@ -351,6 +582,8 @@ static int add_tree_rec(struct manager *m, const char *cgroup, int dfd, unsigned
 		if (r == -ENOMEM)
 			return r;
 	}
+	if (!wanted)
+		return 0;
 	/* A directory's link count is 2 + its subdirectories on cgroupfs
 	 * (kernfs) and tmpfs: a leaf, most new cgroups, needs no listing.
 	 * Counted after the watch is added, so none is missed. */
@@ -652,6 +885,36 @@ out:
 	return 0;
 }
 
+void cgroup_watcher_prune_unwanted(struct manager *m)
+{
+	struct cgroup_watcher *w = &m->cg;
+	size_t before = w->n_watches;
+
+	for (size_t i = 0; i < w->n_buckets; i++) {
+		struct watch *x = w->by_wd[i], *next;
+
+		for (; x; x = next) {
+			bool keep;
+
+			next = x->next_wd;
+			if (is_events_watch(x->path)) {
+				_cleanup_free_ char *c = strndup(x->path, strlen(x->path) -
+									  strlen(EVENTS_SUFFIX));
+
+				keep = !c || events_wanted(m, c);
+			} else {
+				keep = strcmp(x->path, "/") == 0 || cgroup_watcher_wanted(m, x->path);
+			}
+			if (keep)
+				continue;
+			(void)inotify_rm_watch(w->fd, x->wd);
+			watch_free(w, x);
+		}
+	}
+	if (w->n_watches != before)
+		log_debug("Dropped %zu watches the policy no longer needs", before - w->n_watches);
+}
+
 int cgroup_watcher_start(struct manager *m)
 {
 	int r;
@@ -665,11 +928,14 @@ int cgroup_watcher_start(struct manager *m)
 	(void)sd_event_source_set_description(m->cg.source, "cgroup-inotify");
 	/* New cgroups first: before the reconcile timer and config reloads. */
 	(void)sd_event_source_set_priority(m->cg.source, SD_EVENT_PRIORITY_NORMAL - 10);
+	r = cgroup_watcher_set_scope(m);
+	if (r < 0)
+		return r;
 	r = cgroup_watcher_add_tree(m, "/", false);
 	if (r < 0)
 		return r;
-	log_debug("Watching %zu cgroup directories below %s", m->cg.n_watches,
-		  tier_ctx_get_cgroup_root(m->ctx));
+	log_debug("Watching %zu cgroup directories below %s (what the policy's rules can reach)",
+		  m->cg.n_watches - m->cg.n_events, tier_ctx_get_cgroup_root(m->ctx));
 	return 0;
 }
 
@@ -690,7 +956,8 @@ void cgroup_watcher_stop(struct manager *m)
 	free(w->by_wd);
 	free(w->by_path);
 	w->by_wd = w->by_path = NULL;
-	w->n_buckets = w->n_watches = 0;
+	w->n_buckets = w->n_watches = w->n_events = 0;
+	scope_clear(&w->scope);
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;

@@ -413,8 +413,10 @@ static int manager_full_pass(struct manager *m, const char *reason)
 		struct managed *x;
 		bool in_sync;
 
-		/* A full pass also catches directories we could not watch. */
-		if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path)) {
+		/* A full pass also catches directories we could not watch, and
+		 * those a reload brought into the policy's reach. */
+		if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path) &&
+		    cgroup_watcher_wanted(m, path)) {
 			r = cgroup_watcher_add_tree(m, path, false);
 			if (r == -ENOMEM)
 				goto out;
@@ -426,6 +428,10 @@ static int manager_full_pass(struct manager *m, const char *reason)
 			r = log_oom();
 			goto out;
 		}
+		/* A managed cgroup's filling and emptying move the fair share. */
+		r = cgroup_watcher_add_events(m, path, -1);
+		if (r < 0)
+			goto out;
 		/* What fairness holds (promotion off, memory.high) is not undone. */
 		e = fair_filter_entry(m->fair, e, &tmp);
 		if (!e) {
@@ -640,6 +646,9 @@ static int react_apply(struct manager *m, const struct tier_observed *obs, int d
 		return log_oom();
 	if (r > 0)
 		manager_schedule_rebalance(m);
+	r = cgroup_watcher_add_events(m, path, dfd);
+	if (r < 0)
+		return r;
 	/* What fairness holds (promotion off, memory.high) is not undone. */
 	e = fair_filter_entry(m->fair, x->entry, &tmp);
 	if (!e)
@@ -1100,6 +1109,9 @@ int manager_reload(struct manager *m, const char *reason)
 	free(m->last_reload_error);
 	m->last_reload_error = NULL;
 	apply_daemon_settings(m);
+	r = cgroup_watcher_set_scope(m);
+	if (r < 0)
+		return r;
 
 	if (m->topo) {
 		struct tier_topology *t = NULL;
@@ -1119,6 +1131,8 @@ int manager_reload(struct manager *m, const char *reason)
 	r = manager_reconcile(m, "reload");
 	if (r < 0)
 		return r;
+	/* What the old policy could reach and the new one cannot. */
+	cgroup_watcher_prune_unwanted(m);
 	r = manager_rebalance(m, "reload");
 	if (r < 0)
 		return r;
@@ -1362,7 +1376,7 @@ int manager_startup(struct manager *m)
 		return r;
 	log_info("tierd started: %s, %zu classes, %zu rules, %zu cgroup directories watched below %s%s",
 		 m->args.config, tier_policy_class_count(m->policy), tier_policy_rule_count(m->policy),
-		 m->cg.n_watches, tier_ctx_get_cgroup_root(m->ctx),
+		 m->cg.n_watches - m->cg.n_events, tier_ctx_get_cgroup_root(m->ctx),
 		 manager_dry_run(m) ? " (dry run: nothing is written)" : "");
 	return 0;
 }

@@ -57,8 +57,8 @@ wait_log 'deferred by'
 overflow 2
 overflow 3
 # The removals queued after overflow 3 are read, then the count: still one.
-mk_cgroup fast/after
-wait_log '/fast/after: created'
+mk_cgroup after
+wait_log '/after: created'
 [ "$(passes)" = 1 ] || fail "$(passes) full passes: overflows were not held off"
 wait_log 'joins it'
 stop_tierd
