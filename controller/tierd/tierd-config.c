@@ -146,9 +146,55 @@ static int on_config_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 	return 0;
 }
 
-int config_watcher_start(struct manager *m)
+/* The drop-in directory of the policy in force (NULL: none), malloc'ed in *ret. */
+static int dropin_dir(struct manager *m, char **ret)
 {
 	const struct tier_daemon_config *d = tier_policy_daemon(m->policy);
+	char *s = NULL;
+
+	if (m->args.dropin_dir && m->args.dropin_dir[0])
+		s = strdup(m->args.dropin_dir);
+	else if (m->args.dropin_dir)
+		s = NULL; /* "": none */
+	else if (d->include)
+		s = strdup(d->include);
+	else if (asprintf(&s, "%s.d", m->args.config) < 0)
+		s = NULL;
+	if (!s && !(m->args.dropin_dir && !m->args.dropin_dir[0]))
+		return -ENOMEM;
+	*ret = s;
+	return 0;
+}
+
+/*
+ * After a reload: the same inotify instance goes on, so an edit saved while
+ * the reload ran is still in its queue and reloads again; only a drop-in
+ * directory that the new policy moved ([daemon] include=) is watched anew.
+ */
+int config_watcher_update(struct manager *m)
+{
+	_cleanup_free_ char *dropin = NULL;
+	int r;
+
+	if (m->cfg.fd < 0)
+		return config_watcher_start(m);
+	r = dropin_dir(m, &dropin);
+	if (r < 0)
+		return log_oom();
+	if ((!dropin && !m->cfg.dropin) ||
+	    (dropin && m->cfg.dropin && strcmp(dropin, m->cfg.dropin) == 0))
+		return 0;
+	if (m->cfg.wd_dropin >= 0)
+		(void)inotify_rm_watch(m->cfg.fd, m->cfg.wd_dropin);
+	m->cfg.wd_dropin = -1;
+	free(m->cfg.dropin);
+	m->cfg.dropin = TAKE_PTR(dropin);
+	log_debug("Drop-in directory now %s", m->cfg.dropin ?: "(none)");
+	return add_dropin_watch(m);
+}
+
+int config_watcher_start(struct manager *m)
+{
 	_cleanup_free_ char *copy = strdup(m->args.config);
 	int r;
 
@@ -163,13 +209,7 @@ int config_watcher_start(struct manager *m)
 	m->cfg.dir = strdup(dirname(copy));
 	m->cfg.base = strdup(strrchr(m->args.config, '/') ? strrchr(m->args.config, '/') + 1
 							   : m->args.config);
-	if (m->args.dropin_dir && m->args.dropin_dir[0])
-		m->cfg.dropin = strdup(m->args.dropin_dir);
-	else if (!m->args.dropin_dir && d->include)
-		m->cfg.dropin = strdup(d->include);
-	else if (!m->args.dropin_dir && asprintf(&m->cfg.dropin, "%s.d", m->args.config) < 0)
-		m->cfg.dropin = NULL;
-	if (!m->cfg.dir || !m->cfg.base)
+	if (!m->cfg.dir || !m->cfg.base || dropin_dir(m, &m->cfg.dropin) < 0)
 		return log_oom();
 	m->cfg.wd_dir = inotify_add_watch(m->cfg.fd, m->cfg.dir,
 					  IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |

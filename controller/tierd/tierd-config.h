@@ -26,6 +26,8 @@ struct config_watcher {
 
 int config_load(struct manager *m, struct tier_policy **ret_policy);
 int config_watcher_start(struct manager *m);
+/* After a reload: keep the instance (and the edits queued in it). */
+int config_watcher_update(struct manager *m);
 void config_watcher_stop(struct manager *m);
 
 #endif

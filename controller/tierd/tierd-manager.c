@@ -1121,8 +1121,8 @@ int manager_reload(struct manager *m, const char *reason)
 			m->topo = t;
 		}
 	}
-	config_watcher_stop(m);
-	r = config_watcher_start(m);
+	/* The same watcher: an edit saved during this reload is in its queue. */
+	r = config_watcher_update(m);
 	if (r == -ENOMEM)
 		return r;
 	r = arm_rebalance_timer(m);
