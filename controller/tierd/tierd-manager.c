@@ -906,6 +906,38 @@ static const char *fair_rule_name(void *userdata, const char *cgroup)
 	return rule ? rule->name : NULL;
 }
 
+/*
+ * The memory tiers: read at startup, again on every reload, and, as long as
+ * no read has worked (sysfs not ready at boot, a transient error), tried
+ * again at each fair-share round, so a failed first read does not leave
+ * fairness off for the life of the daemon.  Returns -ENOMEM only.
+ */
+static int manager_topology_refresh(struct manager *m, bool reread)
+{
+	struct tier_topology *t = NULL;
+	int r;
+
+	if (m->topo && !reread)
+		return 0;
+	r = tier_topology_read(m->ctx, &t);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		if (!m->topo)
+			log_ratelimit_errno(LOG_WARNING, r, "Cannot read the memory tiers: %m; "
+					    "percentages of the fast tier count as 0 and fair "
+					    "shares wait for them, ignoring");
+		return 0;
+	}
+	if (!m->topo)
+		log_info("Memory tiers read: fast tier %llu bytes of %llu",
+			 (unsigned long long)tier_topology_fast_capacity(t),
+			 (unsigned long long)tier_topology_total_capacity(t));
+	tier_topology_free(m->topo);
+	m->topo = t;
+	return 0;
+}
+
 int manager_rebalance(struct manager *m, const char *reason)
 {
 	const struct fair_ops *ops = manager_fair_ops(m);
@@ -914,6 +946,9 @@ int manager_rebalance(struct manager *m, const char *reason)
 	uint64_t w0, t0 = now_usec(CLOCK_MONOTONIC);
 	int r;
 
+	r = manager_topology_refresh(m, false);
+	if (r < 0)
+		return r;
 	/* Without the memory tiers there is no capacity to share. */
 	if (!m->fair || !m->topo)
 		return 0;
@@ -1113,14 +1148,9 @@ int manager_reload(struct manager *m, const char *reason)
 	if (r < 0)
 		return r;
 
-	if (m->topo) {
-		struct tier_topology *t = NULL;
-
-		if (tier_topology_read(m->ctx, &t) >= 0) {
-			tier_topology_free(m->topo);
-			m->topo = t;
-		}
-	}
+	r = manager_topology_refresh(m, true);
+	if (r < 0)
+		return r;
 	/* The same watcher: an edit saved during this reload is in its queue. */
 	r = config_watcher_update(m);
 	if (r == -ENOMEM)
@@ -1328,12 +1358,9 @@ int manager_startup(struct manager *m)
 	tier_ctx_set_log_priority(m->ctx, log_get_max_level() >= LOG_DEBUG ? LOG_DEBUG : LOG_WARNING);
 	apply_daemon_settings(m);
 
-	r = tier_topology_read(m->ctx, &m->topo);
-	if (r == -ENOMEM)
-		return log_oom();
+	r = manager_topology_refresh(m, true);
 	if (r < 0)
-		log_warning_errno(r, "Cannot read the memory tiers: %m; percentages of the fast "
-				     "tier count as 0, ignoring");
+		return r;
 
 	r = cgroup_watcher_start(m);
 	if (r < 0)
