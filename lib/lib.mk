@@ -30,7 +30,7 @@
 
 LIBTIER_VERSION := 1.0.0
 LIBTIER_SONAME  := libtier.so.1
-LIBTIER_PKGS    := libcgroup inih
+LIBTIER_PKGS    := inih
 
 LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c topology.c cgroup.c glob.c policy.c index.c \
 	observed.c evaluate.c apply.c fair.c share.c damon.c)
