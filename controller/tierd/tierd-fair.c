@@ -691,6 +691,17 @@ static int demote(struct fair_state *s, struct tier_ctx *ctx, const struct fair_
 			 v);
 		return 0;
 	}
+	if (ops && ops->demote) {
+		r = ops->demote(ops->userdata, d->path, d->demote_bytes);
+		if (r < 0)
+			return r; /* -ENOMEM */
+		s->summary.n_demote_requests++;
+		fair_log(ops, LOG_INFO, d, "memory.reclaim",
+			 "%s: %s on the fast tier, target %s: demoting %s with memory.reclaim, "
+			 "in chunks", d->path, fmt_mib(d->fast_bytes, b1, sizeof(b1)),
+			 fmt_mib(d->target, b2, sizeof(b2)), fmt_mib(d->demote_bytes, v, sizeof(v)));
+		return 1;
+	}
 	r = tier_cgroup_write(ctx, d->path, "memory.reclaim", v);
 	if (r == -ENOMEM)
 		return r;

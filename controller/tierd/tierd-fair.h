@@ -186,6 +186,10 @@ struct fair_ops {
 	 * when the share does not know it (tier_share_add() rather than
 	 * tier_share_add_plan()); NULL: none. */
 	const char *(*rule_name)(void *userdata, const char *cgroup);
+	/* Demote bytes of cgroup with memory.reclaim, later and in chunks
+	 * (tierd: off the event loop's critical path); NULL: write it now.
+	 * A new request for a cgroup replaces what is left of the old one. */
+	int (*demote)(void *userdata, const char *cgroup, uint64_t bytes);
 };
 
 /* What the last fair_rebalance() saw and did, for status and tests. */

@@ -832,6 +832,82 @@ static int fair_save(void *userdata, const struct fair_state *s)
 
 static const char *fair_rule_name(void *userdata, const char *cgroup);
 
+static void demote_drop(struct manager *m, size_t i)
+{
+	free(m->demotes[i].cgroup);
+	m->demotes[i] = m->demotes[--m->n_demotes];
+	if (m->next_demote >= m->n_demotes)
+		m->next_demote = 0;
+}
+
+/*
+ * One chunk of one cgroup's demotion, round robin over the cgroups, then
+ * back to the event loop (an idle-priority defer source: everything else
+ * pending goes first).  memory.reclaim fails with EAGAIN when it got less
+ * than asked: the cgroup has nothing more to give now, the rest is dropped
+ * (the next round asks again if it is still above its target).
+ */
+static int on_demote(sd_event_source *s, void *userdata)
+{
+	struct manager *m = userdata;
+	struct demote_request *q;
+	uint64_t chunk;
+	char v[32];
+	int r;
+
+	if (m->n_demotes == 0 || m->exiting)
+		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	q = &m->demotes[m->next_demote];
+	chunk = q->left < DEMOTE_CHUNK_BYTES ? q->left : DEMOTE_CHUNK_BYTES;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)chunk);
+	r = tier_cgroup_write(m->ctx, q->cgroup, "memory.reclaim", v);
+	if (r == -ENOMEM)
+		return sd_event_exit(m->event, log_oom());
+	q->left -= chunk;
+	log_debug("%s: memory.reclaim %s: %s (%llu bytes left)", q->cgroup, v,
+		  r == 0 ? "done" : r == -EAGAIN ? "got less" : strerror(-r),
+		  (unsigned long long)(r == 0 ? q->left : 0));
+	if (r < 0 && r != -EAGAIN && r != -ENOENT)
+		m->n_errors++;
+	if (r < 0 || q->left == 0)
+		demote_drop(m, m->next_demote);
+	else
+		m->next_demote = (m->next_demote + 1) % m->n_demotes;
+	return sd_event_source_set_enabled(s, m->n_demotes ? SD_EVENT_ON : SD_EVENT_OFF);
+}
+
+static int fair_demote(void *userdata, const char *cgroup, uint64_t bytes)
+{
+	struct manager *m = userdata;
+	struct demote_request q = { .left = bytes };
+	int r;
+
+	for (size_t i = 0; i < m->n_demotes; i++)
+		if (strcmp(m->demotes[i].cgroup, cgroup) == 0) {
+			m->demotes[i].left = bytes;
+			return 0;
+		}
+	if (bytes == 0)
+		return 0;
+	if (!m->demote_source) {
+		r = sd_event_add_defer(m->event, &m->demote_source, on_demote, m);
+		if (r < 0)
+			return r == -ENOMEM ? r : 0;
+		(void)sd_event_source_set_description(m->demote_source, "demote-chunks");
+		(void)sd_event_source_set_priority(m->demote_source, SD_EVENT_PRIORITY_IDLE);
+	}
+	q.cgroup = strdup(cgroup);
+	if (!q.cgroup)
+		return -ENOMEM;
+	r = ARRAY_PUSH(m->demotes, m->n_demotes, m->alloc_demotes, q);
+	if (r < 0) {
+		free(q.cgroup);
+		return r;
+	}
+	(void)sd_event_source_set_enabled(m->demote_source, SD_EVENT_ON);
+	return 0;
+}
+
 static const struct fair_ops *manager_fair_ops(struct manager *m)
 {
 	static struct fair_ops ops;
@@ -842,6 +918,7 @@ static const struct fair_ops *manager_fair_ops(struct manager *m)
 		.log = fair_log,
 		.save = fair_save,
 		.rule_name = fair_rule_name,
+		.demote = fair_demote,
 	};
 	return &ops;
 }
@@ -953,6 +1030,10 @@ int manager_rebalance(struct manager *m, const char *reason)
 	if (!m->fair || !m->topo)
 		return 0;
 	w0 = fair_state_summary(m->fair)->n_writes;
+	/* Each round decides again what to demote: what the last one left
+	 * undone is asked for again if it is still needed. */
+	while (m->n_demotes > 0)
+		demote_drop(m, 0);
 	r = tier_share_new(&share);
 	if (r >= 0)
 		r = manager_fill_share(m, share);
@@ -1243,6 +1324,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->rebalance_timer, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->rebalance_debounce, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->demote_source, SD_EVENT_OFF);
 	r = manager_release_fairness(m);
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
@@ -1436,6 +1518,10 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->rebalance_timer);
 	sd_event_source_disable_unref(m->rebalance_debounce);
 	sd_event_source_disable_unref(m->exit_timer);
+	sd_event_source_disable_unref(m->demote_source);
+	while (m->n_demotes > 0)
+		demote_drop(m, 0);
+	free(m->demotes);
 	fair_state_free(m->fair);
 	cache_drop(m);
 	managed_table_clear(&m->managed);

@@ -32,6 +32,16 @@
 
 struct fair_state;		/* tierd-fair.h */
 
+/* What is left to demote of one cgroup. */
+struct demote_request {
+	char *cgroup;
+	uint64_t left;
+};
+
+/* memory.reclaim blocks until it is done: at most this much per write, one
+ * write per turn of the event loop, so events are served in between. */
+#define DEMOTE_CHUNK_BYTES (64ull << 20)
+
 struct manager_args {
 	const char *config;
 	const char *dropin_dir;		/* NULL = policy default */
@@ -76,6 +86,11 @@ struct manager {
 	sd_event_source *rebalance_debounce;	/* a rebalance after changes, coalesced */
 	uint64_t rebalance_first_usec;		/* the first change it waits for */
 	struct fair_state *fair;		/* tierd-fair.c: targets, hysteresis */
+	/* Demotion asked for by fairness, written to memory.reclaim one chunk
+	 * per turn of the event loop (manager_demote()). */
+	struct demote_request *demotes;
+	size_t n_demotes, alloc_demotes, next_demote;
+	sd_event_source *demote_source;
 	uint64_t rebalance_usec;
 	/* The cgroups in a class, per event (tierd-table.h); the fair share
 	 * of each rebalance is filled from it (manager_fill_share()). */
