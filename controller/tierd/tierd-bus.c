@@ -664,42 +664,74 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	return r;
 }
 
+static int list_row(sd_bus_message *reply, struct str_pool *pool, struct manager *m,
+		    const char *epath, const struct tier_plan_entry *e)
+{
+	const struct tier_rule *rule = e ? tier_plan_entry_rule(e) : NULL;
+	const struct fair_decision *d = m->fair ? fair_state_find(m->fair, epath) : NULL;
+	const char *path = bus_str(pool, epath);
+
+	if (!path)
+		return -ENOMEM;
+	return sd_bus_message_append(reply, "(ssst)", path,
+				     rule ? tier_plan_entry_class(e)->name : "",
+				     rule ? rule->name : "", d ? d->target : UINT64_MAX);
+}
+
+static int cmp_managed_path(const void *a, const void *b)
+{
+	return strcmp((*(const struct managed *const *)a)->path,
+		      (*(const struct managed *const *)b)->path);
+}
+
+/*
+ * From the state, for every caller, with no observe of the tree (root's
+ * tierctl status rescanned the whole tree on each call): the managed
+ * cgroups from the table, which every event keeps current, in the tree
+ * order of the last full pass, then those that appeared since, by path;
+ * with all, the others as the last full pass saw them.
+ */
 static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	const struct tier_observed *obs = NULL;
-	const struct tier_plan *plan = NULL;
+	const struct tier_plan *plan = m->cache_plan;
+	_cleanup_free_ struct managed **fresh = NULL;
 	sd_bus_message *reply = NULL;
 	struct str_pool pool = {};
-	bool privileged, owned = false;
+	size_t n_fresh = 0;
+	bool privileged;
 	int all, r;
 
 	r = bus_caller(m, msg, error, &privileged);
 	if (r >= 0)
 		r = sd_bus_message_read(msg, "b", &all);
 	if (r >= 0)
-		r = answer_tree(m, privileged, NULL, error, &obs, &plan, &owned);
+		r = cached_tree(m, error);
 	if (r < 0)
 		return r;
+	fresh = calloc(m->managed.n ?: 1, sizeof(*fresh));
+	if (!fresh)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->managed.n_buckets; i++)
+		for (struct managed *x = m->managed.buckets[i]; x; x = x->next)
+			if (!tier_plan_find(plan, x->path) && n_fresh < m->managed.n)
+				fresh[n_fresh++] = x;
+	qsort(fresh, n_fresh, sizeof(*fresh), cmp_managed_path);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssst)");
 	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		const char *epath = tier_plan_entry_path(e);
-		const struct tier_rule *rule = tier_plan_entry_rule(e);
-		const struct fair_decision *d = m->fair ? fair_state_find(m->fair, epath) : NULL;
-		const char *path = bus_str(&pool, epath);
+		const char *epath = tier_plan_entry_path(tier_plan_entry(plan, i));
+		const struct managed *x = managed_table_get(&m->managed, epath);
 
-		if (!rule && !all)
-			continue;
-		r = path ? sd_bus_message_append(reply, "(ssst)", path,
-						 rule ? tier_plan_entry_class(e)->name : "",
-						 rule ? rule->name : "",
-						 d ? d->target : UINT64_MAX) :
-			   -ENOMEM;
+		if (x)
+			r = list_row(reply, &pool, m, epath, x->entry);
+		else if (all)
+			r = list_row(reply, &pool, m, epath, NULL);
 	}
-	r = reply_array_done(reply, r, plan, obs, owned);
+	for (size_t i = 0; r >= 0 && i < n_fresh; i++)
+		r = list_row(reply, &pool, m, fresh[i]->path, fresh[i]->entry);
+	r = reply_array_done(reply, r, NULL, NULL, false);
 	str_pool_free(&pool);
 	return r;
 }
