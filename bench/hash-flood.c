@@ -250,11 +250,23 @@ int main(int argc, char **argv)
 			tree = optarg;
 			break;
 		case 'n':
-			n = strtoul(optarg, NULL, 10);
+		case 'i': {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || v > (1ul << 20)) {
+				fprintf(stderr, "hash-flood: -%c %s: not a number up to 2^20\n", opt,
+					optarg);
+				return 2;
+			}
+			if (opt == 'n')
+				n = v;
+			else
+				iters = (int)v;
 			break;
-		case 'i':
-			iters = atoi(optarg);
-			break;
+		}
 		default:
 			fprintf(stderr, "usage: %s [-n N] [-i ITERS] [-t DIR]\n", argv[0]);
 			return 2;
