@@ -68,7 +68,23 @@ struct fair_state {
 	bool warned_none;
 	bool logged_method;		/* the method was logged once */
 	bool warned_capacity;
+	/* Host facts that change rarely (fair_state_set_host_cache()). */
+	bool host_cached;
+	bool limits_known, swap_known;
+	bool limits_mounted;
+	bool swap_free;
 };
+
+void fair_state_set_host_cache(struct fair_state *s, bool cached)
+{
+	s->host_cached = cached;
+	fair_state_host_changed(s);
+}
+
+void fair_state_host_changed(struct fair_state *s)
+{
+	s->limits_known = s->swap_known = false;
+}
 
 const char *fair_method_to_string(enum fair_method method)
 {
@@ -754,22 +770,13 @@ static int enforce(struct fair_state *s, struct tier_ctx *ctx, const struct fair
  * the host has no swap, so that the reclaim of anonymous memory can only be
  * demotion (file pages may still be dropped: they are clean cache).
  */
-static bool demotion_without_swap(struct tier_ctx *ctx)
+static bool swap_free(struct tier_ctx *ctx)
 {
 	_cleanup_free_ char *path = NULL, *line = NULL;
 	_cleanup_fclose_ FILE *f = NULL;
 	size_t size = 0;
 	int n = 0;
 
-	if (asprintf(&path, "%s/kernel/mm/numa/demotion_enabled", tier_ctx_get_sysfs_root(ctx)) < 0)
-		return false;
-	f = fopen(path, "re");
-	if (!f || getline(&line, &size, f) <= 0 || strncmp(line, "true", 4) != 0)
-		return false;
-	fclose(f);
-	f = NULL;
-	free(path);
-	path = NULL;
 	if (asprintf(&path, "%s/swaps", tier_ctx_get_procfs_root(ctx)) < 0)
 		return false;
 	f = fopen(path, "re");
@@ -778,6 +785,37 @@ static bool demotion_without_swap(struct tier_ctx *ctx)
 	while (getline(&line, &size, f) > 0)
 		n++;
 	return n <= 1; /* the header only */
+}
+
+/* /proc/swaps, read again only when it changed (if the caller watches it). */
+static bool demotion_without_swap(struct fair_state *s, struct tier_ctx *ctx)
+{
+	_cleanup_free_ char *path = NULL, *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t size = 0;
+
+	if (asprintf(&path, "%s/kernel/mm/numa/demotion_enabled", tier_ctx_get_sysfs_root(ctx)) < 0)
+		return false;
+	f = fopen(path, "re");
+	if (!f || getline(&line, &size, f) <= 0 || strncmp(line, "true", 4) != 0)
+		return false;
+	if (!s->host_cached || !s->swap_known) {
+		s->swap_free = swap_free(ctx);
+		s->swap_known = true;
+	}
+	return s->swap_free;
+}
+
+/* cgroup2 mounted with memory_tiered_limits: /proc/self/mountinfo, read
+ * again only when it changed (if the caller watches it). */
+static bool limits_mounted(struct fair_state *s, struct tier_ctx *ctx)
+{
+	if (!s->host_cached || !s->limits_known) {
+		s->limits_mounted = fair_tiered_limits_mounted(tier_ctx_get_procfs_root(ctx),
+								tier_ctx_get_cgroup_root(ctx)) > 0;
+		s->limits_known = true;
+	}
+	return s->limits_mounted;
 }
 
 int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier_topology *topo,
@@ -860,7 +898,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		any_toptier |= tier_cgroup_info_get(info, TIER_INFO_TOPTIER_HIGH, &v) == 0;
 	}
 
-	cfg.demote_ok = demotion_without_swap(ctx);
+	cfg.demote_ok = demotion_without_swap(s, ctx);
 	if (cfg.capacity == 0) {
 		/* Nothing to share: enforcing would only starve everyone. */
 		if (n > 0 && !s->warned_capacity)
@@ -871,8 +909,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		s->warned_capacity = n > 0;
 		cfg.method = FAIR_METHOD_NONE;
 	} else if (any_toptier && cfg.total_capacity > cfg.fast_capacity &&
-		   fair_tiered_limits_mounted(tier_ctx_get_procfs_root(ctx),
-					      tier_ctx_get_cgroup_root(ctx)) > 0) {
+		   limits_mounted(s, ctx)) {
 		cfg.method = FAIR_METHOD_LIMITS;
 	} else if (any_mode) {
 		cfg.method = FAIR_METHOD_PROMOTION;

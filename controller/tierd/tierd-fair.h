@@ -192,6 +192,16 @@ struct fair_ops {
 	int (*demote)(void *userdata, const char *cgroup, uint64_t bytes);
 };
 
+/*
+ * Host facts a round needs that change rarely: is cgroup2 mounted with
+ * memory_tiered_limits (/proc/self/mountinfo), is there swap (/proc/swaps).
+ * With the cache on, a round reads them only after fair_state_host_changed()
+ * (the caller polls both files for changes); off (the default, and where
+ * the files cannot be polled, as in a fake tree), every round reads them.
+ */
+void fair_state_set_host_cache(struct fair_state *s, bool cached);
+void fair_state_host_changed(struct fair_state *s);
+
 /* What the last fair_rebalance() saw and did, for status and tests. */
 struct fair_summary {
 	enum fair_method method;

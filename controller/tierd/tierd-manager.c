@@ -4,6 +4,7 @@
  * the Type=notify-reload protocol, and applying the policy to a subtree.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -923,6 +924,63 @@ static const struct fair_ops *manager_fair_ops(struct manager *m)
 	return &ops;
 }
 
+static int on_host_file_changed(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct manager *m = userdata;
+
+	/* The kernel raises POLLPRI once per mount or swapon/swapoff. */
+	log_debug("%s changed", s == m->mountinfo_source ? "mountinfo" : "swaps");
+	if (m->fair)
+		fair_state_host_changed(m->fair);
+	return 0;
+}
+
+/* Poll <procfs>/<name> for changes (procfs only: a regular file in a fake
+ * tree cannot be polled).  0 and *ret set, or < 0. */
+static int watch_host_file(struct manager *m, const char *name, sd_event_source **ret)
+{
+	_cleanup_free_ char *path = NULL;
+	int fd, r;
+
+	if (asprintf(&path, "%s/%s", tier_ctx_get_procfs_root(m->ctx), name) < 0)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	r = sd_event_add_io(m->event, ret, fd, EPOLLPRI, on_host_file_changed, m);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	(void)sd_event_source_set_io_fd_own(*ret, true);
+	(void)sd_event_source_set_description(*ret, name);
+	return 0;
+}
+
+/*
+ * The fair-share rounds read /proc/self/mountinfo (tier-aware limits) and
+ * /proc/swaps (may memory.reclaim demote?) only after they changed, where
+ * both can be polled; otherwise every round reads them, as before.
+ */
+static int watch_host_files(struct manager *m)
+{
+	int r;
+
+	r = watch_host_file(m, "self/mountinfo", &m->mountinfo_source);
+	if (r >= 0)
+		r = watch_host_file(m, "swaps", &m->swaps_source);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0) {
+		log_debug_errno(r, "Cannot poll mountinfo and swaps (%m): read every round");
+		m->mountinfo_source = sd_event_source_disable_unref(m->mountinfo_source);
+		m->swaps_source = sd_event_source_disable_unref(m->swaps_source);
+		return 0;
+	}
+	fair_state_set_host_cache(m->fair, true);
+	return 0;
+}
+
 /* At startup: what a tierd before us held, from the state file. */
 static int fair_state_restore(struct manager *m)
 {
@@ -1468,6 +1526,9 @@ int manager_startup(struct manager *m)
 	r = fair_state_new(&m->fair);
 	if (r < 0)
 		return log_oom();
+	r = watch_host_files(m);
+	if (r < 0)
+		return r;
 	if (!manager_dry_run(m)) {
 		r = fair_state_restore(m);
 		if (r < 0)
@@ -1519,6 +1580,8 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->rebalance_debounce);
 	sd_event_source_disable_unref(m->exit_timer);
 	sd_event_source_disable_unref(m->demote_source);
+	sd_event_source_disable_unref(m->mountinfo_source);
+	sd_event_source_disable_unref(m->swaps_source);
 	while (m->n_demotes > 0)
 		demote_drop(m, 0);
 	free(m->demotes);

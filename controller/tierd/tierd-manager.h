@@ -91,6 +91,9 @@ struct manager {
 	struct demote_request *demotes;
 	size_t n_demotes, alloc_demotes, next_demote;
 	sd_event_source *demote_source;
+	/* /proc/self/mountinfo and /proc/swaps, polled for changes so that the
+	 * fair-share rounds read them only then (fair_state_host_changed()). */
+	sd_event_source *mountinfo_source, *swaps_source;
 	uint64_t rebalance_usec;
 	/* The cgroups in a class, per event (tierd-table.h); the fair share
 	 * of each rebalance is filled from it (manager_fill_share()). */

@@ -974,6 +974,61 @@ START_TEST(test_release_all)
 END_TEST
 
 /*
+ * mountinfo and swaps are read once while the cache is on, and again after
+ * fair_state_host_changed() (issue 24, item 15: tierd re-parsed both every
+ * round; it polls them now).  Without the cache, every round reads them.
+ */
+START_TEST(test_host_cache)
+{
+	struct fx *fx = fx_new();
+	struct tier_policy *p = NULL;
+	struct tier_topology *topo = NULL;
+	struct fair_state *s = state();
+	struct log_capture lc = {};
+	struct fair_ops ops = { .userdata = &lc, .log = capture_log };
+	uint64_t n;
+	const char *swap = "Filename\tType\tSize\tUsed\tPriority\n/swap\tfile\t1024\t0\t-2\n";
+
+	setup_host(fx);
+	fx_cgroup(fx, "/gold", "full");
+	fx_cgroup_numa(fx, "/gold", 100 * MiB, 400 * MiB, 0, 0);
+	fx_cgroup(fx, "/job1", "promote");
+	fx_cgroup_numa(fx, "/job1", 500 * MiB, 100 * MiB, 0, 0);
+	fx_write(fx->cg, "job1/memory.reclaim", "-\n");
+	fx_write(fx->sys, "kernel/mm/numa/demotion_enabled", "true\n");
+	fx_write(fx->proc, "swaps", "Filename\tType\tSize\tUsed\tPriority\n");
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", policy_text, strlen(policy_text), NULL,
+						 &p), 0);
+	ck_assert_int_eq(tier_topology_read(fx->ctx, &topo), 0);
+
+	fair_state_set_host_cache(s, true);
+	/* the first round throttles /job1, the next ones demote its excess */
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1000000, false, &ops), 0);
+	n = fair_state_summary(s)->n_demote_requests;
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1100000, false, &ops), 0);
+	ck_assert_msg(fair_state_summary(s)->n_demote_requests == ++n, "%s", lc.buf);
+	/* swap appears, unannounced: the cache still says none */
+	fx_write(fx->proc, "swaps", swap);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1200000, false, &ops), 0);
+	ck_assert_uint_eq(fair_state_summary(s)->n_demote_requests, ++n);
+	/* announced: read again, no demotion with swap */
+	fair_state_host_changed(s);
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1300000, false, &ops), 0);
+	ck_assert_uint_eq(fair_state_summary(s)->n_demote_requests, n);
+	/* without the cache, every round reads it */
+	fair_state_set_host_cache(s, false);
+	fx_write(fx->proc, "swaps", "Filename\tType\tSize\tUsed\tPriority\n");
+	ck_assert_int_eq(rebalance(s, fx, topo, p, 1400000, false, &ops), 0);
+	ck_assert_uint_eq(fair_state_summary(s)->n_demote_requests, ++n);
+
+	fair_state_free(s);
+	tier_topology_free(topo);
+	tier_policy_free(p);
+	fx_free(fx);
+}
+END_TEST
+
+/*
  * A large state file (issue 24, item 12): 60,000 entries in reverse order,
  * every tenth cgroup twice (the second line with other values).  All load,
  * the first line of a cgroup counts, the repeats are bad lines.  Loading
@@ -1086,6 +1141,7 @@ static Suite *suite_fair_decide(void)
 	tcase_add_test(tc, test_rebalance_fake_tree);
 	tcase_add_test(tc, test_rebalance_kernel_ceiling);
 	tcase_add_test(tc, test_release_all);
+	tcase_add_test(tc, test_host_cache);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("scale");
 	tcase_set_timeout(tc, 600);
