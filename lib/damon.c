@@ -1114,6 +1114,40 @@ static int cmp_range(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+#define DAMON_SPLIT_MAX 100000
+
+int tier_damon_ranges_split(const struct tier_damon_range *ranges, size_t n, uint64_t chunk,
+			    struct tier_damon_range **ret, size_t *ret_n)
+{
+	_cleanup_free_ struct tier_damon_range *arr = NULL;
+	size_t m = 0, alloc = 0;
+
+	if ((n && !ranges) || chunk % 4096)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = ranges[i].start;
+
+		if (ranges[i].end <= start)
+			return -EINVAL;
+		while (start < ranges[i].end) {
+			struct tier_damon_range g = { start, ranges[i].end };
+			int r;
+
+			if (chunk && g.end - g.start > chunk)
+				g.end = g.start + chunk;
+			if (m >= DAMON_SPLIT_MAX)
+				return -E2BIG;
+			r = ARRAY_PUSH(arr, m, alloc, g);
+			if (r < 0)
+				return r;
+			start = g.end;
+		}
+	}
+	*ret = TAKE_PTR(arr);
+	*ret_n = m;
+	return 0;
+}
+
 int tier_damon_node_ranges(const char *proc_root, int nid, struct tier_damon_range **ret,
 			   size_t *ret_n)
 {

@@ -277,6 +277,18 @@ int tier_damon_modules_enabled(const char *sys_root, unsigned *ret_mask);
 int tier_damon_node_ranges(const char *proc_root, int nid, struct tier_damon_range **ret,
 			   size_t *ret_n);
 
+/*
+ * ranges cut into pieces of at most chunk bytes (0: copied as they are),
+ * the initial regions of a target.  DAMON applies schemes from the first
+ * aggregation interval, while a region given whole is still one region
+ * judged by one sampled page per sample: a whole node as one region would
+ * let a memcg-filtered migrate_hot take all of the cgroup's pages, cold or
+ * hot.  -EINVAL for chunk not a multiple of 4096, -E2BIG beyond 100000
+ * pieces.  A malloc'ed array (free()).
+ */
+int tier_damon_ranges_split(const struct tier_damon_range *ranges, size_t n, uint64_t chunk,
+			    struct tier_damon_range **ret, size_t *ret_n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -716,6 +716,41 @@ START_TEST(test_damon_modules)
 }
 END_TEST
 
+START_TEST(test_damon_ranges_split)
+{
+	const struct tier_damon_range in[] = { { 0x100000, 0x500000 }, { 0x800000, 0x880000 } };
+	const struct tier_damon_range bad[] = { { 8192, 8192 } };
+	_cleanup_free_ struct tier_damon_range *out = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(tier_damon_ranges_split(in, 2, 0x180000, &out, &n), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(out[0].start, 0x100000);
+	ck_assert_uint_eq(out[0].end, 0x280000);
+	ck_assert_uint_eq(out[1].end, 0x400000);
+	ck_assert_uint_eq(out[2].start, 0x400000);
+	ck_assert_uint_eq(out[2].end, 0x500000);	/* the rest, shorter */
+	ck_assert_uint_eq(out[3].start, 0x800000);
+	ck_assert_uint_eq(out[3].end, 0x880000);
+	free(out);
+	out = NULL;
+	/* 0: as they are */
+	ck_assert_int_eq(tier_damon_ranges_split(in, 2, 0, &out, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	free(out);
+	out = NULL;
+	ck_assert_int_eq(tier_damon_ranges_split(in, 2, 1000, &out, &n), -EINVAL);
+	ck_assert_int_eq(tier_damon_ranges_split(bad, 1, 4096, &out, &n), -EINVAL);
+	/* 1 TB in 4 KB pieces: refused, not 268 million regions */
+	{
+		const struct tier_damon_range huge[] = { { 0, 1ull << 40 } };
+
+		ck_assert_int_eq(tier_damon_ranges_split(huge, 1, 4096, &out, &n), -E2BIG);
+		ck_assert_ptr_null(out);
+	}
+}
+END_TEST
+
 Suite *suite_damon(void)
 {
 	Suite *s = suite_create("damon");
@@ -732,6 +767,7 @@ Suite *suite_damon(void)
 	tcase_add_test(tc, test_damon_reclaim);
 	tcase_add_test(tc, test_damon_node_ranges);
 	tcase_add_test(tc, test_damon_modules);
+	tcase_add_test(tc, test_damon_ranges_split);
 	suite_add_tcase(s, tc);
 	return s;
 }
