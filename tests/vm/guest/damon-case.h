@@ -8,4 +8,9 @@
  * leaves another cgroup's alone, with kernel.numa_balancing 0. */
 int case_damon_promote(const char *name);
 
+/* damon-pagecache: a file's page cache read with read(), on node 1: NUMA
+ * balancing alone leaves it there, a migrate_hot scheme with an anon filter
+ * (and the memcg filter) promotes it. */
+int case_damon_pagecache(const char *name);
+
 #endif

@@ -6,9 +6,12 @@
  * kernel.numa_balancing 0 (so nothing but DAMON moves pages), one kdamond
  * of our own with one paddr context over node 1's physical range and one
  * migrate_hot scheme (target node 0) filtered to "promote" (memcg filter,
- * matching N).  Waits (bounded) until promote's anon is >= 90% on node 0,
- * then asserts that off's stayed on node 1 and that the scheme's
- * sz_applied grew.  It also saves the ownership record and reclaims the
+ * matching N).  Waits (bounded) until promote's hot set is >= 90% on node
+ * 0 (move_pages() of its pages), then asserts that off's stayed on node 1
+ * and that the scheme's sz_applied grew.  Promote also holds a cold set
+ * (TIERD_DAMON_COLD_MB, default 32, placed before the hot set and never
+ * touched again): how much of it was promoted too is printed, not
+ * asserted (DAMON acts on regions, not pages).  It also saves the ownership record and reclaims the
  * kdamond through a second handle, as a restarted tierd would.
  *
  * Prints "TIERD-VM-METRIC: case=damon-promote ..." with the time to 90%,
@@ -37,23 +40,30 @@ struct numa_anon {
 	uint64_t n0, n1;	/* bytes of anon on node 0 and node 1 */
 };
 
-/* "anon N0=<bytes> N1=<bytes>" of memory.numa_stat. */
-static int read_anon(const char *cg, struct numa_anon *ret)
+/* "<key> N0=<bytes> N1=<bytes>" of memory.numa_stat (key anon, file). */
+static int read_numa(const char *cg, const char *key, struct numa_anon *ret)
 {
 	char buf[8192], *line, *save = NULL;
+	size_t kl = strlen(key);
 
 	if (cg_read(cg, "memory.numa_stat", buf, sizeof(buf)) < 0)
 		return -EIO;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long a, b;
 
-		if (sscanf(line, "anon N0=%llu N1=%llu", &a, &b) == 2) {
+		if (!strncmp(line, key, kl) && line[kl] == ' ' &&
+		    sscanf(line + kl, " N0=%llu N1=%llu", &a, &b) == 2) {
 			ret->n0 = a;
 			ret->n1 = b;
 			return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+static int read_anon(const char *cg, struct numa_anon *ret)
+{
+	return read_numa(cg, "anon", ret);
 }
 
 /* utime + stime of a thread, in seconds. */
@@ -73,29 +83,44 @@ static double proc_cpu_sec(int pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* A hot set on the slow node in cgroup cg, read in a loop until killed.
- * Writes one byte to ready_fd once it is placed. */
-static pid_t start_workload(const char *cg, size_t bytes, int ready_fd)
+/* Where a workload's sets are, sent to the parent once placed. */
+struct wl_addrs {
+	void *hot;
+	void *cold;
+};
+
+/* A hot set on the slow node in cgroup cg, read in a loop until killed,
+ * after a cold set (cold_bytes, may be 0) placed there too and never
+ * touched again.  Writes their addresses to ready_fd once placed. */
+static pid_t start_workload(const char *cg, size_t bytes, size_t cold_bytes, int ready_fd)
 {
+	struct wl_addrs a = { NULL, NULL };
 	pid_t pid = fork();
-	char *mem;
 
 	if (pid != 0)
 		return pid;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (cg_enter(cg) < 0 || policy_bind(SLOW_NODE) < 0)
 		_exit(2);
-	mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED)
+	if (cold_bytes) {
+		a.cold = mmap(NULL, cold_bytes, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (a.cold == MAP_FAILED)
+			_exit(3);
+		madvise(a.cold, cold_bytes, MADV_NOHUGEPAGE);
+		dirty_pages(a.cold, cold_bytes);
+	}
+	a.hot = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a.hot == MAP_FAILED)
 		_exit(3);
-	madvise(mem, bytes, MADV_NOHUGEPAGE);
-	dirty_pages(mem, bytes);
+	madvise(a.hot, bytes, MADV_NOHUGEPAGE);
+	dirty_pages(a.hot, bytes);
 	if (policy_default() < 0)
 		_exit(4);
-	if (write(ready_fd, "r", 1) != 1)
+	if (write(ready_fd, &a, sizeof(a)) != (ssize_t)sizeof(a))
 		_exit(5);
 	for (;;)
-		touch_pages(mem, bytes);
+		touch_pages(a.hot, bytes);
 }
 
 int case_damon_promote(const char *name)
@@ -111,14 +136,25 @@ int case_damon_promote(const char *name)
 	uint64_t fp = 0, mig0 = 0, mig1 = 0;
 	pid_t w_promote = -1, w_off = -1;
 	double t0, t90 = -1, elapsed = 0, bound, cpu = -1;
-	int hot_mb, pipefd[2] = { -1, -1 }, run_fd = -1, r;
+	int hot_mb, cold_mb, pipefd[2] = { -1, -1 }, pipe2fd[2] = { -1, -1 }, run_fd = -1, r;
+	struct wl_addrs pa_addr = { NULL, NULL }, oa_addr;
+	long hot_pages, hot_fast = 0, cold_fast = -1, present = 0;
+	size_t cold_bytes;
+	int young, min_regions, region_mb;
+	struct tier_damon_range *split = NULL;
+	size_t nr_split = 0;
 	unsigned idx = 0;
 	bool started = false, running = false;
-	char c;
 
-	if (env_int("TIERD_DAMON_HOT_MB", 48, 4, 128, &hot_mb) < 0)
+	if (env_int("TIERD_DAMON_HOT_MB", 48, 4, 128, &hot_mb) < 0 ||
+	    env_int("TIERD_DAMON_COLD_MB", 32, 0, 64, &cold_mb) < 0 ||
+	    env_int("TIERD_DAMON_YOUNG", 0, 0, 1, &young) < 0 ||
+	    env_int("TIERD_DAMON_MIN_REGIONS", 10, 3, 10000, &min_regions) < 0 ||
+	    env_int("TIERD_DAMON_REGION_MB", 2, 0, 1024, &region_mb) < 0)
 		return 1;
 	hot_bytes = (size_t)hot_mb << 20;
+	cold_bytes = (size_t)cold_mb << 20;
+	hot_pages = (long)(hot_bytes / page_size);
 	bound = 180.0 * time_scale;
 
 	if (access(DAMON_ADMIN, F_OK) < 0) {
@@ -148,15 +184,17 @@ int case_damon_promote(const char *name)
 	}
 
 	if (cg_create(NULL, "promote", cg_promote, sizeof(cg_promote)) < 0 ||
-	    cg_create(NULL, "off", cg_off, sizeof(cg_off)) < 0 || pipe(pipefd) < 0) {
+	    cg_create(NULL, "off", cg_off, sizeof(cg_off)) < 0 || pipe(pipefd) < 0 ||
+	    pipe(pipe2fd) < 0) {
 		msg("FAIL: cannot create the cgroups");
 		failures++;
 		goto out;
 	}
-	w_promote = start_workload(cg_promote, hot_bytes, pipefd[1]);
-	w_off = start_workload(cg_off, hot_bytes, pipefd[1]);
-	if (w_promote < 0 || w_off < 0 || read(pipefd[0], &c, 1) != 1 ||
-	    read(pipefd[0], &c, 1) != 1) {
+	w_promote = start_workload(cg_promote, hot_bytes, cold_bytes, pipefd[1]);
+	w_off = start_workload(cg_off, hot_bytes, 0, pipe2fd[1]);
+	if (w_promote < 0 || w_off < 0 ||
+	    read(pipefd[0], &pa_addr, sizeof(pa_addr)) != (ssize_t)sizeof(pa_addr) ||
+	    read(pipe2fd[0], &oa_addr, sizeof(oa_addr)) != (ssize_t)sizeof(oa_addr)) {
 		msg("FAIL: the workloads did not start");
 		failures++;
 		goto out;
@@ -166,16 +204,28 @@ int case_damon_promote(const char *name)
 		failures++;
 		goto out;
 	}
+	/* the placement set every page's accessed bit: clear them, as time
+	 * would (reclaim's aging); the hot loops set theirs again */
+	if (young) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/clear_refs", (int)w_promote);
+		CHECK(write_attr(path, "1") == 0, "accessed bits of promote's pages cleared");
+	}
 	msg("  start: promote anon N0=%" PRIu64 " N1=%" PRIu64 ", off anon N0=%" PRIu64
 	    " N1=%" PRIu64, pa0.n0, pa0.n1, oa0.n0, oa0.n1);
-	CHECK(pa0.n1 >= hot_bytes * 9 / 10 && oa0.n1 >= hot_bytes * 9 / 10,
-	      "both hot sets start on node %d", SLOW_NODE);
+	CHECK(pa0.n1 >= (hot_bytes + cold_bytes) * 9 / 10 && oa0.n1 >= hot_bytes * 9 / 10,
+	      "both hot sets (and promote's %d MB cold set) start on node %d", cold_mb,
+	      SLOW_NODE);
 
 	/* our kdamond: one paddr context over node 1, one scheme for promote */
 	{
+		/* TIERD_DAMON_YOUNG=1: also filter out the pages not accessed
+		 * since DAMON's last check (a per-page check, as HMSDK does) */
 		const struct tier_damon_filter filters[] = {
 			{ .type = TIER_DAMON_FILTER_MEMCG, .matching = false,
 			  .memcg_path = "/promote" },
+			{ .type = TIER_DAMON_FILTER_YOUNG, .matching = false },
 		};
 		const struct tier_damon_scheme scheme = {
 			.action = TIER_DAMON_MIGRATE_HOT,
@@ -184,13 +234,13 @@ int case_damon_promote(const char *name)
 			.nr_accesses = { 1, UINT64_MAX },
 			.age = { 0, UINT64_MAX },
 			.filters = filters,
-			.nr_filters = 1,
+			.nr_filters = young ? 2 : 1,
 		};
-		const struct tier_damon_config cfg = {
+		struct tier_damon_config cfg = {
 			.sample_us = 5000,
 			.aggr_us = 100000,
 			.update_us = 1000000,
-			.min_nr_regions = 10,
+			.min_nr_regions = (uint64_t)min_regions,
 			.max_nr_regions = 1000,
 			.regions = ranges,
 			.nr_regions = nr_ranges,
@@ -198,6 +248,19 @@ int case_damon_promote(const char *name)
 			.nr_schemes = 1,
 		};
 
+		/* Start with regions of TIERD_DAMON_REGION_MB (0: the node's
+		 * ranges as they are): the schemes apply from the first
+		 * aggregation interval, before DAMON has split a whole-node
+		 * region, and the pattern of one sampled page per region would
+		 * then promote all of the cgroup's pages, cold ones too. */
+		r = tier_damon_ranges_split(ranges, nr_ranges, (uint64_t)region_mb << 20, &split,
+					    &nr_split);
+		CHECK(r == 0, "%zu initial regions of %d MB (%s)", nr_split, region_mb,
+		      r < 0 ? strerror(-r) : "ok");
+		if (r < 0)
+			goto out;
+		cfg.regions = split;
+		cfg.nr_regions = nr_split;
 		r = tier_damon_kdamond_add(d, &idx);
 		CHECK(r == 0, "kdamond added: index %u (%s)", idx, r < 0 ? strerror(-r) : "ok");
 		if (r < 0)
@@ -237,9 +300,11 @@ int case_damon_promote(const char *name)
 	/* wait for promote's anon to reach node 0, bounded */
 	for (;;) {
 		elapsed = now_sec() - t0;
-		if (read_anon(cg_promote, &pa) < 0 || read_anon(cg_off, &oa) < 0)
+		hot_fast = pages_on_node_pid(w_promote, pa_addr.hot, hot_bytes, FAST_NODE,
+					     &present);
+		if (hot_fast < 0 || read_anon(cg_promote, &pa) < 0 || read_anon(cg_off, &oa) < 0)
 			break;
-		if (t90 < 0 && pa.n0 >= (pa.n0 + pa.n1) * 9 / 10) {
+		if (t90 < 0 && hot_fast >= hot_pages * 9 / 10) {
 			t90 = elapsed;
 			break;
 		}
@@ -247,18 +312,31 @@ int case_damon_promote(const char *name)
 			break;
 		sleep_sec(1);
 	}
-	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
+	/* pgmigrate_success counts a batch when the whole batch is done, and
+	 * DAMON migrates a region's pages in one batch: wait for it (bounded) */
+	for (int i = 0; i < 30 * (int)time_scale; i++) {
+		read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
+		if (hot_fast < 0 || mig1 - mig0 >= (uint64_t)hot_fast)
+			break;
+		sleep_sec(1);
+	}
 	r = tier_damon_update_stats(d, idx);
 	if (r == 0)
 		r = tier_damon_stats_read(d, idx, 0, &st);
 	CHECK(r == 0, "scheme stats read (%s)", r < 0 ? strerror(-r) : "ok");
 	cpu = proc_cpu_sec(k.pid);
+	if (cold_bytes)
+		cold_fast = pages_on_node_pid(w_promote, pa_addr.cold, cold_bytes, FAST_NODE,
+					      &present);
 	/* off is still where it was, now that promote has arrived */
 	read_anon(cg_off, &oa);
 	msg("  end (%.1f s): promote anon N0=%" PRIu64 " N1=%" PRIu64 ", off anon N0=%" PRIu64
 	    " N1=%" PRIu64, elapsed, pa.n0, pa.n1, oa.n0, oa.n1);
-	CHECK(t90 >= 0, "promote: >= 90%% of its anon on node %d (%.1f s, bound %.0f s)",
-	      FAST_NODE, t90, bound);
+	CHECK(t90 >= 0, "promote: >= 90%% of its hot set on node %d (%ld of %ld pages; %.1f s,"
+	      " bound %.0f s)", FAST_NODE, hot_fast, hot_pages, t90, bound);
+	if (cold_bytes)
+		msg("  promote's cold set (never touched after placement): %ld of %ld pages on "
+		    "node %d", cold_fast, (long)(cold_bytes / page_size), FAST_NODE);
 	CHECK(oa.n1 >= oa0.n1 * 9 / 10 && oa.n0 < hot_bytes / 10,
 	      "off: stays on node %d (N1 %" PRIu64 " of %" PRIu64 ")", SLOW_NODE, oa.n1, oa0.n1);
 	CHECK(st.sz_applied > st0.sz_applied,
@@ -270,11 +348,12 @@ int case_damon_promote(const char *name)
 		read_attr("/proc/sys/kernel/numa_balancing", nb, sizeof(nb));
 		CHECK(!strcmp(nb, "0"), "kernel.numa_balancing stayed 0 (%s)", nb);
 	}
-	printf("TIERD-VM-METRIC: case=%s hot_mb=%d secs_90=%.1f secs=%.1f pgmigrate_success=%" PRIu64
+	msg("  pgmigrate_success %" PRIu64 " -> %" PRIu64, mig0, mig1);
+	printf("TIERD-VM-METRIC: case=%s young=%d min_regions=%d hot_mb=%d cold_mb=%d cold_fast_pages=%ld secs_90=%.1f secs=%.1f pgmigrate_success=%" PRIu64
 	       " sz_tried=%" PRIu64 " nr_applied=%" PRIu64 " sz_applied=%" PRIu64
 	       " qt_exceeds=%" PRIu64 " kdamond_cpu_s=%.2f promote_n0=%" PRIu64
 	       " promote_n1=%" PRIu64 " off_n0=%" PRIu64 " off_n1=%" PRIu64 "\n",
-	       name, hot_mb, t90, elapsed, mig1 - mig0, st.sz_tried, st.nr_applied, st.sz_applied,
+	       name, young, min_regions, hot_mb, cold_mb, cold_fast, t90, elapsed, mig1 - mig0, st.sz_tried, st.nr_applied, st.sz_applied,
 	       st.qt_exceeds, cpu, pa.n0, pa.n1, oa.n0, oa.n1);
 	fflush(stdout);
 
@@ -299,6 +378,10 @@ out:
 		close(pipefd[0]);
 		close(pipefd[1]);
 	}
+	if (pipe2fd[0] >= 0) {
+		close(pipe2fd[0]);
+		close(pipe2fd[1]);
+	}
 	if (cg_promote[0])
 		cg_destroy(cg_promote);
 	if (cg_off[0])
@@ -306,7 +389,212 @@ out:
 	if (nb_saved[0])
 		write_attr("/proc/sys/kernel/numa_balancing", nb_saved);
 	free(ranges);
+	free(split);
 	tier_damon_free(d2);
+	tier_damon_free(d);
+	return verdict(name);
+}
+
+/* A 64 MB tmpfs file written on the slow node from cgroup cg (its page
+ * cache is charged there), then read with read() in a loop until killed:
+ * never mapped, so NUMA balancing has no PTE to fault on. */
+static pid_t start_reader(const char *cg, const char *path, size_t bytes, int ready_fd)
+{
+	pid_t pid = fork();
+	static char buf[1 << 16];
+	int fd;
+
+	if (pid != 0)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (cg_enter(cg) < 0 || policy_bind(SLOW_NODE) < 0)
+		_exit(2);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		_exit(3);
+	memset(buf, 0x5a, sizeof(buf));
+	for (size_t off = 0; off < bytes; off += sizeof(buf))
+		if (pwrite(fd, buf, sizeof(buf), (off_t)off) != (ssize_t)sizeof(buf))
+			_exit(4);
+	if (policy_default() < 0)
+		_exit(5);
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(6);
+	for (;;)
+		for (size_t off = 0; off < bytes; off += sizeof(buf))
+			if (pread(fd, buf, sizeof(buf), (off_t)off) < 0)
+				_exit(7);
+}
+
+/*
+ * damon-pagecache: the page cache of a file read with read() (a tmpfs
+ * file here: shmem folios, unmapped, not anon), placed on the slow node.
+ * Phase 1: kernel.numa_balancing=2 alone for TIERD_DAMON_NB_SECONDS
+ * (default 30) seconds: it stays on node 1 (nothing faults on it).
+ * Phase 2: numa_balancing 0, a migrate_hot scheme with an anon filter
+ * (matching Y: anonymous pages filtered out) and the memcg filter: >= 90%
+ * of the cgroup's file pages reach node 0 (bounded wait).
+ * With MGLRU on, 6.12's folio_mark_accessed() does not clear the idle
+ * flag DAMON's paddr operations set on unmapped folios, so phase 2 depends
+ * on /sys/kernel/mm/lru_gen/enabled (printed; run-vm --lru-gen off|on).
+ */
+int case_damon_pagecache(const char *name)
+{
+	const char *file = "/tmp/damon-pagecache";
+	struct tier_damon *d = NULL;
+	struct tier_damon_range *ranges = NULL;
+	size_t nr_ranges = 0, bytes = 64u << 20;
+	char cg[256] = "", nb_saved[16] = "", lru_gen[32] = "-";
+	struct numa_anon f0 = { 0 }, f1 = { 0 }, f2 = { 0 };
+	struct tier_damon_stats st = { 0 };
+	struct tier_damon_kdamond k = { .pid = -1 };
+	uint64_t promo0 = 0, promo1 = 0, mig0 = 0, mig1 = 0;
+	double t0, t90 = -1, elapsed = 0, bound = 180.0 * time_scale, cpu = -1;
+	int nb_seconds, pipefd[2] = { -1, -1 }, r;
+	pid_t reader = -1;
+	unsigned idx = 0;
+	bool started = false;
+	char c;
+
+	if (env_int("TIERD_DAMON_NB_SECONDS", 30, 0, 600, &nb_seconds) < 0)
+		return 1;
+	if (access(DAMON_ADMIN, F_OK) < 0) {
+		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+		return EXIT_SKIP;
+	}
+	read_attr("/sys/kernel/mm/lru_gen/enabled", lru_gen, sizeof(lru_gen));
+	msg("  /sys/kernel/mm/lru_gen/enabled: %s", lru_gen);
+	r = tier_damon_open("/sys", "/proc", &d);
+	if (r == 0)
+		r = tier_damon_node_ranges("/proc", SLOW_NODE, &ranges, &nr_ranges);
+	if (r < 0) {
+		msg("FAIL: DAMON handle or node %d ranges: %s", SLOW_NODE, strerror(-r));
+		failures++;
+		goto out;
+	}
+	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
+	if (cg_create(NULL, "pcache", cg, sizeof(cg)) < 0 || pipe(pipefd) < 0) {
+		msg("FAIL: cannot create the cgroup");
+		failures++;
+		goto out;
+	}
+	reader = start_reader(cg, file, bytes, pipefd[1]);
+	if (reader < 0 || read(pipefd[0], &c, 1) != 1 || read_numa(cg, "file", &f0) < 0) {
+		msg("FAIL: the reader did not start");
+		failures++;
+		goto out;
+	}
+	CHECK(f0.n1 >= bytes * 9 / 10, "page cache placed on node %d: file N0=%" PRIu64
+	      " N1=%" PRIu64, SLOW_NODE, f0.n0, f0.n1);
+
+	/* phase 1: NUMA balancing alone */
+	if (nb_seconds > 0) {
+		if (set_numa_balancing(2) < 0) {
+			msg("FAIL: cannot set kernel.numa_balancing to 2");
+			failures++;
+			goto out;
+		}
+		read_key_u64("/proc/vmstat", "pgpromote_success", &promo0);
+		sleep_sec(nb_seconds * time_scale);
+		read_key_u64("/proc/vmstat", "pgpromote_success", &promo1);
+		read_numa(cg, "file", &f1);
+		CHECK(f1.n1 >= f0.n1 * 9 / 10,
+		      "numa_balancing=2 alone, %d s: the page cache stays on node %d (N0=%" PRIu64
+		      " N1=%" PRIu64 ", pgpromote_success +%" PRIu64 ")",
+		      nb_seconds * time_scale, SLOW_NODE, f1.n0, f1.n1, promo1 - promo0);
+	}
+
+	/* phase 2: DAMON, anonymous pages filtered out, this cgroup only */
+	if (set_numa_balancing(0) < 0) {
+		msg("FAIL: cannot set kernel.numa_balancing to 0");
+		failures++;
+		goto out;
+	}
+	{
+		const struct tier_damon_filter filters[] = {
+			{ .type = TIER_DAMON_FILTER_ANON, .matching = true },
+			{ .type = TIER_DAMON_FILTER_MEMCG, .matching = false,
+			  .memcg_path = "/pcache" },
+		};
+		const struct tier_damon_scheme scheme = {
+			.action = TIER_DAMON_MIGRATE_HOT,
+			.target_nid = FAST_NODE,
+			.sz = { page_size, UINT64_MAX },
+			.nr_accesses = { 1, UINT64_MAX },
+			.age = { 0, UINT64_MAX },
+			.filters = filters,
+			.nr_filters = 2,
+		};
+		const struct tier_damon_config cfg = {
+			.sample_us = 5000,
+			.aggr_us = 100000,
+			.update_us = 1000000,
+			.min_nr_regions = 10,
+			.max_nr_regions = 1000,
+			.regions = ranges,
+			.nr_regions = nr_ranges,
+			.schemes = &scheme,
+			.nr_schemes = 1,
+		};
+
+		r = tier_damon_kdamond_add(d, &idx);
+		if (r == 0)
+			r = tier_damon_stage(d, idx, &cfg, NULL);
+		if (r == 0)
+			r = tier_damon_start(d, idx);
+		CHECK(r == 0, "kdamond %u staged and on (%s)", idx, r < 0 ? strerror(-r) : "ok");
+		if (r < 0)
+			goto out;
+		started = true;
+	}
+	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig0);
+	tier_damon_kdamond_get(d, idx, &k);
+	t0 = now_sec();
+	for (;;) {
+		elapsed = now_sec() - t0;
+		if (read_numa(cg, "file", &f2) < 0)
+			break;
+		if (f2.n0 >= (f2.n0 + f2.n1) * 9 / 10) {
+			t90 = elapsed;
+			break;
+		}
+		if (elapsed > bound)
+			break;
+		sleep_sec(1);
+	}
+	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
+	r = tier_damon_update_stats(d, idx);
+	if (r == 0)
+		r = tier_damon_stats_read(d, idx, 0, &st);
+	cpu = proc_cpu_sec(k.pid);
+	CHECK(t90 >= 0, "DAMON: >= 90%% of the page cache on node %d (%.1f s, bound %.0f s; "
+	      "N0=%" PRIu64 " N1=%" PRIu64 ", lru_gen %s)", FAST_NODE, t90, bound, f2.n0, f2.n1,
+	      lru_gen);
+	CHECK(r == 0 && st.sz_applied > 0, "sz_applied %" PRIu64 " (nr_tried %" PRIu64
+	      ", sz_tried %" PRIu64 ")", st.sz_applied, st.nr_tried, st.sz_tried);
+	printf("TIERD-VM-METRIC: case=%s lru_gen=%s nb_seconds=%d nb_promoted=%" PRIu64
+	       " secs_90=%.1f secs=%.1f pgmigrate_success=%" PRIu64 " sz_tried=%" PRIu64
+	       " sz_applied=%" PRIu64 " kdamond_cpu_s=%.2f file_n0=%" PRIu64 " file_n1=%" PRIu64
+	       "\n", name, lru_gen, nb_seconds * time_scale, promo1 - promo0, t90, elapsed,
+	       mig1 - mig0, st.sz_tried, st.sz_applied, cpu, f2.n0, f2.n1);
+	fflush(stdout);
+out:
+	if (started)
+		tier_damon_stop(d, idx);
+	if (reader > 0) {
+		kill(reader, SIGKILL);
+		waitpid(reader, NULL, 0);
+	}
+	unlink(file);
+	if (pipefd[0] >= 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	if (cg[0])
+		cg_destroy(cg);
+	if (nb_saved[0])
+		write_attr("/proc/sys/kernel/numa_balancing", nb_saved);
+	free(ranges);
 	tier_damon_free(d);
 	return verdict(name);
 }

@@ -1936,6 +1936,8 @@ static int run_case(const char *name)
 		return case_toptier_charge_cost(name);
 	if (!strcmp(name, "damon-promote"))
 		return case_damon_promote(name);
+	if (!strcmp(name, "damon-pagecache"))
+		return case_damon_pagecache(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1946,7 +1948,7 @@ static const char *const cases[] = {
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
 	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-charge-cost",
-	"damon-promote",
+	"damon-promote", "damon-pagecache",
 };
 
 /*
