@@ -917,6 +917,21 @@ _public_ int tier_pid_exe(struct tier_ctx *ctx, int pid, char **ret_exe)
 			return -ENAMETOOLONG;
 		size *= 2;
 	}
+	/*
+	 * The name is what the process's own mount namespace calls its
+	 * executable: in another one (a container, "unshare -Urm" with a tmpfs
+	 * over /usr/sbin) it need not be the file of that name here.  It is
+	 * that file only if both are the same inode, else -EXDEV; a
+	 * "(deleted)" name is no file at all.  A process gone meanwhile (or a
+	 * fake tree's link to nothing) cannot be checked.
+	 */
+	{
+		struct stat pst, hst;
+
+		if (stat(path, &pst) == 0 &&
+		    (stat(buf, &hst) < 0 || hst.st_dev != pst.st_dev || hst.st_ino != pst.st_ino))
+			return -EXDEV;
+	}
 	*ret_exe = TAKE_PTR(buf);
 	return 0;
 }

@@ -102,6 +102,9 @@ static int on_exec(struct manager *m, int pid)
 	r = tier_pid_exe(m->ctx, pid, &exe);
 	if (r == -ENOMEM)
 		return log_oom();
+	if (r == -EXDEV)
+		return log_debug("PID %d: its executable is not the file of that name on the host "
+				 "(another mount namespace): exe= rules do not apply", pid), 0;
 	if (r < 0)
 		return 0; /* gone already, or a kernel thread */
 	/* The policy's exe index and compiled globs: most execs match nothing
