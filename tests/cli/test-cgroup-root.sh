@@ -6,6 +6,9 @@
 # alike instead of being walked or "ignoring"d.
 . "$SRCDIR/tests/cli/lib.sh"
 
+: "${METRICS:?METRICS must name the tierd-metrics under test}"
+: "${TIERD:?TIERD must name the tierd under test}"
+: "${HOOK:?HOOK must name the tierd-oci-hook under test}"
 mk_standard_tree
 C="--config $T/tierd.conf"
 
@@ -61,6 +64,19 @@ for v in status "status --all" "get /system.slice" "explain /system.slice"; do
 	expect_rc 5
 	expect_err "the memory controller is on cgroup v1 \(hybrid layout.*$H/unified.*\): tierd needs it on cgroup v2"
 done
+# tierd-metrics and tierd find the same (they walked the v1 tmpfs at
+# /sys/fs/cgroup, and tierd-metrics counted managed cgroups there).
+rc=0
+"$METRICS" $C --sysfs-root "$SYS" --procfs-root "$PROC" -o - >"$T/out" 2>"$T/err" || rc=$?
+expect_rc 1
+expect_err "tierd-metrics: the memory controller is on cgroup v1 \(hybrid layout"
+expect_no_out "."
+rc=0
+timeout 60 "$TIERD" --foreground $C --sysfs-root "$SYS" --procfs-root "$PROC" \
+	--no-proc-connector --no-systemd --bus-socket "$T/bus" >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" = 124 ] && fail "tierd kept running on a hybrid host"
+[ "$rc" != 0 ] || fail "tierd exited 0 on a hybrid host"
+expect_err "Cannot start: the memory controller is on cgroup v1 \(hybrid layout"
 # ... and the policy's cgroup_root pointing at the v1 tmpfs does not help.
 printf '[daemon]\ncgroup_root = %s\n' "$H/unified" >"$T/hybrid.conf"
 tc_found --config "$T/hybrid.conf" status
