@@ -24,7 +24,8 @@
  *    the write waits for it (commit: up to an aggregation interval).
  *  - A commit whose input the kernel refuses (a memcg_path that names no
  *    cgroup, for one) STOPS the kdamond and the write still succeeds:
- *    tier_damon_commit() checks and returns -ESRCH then.
+ *    tier_damon_commit() checks and returns -ESRCH then.  The same input
+ *    at "on" fails with ENOMEM (not EINVAL).
  *  - DAMON_RECLAIM and DAMON_LRU_SORT start their contexts exclusively:
  *    while one of them is enabled, state "on" fails with EBUSY.
  */
@@ -179,7 +180,10 @@ int tier_damon_stage(struct tier_damon *d, unsigned index, const struct tier_dam
 
 /* state on / off.  on: -EBUSY if it runs already or DAMON is exclusively
  * in use (DAMON_RECLAIM, DAMON_LRU_SORT), -EINVAL for an input the kernel
- * refuses (a memcg_path naming no cgroup, a goal with target_value 0). */
+ * refuses (bad regions or attributes, a goal with target_value 0), and
+ * -ENOMEM for a memcg_path that names no cgroup: 6.12 turns a filter it
+ * cannot resolve into a NULL scheme, reported as ENOMEM (seen in the VM).
+ * Check the cgroups exist before on. */
 int tier_damon_start(struct tier_damon *d, unsigned index);
 int tier_damon_stop(struct tier_damon *d, unsigned index);
 /* state commit: the staged input reaches the running kdamond.  -EINVAL if

@@ -357,6 +357,46 @@ int case_damon_promote(const char *name)
 	       st.qt_exceeds, cpu, pa.n0, pa.n1, oa.n0, oa.n1);
 	fflush(stdout);
 
+	/* The kernel's rules lib/damon.h states, checked on the real thing. */
+	{
+		char path[160], fpath[240];
+		unsigned other = 0;
+
+		/* nr_kdamonds is refused while a kdamond runs */
+		r = write_attr(DAMON_ADMIN "/kdamonds/nr_kdamonds", "2");
+		CHECK(r == -EBUSY, "nr_kdamonds while ours runs: %s (EBUSY expected)",
+		      strerror(-r));
+		r = tier_damon_kdamond_add(d, &other);
+		CHECK(r == -EBUSY, "tier_damon_kdamond_add() while ours runs: %s", strerror(-r));
+		/* a commit naming no cgroup stops the kdamond, the write succeeds */
+		snprintf(path, sizeof(path), DAMON_ADMIN "/kdamonds/%u", idx);
+		snprintf(fpath, sizeof(fpath), "%s/contexts/0/schemes/0/filters/0/memcg_path",
+			 path);
+		r = write_attr(fpath, "/no-such-cgroup");
+		if (r == 0)
+			r = tier_damon_commit(d, idx);
+		CHECK(r == -ESRCH, "a commit with a memcg_path naming no cgroup: %s "
+		      "(ESRCH expected: the kdamond stopped)", strerror(-r));
+		if (r == -ESRCH)
+			started = false;
+		r = tier_damon_kdamond_get(d, idx, &k);
+		CHECK(r == 0 && !k.running && k.pid == -1, "kdamond %u is off (pid %d)", idx,
+		      k.pid);
+		/* the same input at on: 6.12 answers ENOMEM (damon_sysfs_mk_scheme()
+		 * returns NULL for a filter it cannot resolve), nothing started */
+		r = tier_damon_start(d, idx);
+		CHECK(r == -ENOMEM, "on with that input: %s (ENOMEM, 6.12's answer)", strerror(-r));
+		if (r == 0)
+			started = true;
+		/* fixed, it starts again */
+		r = write_attr(fpath, "/promote");
+		if (r == 0)
+			r = tier_damon_start(d, idx);
+		CHECK(r == 0, "restored and on again (%s)", r < 0 ? strerror(-r) : "ok");
+		if (r == 0)
+			started = true;
+	}
+
 out:
 	if (started) {
 		r = tier_damon_stop(d, idx);
