@@ -39,7 +39,7 @@ VM_LDFLAGS  := -static -pthread
 VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 	promote-no-toptier-faults file-ro-promote shmem-promote cow-shared-promote \
 	pid-inactive-promote pid-inactive-large knob-hierarchy knob-einval global-off \
-	toptier-exchange damon-promote kselftest
+	toptier-exchange damon-promote damon-reclaim kselftest
 
 VM_LRU_GEN ?= on
 RUN_VM_BASE := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)

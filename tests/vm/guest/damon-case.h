@@ -13,4 +13,8 @@ int case_damon_promote(const char *name);
  * (and the memcg filter) promotes it. */
 int case_damon_pagecache(const char *name);
 
+/* damon-reclaim: a SIGKILLed owner's kdamond is reclaimed by the next one,
+ * and nothing else is. */
+int case_damon_reclaim(const char *name);
+
 #endif

@@ -642,3 +642,132 @@ out:
 	tier_damon_free(d);
 	return verdict(name);
 }
+
+/* A small config: a stat scheme over the slow node, optionally filtered
+ * to a cgroup (stat ignores filters; they still are the input's identity). */
+static int stage_stat(struct tier_damon *d, unsigned idx, const struct tier_damon_range *ranges,
+		      size_t n, const char *memcg, uint64_t *ret_fp)
+{
+	const struct tier_damon_filter filters[] = {
+		{ .type = TIER_DAMON_FILTER_MEMCG, .matching = false, .memcg_path = memcg },
+	};
+	const struct tier_damon_scheme scheme = {
+		.action = TIER_DAMON_STAT,
+		.target_nid = -1,
+		.sz = { 0, UINT64_MAX },
+		.nr_accesses = { 0, UINT64_MAX },
+		.age = { 0, UINT64_MAX },
+		.filters = filters,
+		.nr_filters = memcg ? 1 : 0,
+	};
+	const struct tier_damon_config cfg = {
+		.sample_us = 5000, .aggr_us = 100000, .update_us = 1000000,
+		.min_nr_regions = 10, .max_nr_regions = 1000,
+		.regions = ranges, .nr_regions = n,
+		.schemes = &scheme, .nr_schemes = 1,
+	};
+
+	return tier_damon_stage(d, idx, &cfg, ret_fp);
+}
+
+/*
+ * damon-reclaim: ownership across a crash, on the real sysfs.  A child
+ * (the "tierd" that crashes) adds a kdamond, stages, starts it, saves the
+ * record in /run and is SIGKILLed; the kdamond keeps running.  The parent
+ * (the restarted tierd) reclaims it: ours, running.  Stopped by an admin:
+ * still ours (its input).  nr_kdamonds rewritten by someone: not ours.
+ * Someone else's kdamond started in that directory: not ours.
+ */
+int case_damon_reclaim(const char *name)
+{
+	struct tier_damon *d = NULL;
+	struct tier_damon_range *ranges = NULL;
+	struct tier_damon_owner rec = { 0 };
+	struct tier_damon_kdamond k = { .pid = -1 };
+	size_t nr_ranges = 0;
+	int run_fd = -1, status = 0, r;
+	bool running = false, theirs = false;
+	pid_t child;
+
+	if (access(DAMON_ADMIN, F_OK) < 0) {
+		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+		return EXIT_SKIP;
+	}
+	r = tier_damon_open("/sys", "/proc", &d);
+	if (r == 0)
+		r = tier_damon_node_ranges("/proc", SLOW_NODE, &ranges, &nr_ranges);
+	run_fd = open("/run", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r < 0 || run_fd < 0) {
+		msg("FAIL: setup: %s", strerror(r < 0 ? -r : errno));
+		failures++;
+		goto out;
+	}
+	child = fork();
+	if (child == 0) {
+		struct tier_damon *cd = NULL;
+		struct tier_damon_owner o;
+		unsigned idx;
+		uint64_t fp;
+
+		if (tier_damon_open("/sys", "/proc", &cd) < 0 || tier_damon_kdamond_add(cd, &idx) < 0 ||
+		    stage_stat(cd, idx, ranges, nr_ranges, "/", &fp) < 0 ||
+		    tier_damon_start(cd, idx) < 0 || tier_damon_owner_of(cd, idx, fp, &o) < 0 ||
+		    tier_damon_owner_save(run_fd, OWNER_FILE, &o) < 0)
+			_exit(1);
+		/* the crash */
+		raise(SIGKILL);
+		_exit(2);
+	}
+	waitpid(child, &status, 0);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	      "the first tierd set up its kdamond and was SIGKILLed");
+	r = tier_damon_owner_load(run_fd, OWNER_FILE, &rec);
+	CHECK(r == 0, "its record: kdamond %u, pid %d, start %" PRIu64 ", fingerprint %016" PRIx64,
+	      rec.index, rec.pid, rec.starttime, rec.fingerprint);
+	if (r < 0)
+		goto out;
+	r = tier_damon_kdamond_get(d, rec.index, &k);
+	CHECK(r == 0 && k.running && k.pid == rec.pid,
+	      "the kdamond outlived it (pid %d, running %d)", k.pid, k.running);
+	r = tier_damon_reclaim(d, &rec, &running);
+	CHECK(r == 0 && running, "restarted: reclaimed, running (%s)", r < 0 ? strerror(-r) : "ok");
+
+	/* an admin stops it: still ours, by its staged input */
+	r = tier_damon_stop(d, rec.index);
+	if (r == 0)
+		r = tier_damon_reclaim(d, &rec, &running);
+	CHECK(r == 0 && !running, "stopped by an admin: still ours, stopped (%s)",
+	      r < 0 ? strerror(-r) : "ok");
+
+	/* someone rewrites nr_kdamonds: fresh directories, not ours */
+	r = write_attr(DAMON_ADMIN "/kdamonds/nr_kdamonds", "1");
+	CHECK(r == 0, "someone writes nr_kdamonds 1 (%s)", r < 0 ? strerror(-r) : "ok");
+	r = tier_damon_reclaim(d, &rec, &running);
+	CHECK(r == -ESTALE, "after that: not ours (%s)", strerror(-r));
+
+	/* and starts a kdamond of theirs in that directory */
+	r = stage_stat(d, 0, ranges, nr_ranges, NULL, NULL);
+	if (r == 0)
+		r = tier_damon_start(d, 0);
+	theirs = r == 0;
+	CHECK(r == 0, "someone else's kdamond 0 runs (%s)", r < 0 ? strerror(-r) : "ok");
+	r = tier_damon_reclaim(d, &rec, &running);
+	CHECK(r == -ESTALE, "our record never claims theirs (%s)", strerror(-r));
+	/* with theirs running we cannot add one: the backend is busy */
+	{
+		unsigned idx2 = 0;
+
+		r = tier_damon_kdamond_add(d, &idx2);
+		CHECK(r == -EBUSY, "adding ours while theirs runs: %s", strerror(-r));
+	}
+out:
+	if (theirs)
+		tier_damon_stop(d, 0);
+	if (run_fd >= 0) {
+		tier_damon_owner_remove(run_fd, OWNER_FILE);
+		close(run_fd);
+	}
+	free(ranges);
+	tier_damon_free(d);
+	return verdict(name);
+}

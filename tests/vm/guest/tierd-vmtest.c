@@ -1938,6 +1938,8 @@ static int run_case(const char *name)
 		return case_damon_promote(name);
 	if (!strcmp(name, "damon-pagecache"))
 		return case_damon_pagecache(name);
+	if (!strcmp(name, "damon-reclaim"))
+		return case_damon_reclaim(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1948,7 +1950,7 @@ static const char *const cases[] = {
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
 	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-charge-cost",
-	"damon-promote", "damon-pagecache",
+	"damon-promote", "damon-pagecache", "damon-reclaim",
 };
 
 /*
