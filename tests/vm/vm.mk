@@ -158,9 +158,12 @@ check-vm8-%: vm-guest
 # time and the reasons for the split.
 #   toptier-exchange     the guest case: refusal at the ceiling, exchange
 #   kselftest-toptier    test_toptier: ceilings, demotion, hard min, exchange
-#   cgroup-selftests     the base tree's test_memcontrol, test_kmem, ... (the
-#                        memcg reclaim paths the series changes)
+#   cgroup-selftests     the base tree's test_memcontrol only (memory.min/low,
+#                        memory.high/max, memory.reclaim: the memcg reclaim
+#                        paths the series changes; VM_CLASSIC_CGST_TESTS); the
+#                        other six tests do not reclaim from the LRU
 VM_CLASSIC_CASES ?= toptier-exchange kselftest-toptier cgroup-selftests
+VM_CLASSIC_CGST_TESTS ?= test_memcontrol
 
 .PHONY: check-vm-classic
 check-vm-classic: vm-guest
@@ -174,7 +177,7 @@ check-vmclassic-kselftest-toptier: vm-guest
 check-vmclassic-cgroup-selftests:
 	$(Q)$(MAKE) --no-print-directory cgroup-selftests
 	$(Q)$(call run_test,vmclassic-cgroup-selftests,env $(CGST_ENV) CGST_LRU_GEN=off \
-		CGST_KERNEL=$(VM_KERNEL) $(CGST_SH) check)
+		CGST_TESTS="$(VM_CLASSIC_CGST_TESTS)" CGST_KERNEL=$(VM_KERNEL) $(CGST_SH) check)
 
 check-vmclassic-%: vm-guest
 	$(Q)$(call run_test,vmclassic-$*,$(RUN_VM_BASE) --lru-gen off --kernel $(VM_KERNEL) $*)
