@@ -62,7 +62,7 @@ check-fair-consistency: $(TIERD_ASAN) $(TIERCTL_ASAN) $(TIERD_WAITFOR) metrics-a
 		$(FAIR_CONSISTENCY_ENV) sh $(TOP)/tests/fair/host-consistency.sh)
 
 check-fair-unit: $(FAIR_UNIT)
-	$(Q)$(call run_test,fair-unit,env ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+	$(Q)$(call run_test,fair-unit,env $(CK_ENV) ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(FAIR_UNIT))
 
 # The workload runs inside the VM from the host's root: static, plain.

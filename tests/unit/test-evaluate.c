@@ -388,10 +388,8 @@ START_TEST(test_scale)
 		managed += tier_plan_entry_rule(tier_plan_entry(plan, i)) != NULL;
 	printf("evaluate: %zu cgroups x %zu rules: %.1f ms, %zu managed\n", n_cg, n_rules, ms,
 	       managed);
+	/* The time is printed, not asserted: make bench measures speed. */
 	ck_assert_uint_eq(managed, 8000); /* (i*7)%250 < 200 for 4/5 of them */
-	/* valgrind is ~30x slower: it sets TIER_TEST_SLOW */
-	if (!getenv("TIER_TEST_SLOW"))
-		ck_assert_msg(ms < 2000, "evaluate took %.1f ms", ms);
 	tier_plan_free(plan);
 	tier_observed_free(obs);
 	tier_policy_free(p);
