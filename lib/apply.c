@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Apply a plan: diff desired against current, write only what changed. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libtier-private.h"
@@ -79,6 +81,19 @@ static void fmt_u64(char *buf, uint64_t v)
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
 	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE)
 
+/* -ENOENT for a file below the cgroup directory dfd: the cgroup is gone
+ * (kernfs empties a removed directory: no cgroup.procs either), else the
+ * kernel lacks the file (-EOPNOTSUPP).  Asked through dfd, never by path:
+ * the path may name another directory by now. */
+static int classify_enoent_at(int dfd, int r)
+{
+	struct stat st;
+
+	if (r != -ENOENT)
+		return r;
+	return fstatat(dfd, "cgroup.procs", &st, AT_SYMLINK_NOFOLLOW) == 0 ? -EOPNOTSUPP : -ENOENT;
+}
+
 /* One attribute file of cgroup: by path, or below its open directory dfd
  * (a file missing there is -EOPNOTSUPP while the cgroup exists, -ENOENT
  * once it is gone: kernfs empties a removed directory). */
@@ -90,7 +105,7 @@ static int attr_read(struct tier_ctx *ctx, int dfd, const char *cgroup, const ch
 	if (dfd < 0)
 		return tier_cgroup_read(ctx, cgroup, file, ret);
 	r = sysfs_read_attr_at(dfd, file, ret);
-	return r == -ENOENT ? cgroup_classify_enoent(ctx, cgroup, r) : r;
+	return classify_enoent_at(dfd, r);
 }
 
 static int attr_read_u64(struct tier_ctx *ctx, int dfd, const char *cgroup, const char *file,
@@ -118,7 +133,7 @@ static int attr_write(struct tier_ctx *ctx, int dfd, const char *cgroup, const c
 		return tier_cgroup_write(ctx, cgroup, file, value);
 	r = sysfs_write_at(dfd, file, value);
 	if (r < 0)
-		return r == -ENOENT ? cgroup_classify_enoent(ctx, cgroup, r) : r;
+		return classify_enoent_at(dfd, r);
 	dbg(ctx, "wrote '%s' to %s/%s", value, cgroup, file);
 	return r;
 }
@@ -335,11 +350,12 @@ _public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tie
 }
 
 /*
- * Apply an entry made for one call (tier_class_apply(), tier_cgroup_apply_attr())
- * by path, free it, and hand over the result: as tier_apply_entry() returns.
+ * Apply an entry made for one call (tier_class_apply(), tier_class_apply_at(),
+ * tier_cgroup_apply_attr()) by path (dfd < 0) or below dfd, free it, and hand
+ * over the result: as tier_apply_entry() returns.
  */
-static int apply_free_entry(struct tier_ctx *ctx, struct tier_plan_entry *e, unsigned flags,
-			    tier_apply_write_fn write_fn, void *userdata,
+static int apply_free_entry(struct tier_ctx *ctx, int dfd, struct tier_plan_entry *e,
+			    unsigned flags, tier_apply_write_fn write_fn, void *userdata,
 			    struct tier_apply_result **ret_result)
 {
 	struct tier_apply_result *out = result_new(e->path, TIER_APPLY_UNCHANGED);
@@ -348,7 +364,7 @@ static int apply_free_entry(struct tier_ctx *ctx, struct tier_plan_entry *e, uns
 		free(e);
 		return -ENOMEM;
 	}
-	apply_one(ctx, -1, e, flags, write_fn, userdata, out);
+	apply_one(ctx, dfd, e, flags, write_fn, userdata, out);
 	free(e);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;
@@ -366,7 +382,23 @@ _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
 	if (!e)
 		return -ENOMEM;
 	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
-	return apply_free_entry(ctx, e, flags, NULL, NULL, ret_result);
+	return apply_free_entry(ctx, -1, e, flags, NULL, NULL, ret_result);
+}
+
+int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
+			const struct tier_class *cls, const struct tier_topology *topo,
+			unsigned flags, struct tier_apply_result **ret_result)
+{
+	struct tier_plan_entry *e;
+
+	if (!ctx || dfd < 0 || !cls || !ret_result || !cgroup_path_valid(cgroup) ||
+	    (flags & ~APPLY_FLAGS))
+		return -EINVAL;
+	e = plan_entry_new(cgroup);
+	if (!e)
+		return -ENOMEM;
+	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
+	return apply_free_entry(ctx, dfd, e, flags, NULL, NULL, ret_result);
 }
 
 _public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
@@ -386,7 +418,7 @@ _public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, en
 		free(e);
 		return r;
 	}
-	return apply_free_entry(ctx, e, flags, write_fn, userdata, ret_result);
+	return apply_free_entry(ctx, -1, e, flags, write_fn, userdata, ret_result);
 }
 
 _public_ void tier_apply_result_free(struct tier_apply_result *result)

@@ -82,6 +82,17 @@ const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *po
 int tier_cgroup_root_find(const char *root, const char *procfs_root, char **ret_root,
 			  char **ret_why);
 
+/*
+ * tier_class_apply() with the cgroup's files opened below its directory dfd
+ * (O_NOFOLLOW, regular files only, as tier_apply_entry_at()) and never by
+ * path, not even to tell a vanished cgroup from a missing file: for a caller
+ * that checked the cgroup through dfd (tierd-oci-hook), so that what it
+ * writes is what it checked.  cgroup only names it in the result.
+ */
+int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
+			const struct tier_class *cls, const struct tier_topology *topo,
+			unsigned flags, struct tier_apply_result **ret_result);
+
 /* ------------------------------------------------------------------------
  * Value parsers of the policy
  * ------------------------------------------------------------------------ */

@@ -565,10 +565,12 @@ static int report_change(const struct hook_opts *o, const char *cg, const struct
  * memory.numa_balancing (unless the class says inherit), then memory.low and
  * memory.high if the class sets them, one at a time: the first failure ends
  * it.  What the container's linux.resources.unified sets, and a memory.low
- * or memory.high the runtime already set, are left alone.  cg_shown is cg
- * escaped.
+ * or memory.high the runtime already set, are left alone.  Every file is
+ * read and written below dfd, the directory cgroup_open_own() checked
+ * (openat(), O_NOFOLLOW): the path cg may name another directory by now.
+ * cg and cg_shown (cg escaped) only name it in messages.
  */
-static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, const char *cg,
+static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, int dfd, const char *cg,
 		       const char *cg_shown, const struct tier_class *cls,
 		       const struct oci_config *cfg)
 {
@@ -602,7 +604,9 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, const ch
 				    "leaving it", cg_shown, tier_attr_to_string((enum tier_attr)a));
 			continue;
 		}
-		r = tier_class_apply(ctx, cg, cls, NULL, flags | (all & ~TIER_APPLY_SKIP(a)), &res);
+		/* through the fd that cgroup_open_own() checked, never by path */
+		r = tier_class_apply_at(ctx, dfd, cg, cls, NULL, flags | (all & ~TIER_APPLY_SKIP(a)),
+					&res);
 		if (r < 0) {
 			msg("%s: cannot apply class %s: %s", cg_shown, cls->name, strerror(-r));
 			return r;
@@ -634,6 +638,26 @@ static void record_xattr(const struct hook_opts *o, int dfd, const char *cg_show
 		msg("%s: cannot set xattr %s (%s), ignoring", cg_shown, ESC(name), strerror(e));
 	}
 }
+
+#ifdef TIERD_HOOK_TESTING
+/*
+ * Test builds only (the ASan binary of the tests, never the installed
+ * hook): run $TIERD_HOOK_TEST_AFTER_CHECK between the check of the cgroup
+ * and the writes, so that tests/hook/test-swap.sh can replace the cgroup's
+ * path (by a symlink, or another directory) exactly there.
+ */
+static void test_after_check(void)
+{
+	const char *cmd = getenv("TIERD_HOOK_TEST_AFTER_CHECK");
+
+	if (cmd && *cmd && system(cmd) != 0)
+		msg("test: '%s' failed", cmd);
+}
+#else
+static inline void test_after_check(void)
+{
+}
+#endif
 
 /* config.json of the bundle: a regular file (a FIFO does not block us). */
 static int read_config(const char *file, char **ret_data, size_t *ret_len)
@@ -784,7 +808,8 @@ static int run(const struct hook_opts *o)
 	if (r < 0)
 		goto out;
 	text_escape_buf(cgroup, cg_shown, sizeof(cg_shown));
-	r = apply_class(ctx, o, cgroup, cg_shown, cls, &cfg);
+	test_after_check();
+	r = apply_class(ctx, o, cg_fd, cgroup, cg_shown, cls, &cfg);
 	if (r < 0)
 		goto out;
 	record_xattr(o, cg_fd, cg_shown, cls->name);

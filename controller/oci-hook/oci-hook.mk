@@ -61,11 +61,13 @@ $(BUILD)/obj/hook/%.o: controller/oci-hook/%.c
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(HOOK_CPPFLAGS) $(HOOK_DEP_CFLAGS) -c -o $@ $<
 
+# The ASan build is the tests' (never installed): it has the test hook
+# between the cgroup's check and the writes (TIERD_HOOK_TESTING, oci-hook.c).
 $(BUILD)/obj/hook-asan/%.o: controller/oci-hook/%.c
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $@")
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) $(HOOK_CPPFLAGS) \
-		$(HOOK_DEP_CFLAGS) -c -o $@ $<
+		-DTIERD_HOOK_TESTING $(HOOK_DEP_CFLAGS) -c -o $@ $<
 
 -include $(HOOK_OBJS:.o=.d) $(HOOK_ASAN_OBJS:.o=.d)
 
