@@ -56,9 +56,45 @@ _printf_(2, 3) static int set_error(char **ret_err, const char *fmt, ...)
 }
 
 /*
+ * In a valid JSON document: the first object key that holds an escaped NUL
+ * ("\u0000"), by the offset of its opening quote.  json-c keeps keys as C
+ * strings and cuts them there: {"tierd.io/class\u0000x": "latency"} would
+ * be read as the key tierd.io/class, which the runtime that wrote it and
+ * every other reader take for another key.  Returns true and *ret_off.
+ */
+static bool find_key_with_nul(const char *data, size_t len, size_t *ret_off)
+{
+	for (size_t i = 0; i < len; i++) {
+		size_t start = i, j;
+		bool nul = false;
+
+		if (data[i] != '"')
+			continue;
+		for (i++; i < len && data[i] != '"'; i++) {
+			if (data[i] != '\\')
+				continue;
+			i++;	/* the escaped character: \" or \\ end nothing */
+			if (i + 4 < len && data[i] == 'u' && memcmp(data + i + 1, "0000", 4) == 0)
+				nul = true;
+		}
+		if (!nul)
+			continue;
+		for (j = i + 1; j < len && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' ||
+					    data[j] == '\r'); j++)
+			;
+		if (j < len && data[j] == ':') {
+			*ret_off = start;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Parse one JSON document that must be an object.  Rejects NUL bytes,
- * trailing garbage, and what json-c's strict mode rejects.  On failure
- * returns -EBADMSG with a message in *ret_err (-ENOMEM without one).
+ * object keys with an escaped NUL (find_key_with_nul()), trailing garbage,
+ * and what json-c's strict mode rejects.  On failure returns -EBADMSG with a
+ * message in *ret_err (-ENOMEM without one).
  */
 static int json_parse_object(const char *data, size_t len, struct json_object **ret_obj,
 			     char **ret_err)
@@ -104,6 +140,11 @@ static int json_parse_object(const char *data, size_t len, struct json_object **
 		json_object_put(obj);
 		return set_error(ret_err, "the document is not a JSON object");
 	}
+	if (find_key_with_nul(data, len, &end)) {
+		json_object_put(obj);
+		return set_error(ret_err, "an object key contains a NUL character (\\u0000) "
+				 "at offset %zu", end);
+	}
 	*ret_obj = obj;
 	return 0;
 }
@@ -133,7 +174,8 @@ static int get_string(struct json_object *obj, const char *key, const char *what
 	return *ret ? 0 : -ENOMEM;
 }
 
-/* The annotations object: whether it is there, and the value of key. */
+/* The annotations object: whether it is there, and the value of key.  A
+ * value with a NUL is an error, whatever its key (keys: json_parse_object()). */
 static int get_annotation(struct json_object *root, const char *key, bool *ret_has,
 			  char **ret_value, char **ret_err)
 {
@@ -146,6 +188,14 @@ static int get_annotation(struct json_object *root, const char *key, bool *ret_h
 		return 0;
 	if (!json_object_is_type(ann, json_type_object))
 		return set_error(ret_err, "\"annotations\" is not an object");
+	json_object_object_foreach(ann, k, v) {
+		const char *s = json_object_is_type(v, json_type_string) ?
+					json_object_get_string(v) : NULL;
+
+		if (s && strlen(s) != (size_t)json_object_get_string_len(v))
+			return set_error(ret_err, "\"annotations.%.*s\" contains a NUL character",
+					 QUOTE_MAX, k);
+	}
 	*ret_has = true;
 	if (asprintf(&what, "annotations.%.*s", QUOTE_MAX, key) < 0)
 		return -ENOMEM;

@@ -318,6 +318,18 @@ static const struct {
 	{ "{\"annotations\":[]}", "\"annotations\" is not an object" },
 	{ "{\"annotations\":{\"k\":1}}", "\"annotations.k\" is not a string" },
 	{ "{\"annotations\":{\"k\":\"a\\u0000b\"}}", "contains a NUL" },
+	/* json-c cuts keys at \u0000: "k\u0000x" would be read as "k" */
+	{ "{\"annotations\":{\"k\\u0000x\":\"latency\"}}",
+	  "an object key contains a NUL character (\\u0000) at offset 16" },
+	{ "{\"annotations\":{\"k\\u0000\" : \"latency\"}}", "an object key contains a NUL" },
+	{ "{\"annotations\":{\"k\":\"batch\",\"k\\u0000\":\"latency\"}}",
+	  "an object key contains a NUL" },
+	{ "{\"id\":\"a\",\"x\":{\"y\\u0000\":1}}", "an object key contains a NUL" },
+	{ "{\"bundle\\u0000\":\"/x\"}", "an object key contains a NUL" },
+	/* a NUL in another annotation's value: refused too */
+	{ "{\"annotations\":{\"other\":\"a\\u0000b\",\"k\":\"v\"}}",
+	  "\"annotations.other\" contains a NUL" },
+	{ "{\"id\":\"a\\u0000b\"}", "\"id\" contains a NUL" },
 	{ "{\"id\":\"a\",}", "at offset" },
 	{ "{\"id\":NaN}", "\"id\" is not a string" },
 };
@@ -333,6 +345,50 @@ START_TEST(test_state_bad)
 	ck_assert_msg(strstr(err, bad_states[_i].err), "'%s': message '%s' lacks '%s'",
 		      bad_states[_i].in, err, bad_states[_i].err);
 	free(err);
+}
+END_TEST
+
+/* What only looks like an escaped NUL in a key is none: an escaped
+ * backslash before "u0000", or \u0000 in a value that is not read. */
+START_TEST(test_state_nul_lookalike)
+{
+	static const char *const in[] = {
+		"{\"annotations\":{\"k\\\\u0000\":\"batch\",\"k\":\"latency\"}}",
+		"{\"annotations\":{\"k\":\"latency\"},\"x\":[\"a\\u0000\",\"b\"]}",
+		"{\"annotations\":{\"k\":\"latency\"},\"x\":{\"y\":\"\\\"\\u0000\"}}",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
+		struct oci_state s = { 0 };
+		char *err = NULL;
+
+		ck_assert_msg(oci_state_parse(in[i], strlen(in[i]), "k", &s, &err) == 0, "'%s': %s",
+			      in[i], err ? err : "?");
+		ck_assert_str_eq(s.class_value, "latency");
+		oci_state_done(&s);
+	}
+}
+END_TEST
+
+/* config.json: a key with \u0000 anywhere is refused, not cut into
+ * another key (cgroupsPath, or the class annotation). */
+START_TEST(test_config_nul_key)
+{
+	static const char *const in[] = {
+		"{\"annotations\":{\"tierd.io/class\\u0000\":\"latency\"}}",
+		"{\"linux\":{\"cgroupsPath\":\"/a\",\"cgroupsPath\\u0000\":\"/b\"}}",
+		"{\"linux\":{\"resources\":{\"unified\":{\"memory.high\\u0000\":\"1\"}}}}",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
+		struct oci_config c = { 0 };
+		char *err = NULL;
+
+		ck_assert_msg(oci_config_parse(in[i], strlen(in[i]), "tierd.io/class", &c, &err) ==
+				      -EBADMSG, "'%s' accepted", in[i]);
+		ck_assert_ptr_nonnull(strstr(err, "an object key contains a NUL"));
+		free(err);
+	}
 }
 END_TEST
 
@@ -562,6 +618,8 @@ int main(void)
 	tcase_add_test(tc, test_state_minimal);
 	tcase_add_loop_test(tc, test_state_bad, 0, ARRAY_SIZE(bad_states));
 	tcase_add_test(tc, test_state_nul_byte);
+	tcase_add_test(tc, test_state_nul_lookalike);
+	tcase_add_test(tc, test_config_nul_key);
 	tcase_add_test(tc, test_state_deep);
 	tcase_add_test(tc, test_config);
 	tcase_add_test(tc, test_config_bad);
