@@ -33,7 +33,7 @@ LIBTIER_SONAME  := libtier.so.1
 LIBTIER_PKGS    := inih
 
 LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c topology.c cgroup.c glob.c policy.c index.c \
-	observed.c evaluate.c apply.c fair.c share.c damon.c)
+	observed.c evaluate.c apply.c fair.c share.c damon.c backend.c)
 
 LIBTIER_DIR      := $(BUILD)/lib
 LIBTIER_SO       := $(LIBTIER_DIR)/libtier.so.$(LIBTIER_VERSION)

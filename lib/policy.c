@@ -261,6 +261,7 @@ static struct tier_policy *policy_new(void)
 	p->daemon.fast_tier_reserve = 256ull << 20;
 	p->daemon.hysteresis_bp = 500;
 	p->daemon.include = NULL;
+	p->daemon.backend = TIER_BACKEND_AUTO;
 	return p;
 }
 
@@ -316,6 +317,7 @@ enum {
 	DK_RESERVE,
 	DK_HYSTERESIS,
 	DK_INCLUDE,
+	DK_BACKEND,
 	_DK_MAX,
 };
 
@@ -846,6 +848,7 @@ static const char *const daemon_keys[_DK_MAX] = {
 	[DK_RESERVE] = "fast_tier_reserve",
 	[DK_HYSTERESIS] = "hysteresis",
 	[DK_INCLUDE] = "include",
+	[DK_BACKEND] = "backend",
 };
 
 static void daemon_key(struct parser *ps, const char *key, const char *value)
@@ -934,6 +937,10 @@ static void daemon_key(struct parser *ps, const char *key, const char *value)
 			d->hysteresis_bp = bp;
 		break;
 	}
+	case DK_BACKEND:
+		if (tier_backend_from_string(value, &d->backend) < 0)
+			perr(ps, "invalid backend '%s' (expected auto, knob, damon or none)", value);
+		break;
 	case DK_INCLUDE:
 		if (!ps->main_file) {
 			perr(ps, "'include' is only allowed in the main file");

@@ -38,8 +38,19 @@ enum tier_log_level_value {
 	TIER_LOG_DEBUG = 7,
 };
 
+/* [daemon] backend = auto | knob | damon | none: what tiers the cgroups
+ * (tier_backend_choose(), below). */
+enum tier_backend {
+	TIER_BACKEND_AUTO,
+	TIER_BACKEND_KNOB,	/* memory.numa_balancing: the kernel with the tierd series */
+	TIER_BACKEND_DAMON,	/* DAMON migrate_hot/cold schemes per cgroup (stock kernels) */
+	TIER_BACKEND_NONE,	/* no tiering: memory_low/memory_high only */
+	_TIER_BACKEND_MAX,
+};
+
 struct tier_daemon_config {
 	const char *cgroup_root;		/* default NULL: tier_cgroup_root_find() */
+	enum tier_backend backend;		/* default TIER_BACKEND_AUTO */
 	uint64_t reconcile_interval_usec;	/* default 30 s */
 	uint64_t rebalance_interval_usec;	/* default 10 s */
 	bool dry_run;				/* default false */
@@ -92,6 +103,76 @@ int tier_cgroup_root_find(const char *root, const char *procfs_root, char **ret_
 int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 			const struct tier_class *cls, const struct tier_topology *topo,
 			unsigned flags, struct tier_apply_result **ret_result);
+
+/* ------------------------------------------------------------------------
+ * The tiering backend (lib/backend.c): one choice for tierd, tierctl and
+ * tierd-metrics
+ * ------------------------------------------------------------------------ */
+
+/* "auto", "knob", "damon", "none"; NULL out of range.  from_string:
+ * -EINVAL for anything else. */
+const char *tier_backend_to_string(enum tier_backend b);
+int tier_backend_from_string(const char *s, enum tier_backend *ret);
+
+/* How the presence of memory.numa_balancing was decided. */
+enum tier_knob_evidence {
+	TIER_KNOB_NO_CGROUP,	/* no cgroup2 root with the memory controller: not looked */
+	TIER_KNOB_CGROUP,	/* looked in knob_cgroup, a non-root cgroup with memory.current */
+	TIER_KNOB_VMSTAT,	/* no such cgroup: <proc>/vmstat numa_promo_pte_updates (the series' counter) */
+};
+
+/* What the machine offers (tier_backend_probe()). */
+struct tier_backend_probe {
+	bool knob;			/* memory.numa_balancing exists */
+	enum tier_knob_evidence knob_evidence;
+	char *knob_cgroup;		/* TIER_KNOB_CGROUP: the cgroup looked at ("/system.slice") */
+	bool damon;			/* <sys>/kernel/mm/damon/admin is a directory */
+	unsigned damon_modules;		/* TIER_DAMON_MODULE_* enabled (lib/damon.h) */
+	unsigned n_tiers;		/* memory tiers (0: topology not known) */
+};
+
+struct tier_backend_choice {
+	enum tier_backend requested;	/* the policy's value (AUTO by default) */
+	enum tier_backend backend;	/* what is used: KNOB, DAMON or NONE, never AUTO */
+	bool satisfied;			/* false: an explicit value the machine cannot serve
+					 * (backend is NONE then); reason says why */
+	char *reason;			/* one line for logs and tierctl, malloc'd */
+	struct tier_backend_probe probe;
+};
+
+/*
+ * Probe the machine.  cgroup_root: the cgroup2 root of tier_cgroup_root_find()
+ * (NULL: there is none; then no knob); sysfs_root, procfs_root: "/sys" and
+ * "/proc" when NULL; topo: the memory tiers (NULL: unknown, n_tiers 0).
+ * The knob is not on the root cgroup (CFTYPE_NOT_ON_ROOT): the first
+ * subdirectory of the root (in name order, at most TIER_BACKEND_PROBE_MAX
+ * looked at, never through a symlink) that has memory.current decides;
+ * without one (memory not in the root's cgroup.subtree_control, or no
+ * children), <proc>/vmstat's numa_promo_pte_updates, a counter of the same
+ * series, does (absent on a kernel without CONFIG_VM_EVENT_COUNTERS: then
+ * no knob).  Nothing is written.  0, -ENOMEM; unreadable files count as
+ * absent.  tier_backend_probe_done() frees what it holds.
+ */
+#define TIER_BACKEND_PROBE_MAX 64
+int tier_backend_probe(const char *cgroup_root, const char *sysfs_root, const char *procfs_root,
+		       const struct tier_topology *topo, struct tier_backend_probe *ret);
+void tier_backend_probe_done(struct tier_backend_probe *p);
+
+/*
+ * The choice (pure): auto is knob where memory.numa_balancing exists, else
+ * damon where DAMON's sysfs exists and there are two or more memory tiers,
+ * else none.  An explicit knob or damon the machine cannot serve gives
+ * none, satisfied false and the reason; an explicit value it can serve is
+ * used even where auto would pick another.  The probe is copied into
+ * *ret (its strings too).  0 or -ENOMEM; tier_backend_choice_done().
+ */
+int tier_backend_decide(enum tier_backend requested, const struct tier_backend_probe *probe,
+			struct tier_backend_choice *ret);
+/* tier_backend_probe() + tier_backend_decide(). */
+int tier_backend_choose(enum tier_backend requested, const char *cgroup_root,
+			const char *sysfs_root, const char *procfs_root,
+			const struct tier_topology *topo, struct tier_backend_choice *ret);
+void tier_backend_choice_done(struct tier_backend_choice *c);
 
 /* ------------------------------------------------------------------------
  * Value parsers of the policy

@@ -115,5 +115,6 @@ Suite *suite_escape(void);
 Suite *suite_react(void);
 Suite *suite_damon(void);
 Suite *suite_hash(void);
+Suite *suite_backend(void);
 
 #endif
