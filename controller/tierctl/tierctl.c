@@ -493,7 +493,7 @@ static void usage(FILE *f)
 		   "  -V, --version          print the version\n\n"
 		   "Exit status: 0 ok, 1 policy errors, 2 usage, 3 no such cgroup,\n"
 		   "4 kernel lacks memory.numa_balancing, 5 other system error,\n"
-		   "6 tierd not running (reload, --daemon).\n"
+		   "6 tierd not running (reload, --daemon), 7 doctor: tierd cannot tier here.\n"
 		   "status, explain and apply --dry-run ask a running tierd unless --config or\n"
 		   "a --*-root option is given; without one they work on the files.\n"
 		   "See tierctl(1) and tierd.conf(5).\n");

@@ -34,6 +34,7 @@ enum {
 	EXIT_NOTSUPP = 4,	/* kernel lacks memory.numa_balancing */
 	EXIT_SYSTEM = 5,	/* any other system error */
 	EXIT_NODAEMON = 6,	/* tierd needed but not reachable */
+	EXIT_DOCTOR = 7,	/* doctor: tierd cannot tier cgroups here */
 };
 
 /* Whether to ask a running tierd (--daemon, --no-daemon, neither). */

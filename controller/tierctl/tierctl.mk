@@ -30,7 +30,8 @@ TIERCTL_ASAN     := $(BUILD)/test/tierctl-asan
 TIERCTL_SRCS     := controller/tierctl/tierctl.c controller/tierctl/verbs.c \
 	controller/tierctl/tierctl-check.c controller/tierctl/tierctl-explain.c \
 	controller/tierctl/tierctl-apply.c controller/tierctl/tierctl-knob.c \
-	controller/tierctl/tierctl-status.c controller/tierctl/json.c \
+	controller/tierctl/tierctl-status.c controller/tierctl/tierctl-doctor.c \
+	controller/tierctl/json.c \
 	controller/tierctl/tierd-client.c
 TIERCTL_CPPFLAGS := $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,libsystemd) \
 	-DTIERCTL_VERSION='"$(TIERCTL_VERSION)"'

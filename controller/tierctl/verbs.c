@@ -33,6 +33,10 @@ static const struct verb verbs[] = {
 	  "                         modes, fast/slow-tier bytes, fair-share target of the\n"
 	  "                         fast tier; long names are cut (--wide: whole)." },
 	{ "topology", 0, 0, 0, NULL, 0, verb_topology, "", "Show NUMA nodes and memory tiers." },
+	{ "doctor", 0, 0, 0, NULL, 0, verb_doctor, "",
+	  "What works here: cgroup v2, tiers, kernel.numa_balancing, the knob, DAMON,\n"
+	  "                         the backend tierd would use and which policy keys\n"
+	  "                         take effect (exit 7 if tierd cannot tier cgroups)." },
 	{ "reload", 0, 0, VERB_NEEDS_TIERD, NULL, 0, verb_reload, "",
 	  "Make the running tierd re-read its policy files." },
 };

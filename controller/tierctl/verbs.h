@@ -64,5 +64,7 @@ int verb_set(struct tierctl *t, int argc, char **argv);
 /* tierctl-status.c */
 int verb_status(struct tierctl *t, int argc, char **argv);
 int verb_topology(struct tierctl *t, int argc, char **argv);
+/* tierctl-doctor.c */
+int verb_doctor(struct tierctl *t, int argc, char **argv);
 
 #endif
