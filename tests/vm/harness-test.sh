@@ -68,6 +68,54 @@ if [ $mode = lkdtm ]; then
 	exit $fail
 fi
 
+# The kernel log check on its own (run-vm --check-log, no VM): every
+# report kind below is caught, one line each, and none of the look-alikes.
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/splats" <<'EOF'
+[   12.345678] WARNING: CPU: 1 PID: 2 at mm/memcontrol.c:1 f+0x1/0x2
+[   12.345678] WARNING: possible circular locking dependency detected
+[   12.345678] WARNING: inconsistent lock state
+[   12.345678] WARNING: possible recursive locking detected
+[   12.345678] WARNING: suspicious RCU usage
+[   12.345678] BUG: KASAN: slab-use-after-free in f+0x1/0x2
+[   12.345678] BUG: sleeping function called from invalid context at mm/f.c:1
+[   12.345678] INFO: task kworker/0:1:12 blocked for more than 120 seconds.
+[   12.345678] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+[   12.345678] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [a:1]
+[   12.345678] UBSAN: array-index-out-of-bounds in mm/f.c:12:3
+[   12.345678] list_add corruption. prev->next should be next (ffff), but was 0000.
+[   12.345678] list_del corruption, ffff->next is LIST_POISON1 (dead000000000100)
+[   12.345678] page_counter underflow: -1 nr_pages=1
+[   12.345678] BUG kmalloc-128 (Not tainted): Redzone overwritten
+[   12.345678] kernel BUG at mm/memcontrol.c:123!
+[   12.345678] Oops: general protection fault, probably for non-canonical address 0xdead: 0000 [#1]
+[   12.345678] KASAN: null-ptr-deref in range [0x0000000000000000-0x0000000000000007]
+[   12.345678] Kernel panic - not syncing: Fatal exception
+test output glued to [   12.345678] WARNING: CPU: 0 PID: 3 at mm/g.c:2 g+0x1/0x2
+EOF
+cat >"$tmp/benign" <<'EOF'
+[   12.345678] traps: prog[123] general protection fault ip:401000 sp:7ffd error:0 in prog[401000+1000]
+[   12.345678] prog[12]: segfault at 0 ip 0000000000401000 sp 00007ffd error 4 in prog
+[   12.345678] RETBleed: WARNING: Spectre v2 mitigation leaves CPU vulnerable to RETBleed attacks, data leaks possible!
+[    0.480721] PCI: Using host bridge windows from ACPI; if necessary, use "pci=nocrs" and report a bug
+WARNING: CPU: 0 PID: 1 at test/fake.c:1 probe
+BUG: not a kernel bug
+Kernel panic - not really
+TIERD-VM-KMSG-END tainted=4096
+EOF
+want=$(wc -l <"$tmp/splats")
+got=$("$run_vm" --check-log "$tmp/splats" | wc -l)
+"$run_vm" --check-log "$tmp/splats" >/dev/null
+check "run-vm --check-log: each kind of kernel report caught, once" "$want 126" "$got $?"
+out=$("$run_vm" --check-log "$tmp/benign")
+check "run-vm --check-log: look-alikes and a harmless taint (O) pass${out:+ (caught: $out)}" 0 "$?"
+echo 'TIERD-VM-KMSG-END tainted=512' >"$tmp/taint"
+"$run_vm" --check-log "$tmp/taint" >/dev/null
+check "run-vm --check-log: a W taint alone fails" 126 "$?"
+# HARNESS_LOG_ONLY=1: only these (no VM).
+[ $mode = basic ] && [ "${HARNESS_LOG_ONLY:-0}" = 1 ] && exit $fail
+
 out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c 'echo hello from the guest; exit 3')
 rc=$?
 check "exit status of the guest test" 3 "$rc"
