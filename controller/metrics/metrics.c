@@ -74,6 +74,18 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 	m->fast_capacity = tier_topology_fast_capacity(topo);
 	m->total_capacity = tier_topology_total_capacity(topo);
 	m->n_tiers = tier_topology_tier_count(topo);
+	{
+		struct tier_backend_choice bc;
+
+		m->backend_requested = tier_policy_daemon(policy)->backend;
+		r = tier_backend_choose(m->backend_requested, tier_ctx_get_cgroup_root(ctx),
+					tier_ctx_get_sysfs_root(ctx), tier_ctx_get_procfs_root(ctx),
+					topo, &bc);
+		if (r < 0)
+			goto out;
+		m->backend = bc.backend;
+		tier_backend_choice_done(&bc);
+	}
 	r = tier_observe(ctx, topo, NULL, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &obs);
 	if (r < 0)
 		goto out;
@@ -250,6 +262,12 @@ int tierd_metrics_write(FILE *f, const struct tierd_metrics *m)
 	fprintf(f, "tierd_memory_capacity_bytes %" PRIu64 "\n", m->total_capacity);
 	family(f, "tierd_memory_tiers", "gauge", "Number of memory tiers.");
 	fprintf(f, "tierd_memory_tiers %u\n", m->n_tiers);
+	family(f, "tierd_backend_info", "gauge",
+	       "The tiering backend tierd uses here (knob, damon, none) and the policy's "
+	       "[daemon] backend (1).");
+	fprintf(f, "tierd_backend_info{backend=\"%s\",requested=\"%s\"} 1\n",
+		tier_backend_to_string(m->backend) ?: "none",
+		tier_backend_to_string(m->backend_requested) ?: "auto");
 	family(f, "tierd_managed_cgroups", "gauge", "Cgroups a policy rule manages.");
 	fprintf(f, "tierd_managed_cgroups %zu\n", m->n_cgroups);
 	cgroup_family(f, m, "tierd_cgroup_fast_tier_bytes", "gauge",

@@ -43,6 +43,8 @@ struct tierd_metrics {
 	uint64_t fast_capacity;		/* MemTotal of the top-tier nodes */
 	uint64_t total_capacity;	/* MemTotal of all memory nodes */
 	unsigned n_tiers;
+	enum tier_backend backend_requested;	/* [daemon] backend */
+	enum tier_backend backend;		/* tier_backend_choose(): what tierd uses */
 	size_t n_cgroups;
 	struct tierd_metrics_cgroup *cgroups;
 };

@@ -17,6 +17,9 @@
  *                                   (what tierctl explain shows)
  *   DryRun() -> a(ssssss)           the changes a reconcile would make:
  *                                   cgroup, class, rule, knob, old, new
+ *   Backend() -> s s b s            the tiering backend: requested ([daemon]
+ *                                   backend), used (knob, damon, none), whether
+ *                                   the request is served, and why (tierd(8))
  *   ListCgroups(b all) -> a(ssst)   managed (all: every) cgroup in tree order:
  *                                   cgroup, class, rule ("" if unmanaged),
  *                                   fast-tier target in bytes of the last
@@ -235,6 +238,26 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	if (utf8_make_valid(&s) < 0)
 		return -ENOMEM;
 	return sd_bus_reply_method_return(msg, "s", s);
+}
+
+/* The backend chosen at start-up: cheap, the same for every caller. */
+static int method_backend(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_free_ char *why = NULL;
+	bool privileged;
+	int r;
+
+	r = bus_caller(m, msg, error, &privileged);
+	if (r < 0)
+		return r;
+	why = utf8_sanitize(m->backend.reason ?: "");
+	if (!why)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(msg, "ssbs",
+					  tier_backend_to_string(m->backend.requested) ?: "",
+					  tier_backend_to_string(m->backend.backend) ?: "",
+					  (int)m->backend.satisfied, why);
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -740,6 +763,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD("Status", "", "s", method_status, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Reload", "", "bs", method_reload, 0),
+	SD_BUS_METHOD("Backend", "", "ssbs", method_backend, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Explain", "s", "s", method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("ExplainCgroup", "s", "a(ss)", method_explain_cgroup,
 		      SD_BUS_VTABLE_UNPRIVILEGED),

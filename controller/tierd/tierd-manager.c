@@ -1219,11 +1219,11 @@ char *manager_status_text(struct manager *m)
 	int r;
 
 	r = asprintf(&s, "%s%llu cgroups, %zu in a class, %llu writes; "
-		     "fast tier shared by %zu (%s, Jain %.2f)%s%s%s",
+		     "fast tier shared by %zu (%s, Jain %.2f); backend %s%s%s%s",
 		     manager_dry_run(m) ? "DRY RUN: " : "", (unsigned long long)m->n_cgroups,
 		     m->managed.n, (unsigned long long)m->n_writes,
 		     fs ? fs->n_cgroups : 0, fair_method_to_string(fs ? fs->method : FAIR_METHOD_NONE),
-		     fs ? fs->jain : 1.0,
+		     fs ? fs->jain : 1.0, tier_backend_to_string(m->backend.backend) ?: "?",
 		     m->last_reload_failed ? "; last reload FAILED, old policy kept: " : "",
 		     m->last_reload_failed && m->last_reload_error ? m->last_reload_error : "",
 		     m->cg.limit_hit ? "; inotify watch limit reached" : "");
@@ -1271,6 +1271,9 @@ int manager_reload(struct manager *m, const char *reason)
 	    strcmp(d->cgroup_root, tier_ctx_get_cgroup_root(m->ctx)) != 0)
 		log_warning("cgroup_root changed to %s; a restart is needed for that, ignoring",
 			    d->cgroup_root);
+	if (d->backend != m->backend.requested)
+		log_warning("backend changed to %s; a restart is needed for that, ignoring",
+			    tier_backend_to_string(d->backend));
 	/* The table, the rebalance's plan and the cache point into the old
 	 * policy; units are looked up again (a reload may follow a change of
 	 * the units, or a daemon-reload of systemd). */
@@ -1501,6 +1504,16 @@ int manager_startup(struct manager *m)
 	r = manager_topology_refresh(m, true);
 	if (r < 0)
 		return r;
+	r = tier_backend_choose(d->backend, tier_ctx_get_cgroup_root(m->ctx), m->args.sysfs_root,
+				m->args.procfs_root, m->topo, &m->backend);
+	if (r < 0)
+		return log_oom();
+	if (m->backend.satisfied)
+		log_info("Backend %s: %s", tier_backend_to_string(m->backend.backend),
+			 m->backend.reason);
+	else
+		log_warning("Backend %s: %s", tier_backend_to_string(m->backend.backend),
+			    m->backend.reason);
 
 	r = cgroup_watcher_start(m);
 	if (r < 0)
@@ -1595,6 +1608,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->sighup);
 	sd_event_unref(m->event);
 	tier_policy_free(m->policy);
+	tier_backend_choice_done(&m->backend);
 	tier_topology_free(m->topo);
 	tier_ctx_unref(m->ctx);
 	rundir_close(m);

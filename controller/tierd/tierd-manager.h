@@ -111,6 +111,9 @@ struct manager {
 	struct tier_ctx *ctx;
 	struct tier_topology *topo;
 	struct tier_policy *policy;
+	/* What tiers the cgroups, chosen at start-up (tier_backend_choose(),
+	 * the choice tierctl doctor and tierd-metrics make too). */
+	struct tier_backend_choice backend;
 	bool policy_has_exe;
 	bool policy_has_annotation;
 	uint64_t reconcile_usec;

@@ -26,6 +26,14 @@ doctor_both() {
 txt() {
 	grep -Eq -- "$1" "$T/out.txt" || { cat "$T/out.txt" >&2; fail "text lacks /$1/"; }
 }
+# metrics_backend BACKEND REQUESTED: tierd-metrics says the same as doctor.
+metrics_backend() {
+	[ -n "${METRICS:-}" ] || return 0
+	"$METRICS" $C --cgroup-root "$CG" --sysfs-root "$SYS" --procfs-root "$PROC" -o - \
+		>"$T/metrics" 2>"$T/err" || { cat "$T/err" >&2; fail "tierd-metrics failed"; }
+	grep -qx "tierd_backend_info{backend=\"$1\",requested=\"$2\"} 1" "$T/metrics" ||
+		{ cat "$T/metrics" >&2; fail "tierd-metrics: no backend $1 (requested $2)"; }
+}
 mountinfo_v2() {
 	mkdir -p "$PROC/self"
 	cat >"$PROC/self/mountinfo" <<EOM
@@ -61,6 +69,7 @@ jqt '.numa_balancing_sysctl.value == 2 and .memory_tiered_limits == false'
 jqt '.toptier_stat.present == false and .damon.present == false'
 jqt '[.tiers[] | .tier] == [4, 22] and .tiers[0].top == true and .tiers[1].nodes == [1]'
 jqt '.policy.state == "loaded" and (.policy.keys[] | select(.keys == "mode") | .effect == "yes" and .classes == "latency, pinned, batch")'
+metrics_backend knob auto
 # ... with the tier-aware limits mounted and the kernel's toptier counter
 mountinfo_v2 ",memory_tiered_limits"
 printf 'toptier 4096\n' >>"$CG/batch.slice/memory.stat"
@@ -111,6 +120,7 @@ txt "^ +neither tier-aware limits nor memory.numa_balancing: .*computed \(tierct
 txt "^tierd can tier cgroups here \(backend damon\)"
 jqt '.ok == true and .backend.backend == "damon" and .knob.present == false and .knob.effective == null'
 jqt '.damon == {"present": true, "kdamonds": [], "damon_reclaim": false, "damon_lru_sort": false}'
+metrics_backend damon auto
 # ... someone's kdamond running, NUMA balancing promoting behind DAMON's back:
 # warnings, still 0
 printf '1\n' >"$SYS/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
@@ -151,6 +161,7 @@ txt "^problem: no tiering backend"
 txt "^  no +mode$"
 txt "^  yes +memory_low, memory_high$"
 jqt '.ok == false and .backend.backend == "none" and .backend.satisfied == true'
+metrics_backend none auto
 # ... no policy at all: the key families, a warning
 doctor_both --config "$T/none.conf"
 expect_rc 7
