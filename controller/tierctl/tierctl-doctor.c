@@ -515,8 +515,13 @@ static void print_text(struct tierctl *t, struct doctor *d, const struct family 
 
 		for (size_t i = 0; i < d->n_kdamonds; i++)
 			running += d->kdamonds[i].running;
-		printf("DAMON:          present, %zu kdamond%s, %zu running", d->n_kdamonds,
-		       d->n_kdamonds == 1 ? "" : "s", running);
+		if (d->damon_err)
+			printf("DAMON:          present, kdamonds unreadable (%s%s)",
+			       err_str(d->damon_err),
+			       d->damon_err == -EACCES ? ": run doctor as root" : "");
+		else
+			printf("DAMON:          present, %zu kdamond%s, %zu running", d->n_kdamonds,
+			       d->n_kdamonds == 1 ? "" : "s", running);
 		for (size_t i = 0; i < d->n_kdamonds; i++)
 			if (d->kdamonds[i].running)
 				printf(" (%u: pid %d)", d->kdamonds[i].index, d->kdamonds[i].pid);
@@ -632,15 +637,19 @@ static void print_json(struct tierctl *t, struct doctor *d, const struct family 
 	json_object_begin(j);
 	json_kv_bool(j, "present", d->damon);
 	json_key(j, "kdamonds");
-	json_array_begin(j);
-	for (size_t i = 0; i < d->n_kdamonds; i++) {
-		json_object_begin(j);
-		json_kv_uint(j, "index", d->kdamonds[i].index);
-		json_kv_bool(j, "running", d->kdamonds[i].running);
-		json_kv_int(j, "pid", d->kdamonds[i].pid);
-		json_object_end(j);
+	if (d->damon_err) {
+		json_null(j);	/* unreadable */
+	} else {
+		json_array_begin(j);
+		for (size_t i = 0; i < d->n_kdamonds; i++) {
+			json_object_begin(j);
+			json_kv_uint(j, "index", d->kdamonds[i].index);
+			json_kv_bool(j, "running", d->kdamonds[i].running);
+			json_kv_int(j, "pid", d->kdamonds[i].pid);
+			json_object_end(j);
+		}
+		json_array_end(j);
 	}
-	json_array_end(j);
 	json_kv_bool(j, "damon_reclaim", p->damon_modules & TIER_DAMON_MODULE_RECLAIM);
 	json_kv_bool(j, "damon_lru_sort", p->damon_modules & TIER_DAMON_MODULE_LRU_SORT);
 	json_object_end(j);
