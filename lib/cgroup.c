@@ -1332,6 +1332,253 @@ fail:
 	return r;
 }
 
+/* ------------------------------------------------------------------------
+ * Annotation records (tier-internal.h): what tierd-oci-hook recorded for a
+ * cgroup where a reader without CAP_SYS_ADMIN finds it
+ * ------------------------------------------------------------------------ */
+
+const char *tier_annotation_dir(void)
+{
+	const char *fake = secure_getenv(TIER_FAKE_CGROUP_ENV), *dir;
+
+	/* a fake tree never reads or writes the host's records */
+	if (fake && strcmp(fake, "1") == 0) {
+		dir = secure_getenv(TIER_ANNOTATION_DIR_ENV);
+		return dir && *dir ? dir : NULL;
+	}
+	return TIER_ANNOTATION_DIR;
+}
+
+/* Written by root (or by ourselves) and by nobody else since. */
+static bool record_stat_trusted(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The records' directory, itself trusted (not a symlink, owned by root or
+ * us, writable by nobody else); with create, made (0700, and its missing
+ * parents) first.  -EPERM if it is not trusted. */
+static int record_dir_open(bool create)
+{
+	const char *dir = tier_annotation_dir();
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (!dir)
+		return -ENOENT;
+	if (create && dir[0] == '/') {
+		_cleanup_free_ char *p = strdup(dir);
+
+		if (!p)
+			return -ENOMEM;
+		for (char *s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
+			if (s)
+				*s = '\0';
+			if (mkdir(p, 0700) < 0 && errno != EEXIST)
+				return negative_errno();
+			if (!s)
+				break;
+			*s = '/';
+		}
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!record_stat_trusted(&st))
+		return -EPERM;
+	return TAKE_FD(fd);
+}
+
+/* The record name@dirfd if it is trusted (a regular file with one link,
+ * see record_stat_trusted()), its content NUL-terminated: 0; -ENOENT if
+ * there is none, -EPERM if it is not trusted (left alone), -EFBIG. */
+static int record_read(int dirfd, const char *name, char **ret_buf)
+{
+	_cleanup_close_ int fd = -1;
+	char *buf;
+	struct stat st;
+	size_t size;
+	int r;
+
+	fd = open_regular_at(dirfd, name, O_RDONLY, READ_NOFOLLOW);
+	if (fd < 0)
+		return fd == -ELOOP || fd == -EBADFD || fd == -EISDIR ? -EPERM : fd;
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!record_stat_trusted(&st) || st.st_nlink != 1)
+		return -EPERM;
+	r = read_fd_max(fd, TIER_ANNOTATION_RECORD_MAX, &buf, &size);
+	if (r < 0)
+		return r;
+	if (memchr(buf, '\0', size)) {
+		free(buf);
+		return -EBADMSG;
+	}
+	*ret_buf = buf;
+	return 0;
+}
+
+/* "KEY=VALUE" lines of the record of the cgroup directory dfd, pushed unless
+ * the key is among the first n_xattr entries (a trusted.* xattr, when
+ * readable, wins). */
+static int record_annotations(int dfd, char ***strv, size_t *n, size_t *alloc)
+{
+	_cleanup_close_ int dirfd = -1;
+	_cleanup_free_ char *buf = NULL;
+	char name[24];
+	struct stat st;
+	size_t n_xattr = *n;
+	char *line, *nl;
+	int r;
+
+	if (fstat(dfd, &st) < 0)
+		return negative_errno();
+	dirfd = record_dir_open(false);
+	if (dirfd < 0)
+		return dirfd == -ENOMEM ? dirfd : 0;
+	snprintf(name, sizeof(name), "%llu", (unsigned long long)st.st_ino);
+	r = record_read(dirfd, name, &buf);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	/* the first line is the cgroup's path, for pruning */
+	line = strchr(buf, '\n');
+	for (line = line ? line + 1 : NULL; line && *line; line = nl ? nl + 1 : NULL) {
+		const char *eq;
+		bool dup = false;
+		char *kv;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		eq = strchr(line, '=');
+		if (!eq || eq == line)
+			continue;
+		for (size_t i = 0; i < n_xattr && !dup; i++)
+			dup = strncmp((*strv)[i], line, (size_t)(eq - line + 1)) == 0;
+		if (dup)
+			continue;
+		kv = strdup(line);
+		if (!kv)
+			return -ENOMEM;
+		r = strv_push(strv, n, alloc, kv);
+		if (r < 0) {
+			free(kv);
+			return r;
+		}
+	}
+	return 0;
+}
+
+int tier_annotation_record_write(int dfd, const char *path, const char *key, const char *value)
+{
+	_cleanup_close_ int dirfd = -1, fd = -1;
+	_cleanup_free_ char *data = NULL;
+	char name[24], tmp[64];
+	struct stat st;
+	int len, r;
+
+	if (dfd < 0 || !path || path[0] != '/' || strchr(path, '\n') || !key || !*key ||
+	    strpbrk(key, "=\n") || !value || strchr(value, '\n'))
+		return -EINVAL;
+	if (fstat(dfd, &st) < 0)
+		return negative_errno();
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	len = asprintf(&data, "%s\n%s=%s\n", path, key, value);
+	if (len < 0) {
+		data = NULL;
+		return -ENOMEM;
+	}
+	if ((size_t)len > TIER_ANNOTATION_RECORD_MAX)
+		return -E2BIG;
+	dirfd = record_dir_open(true);
+	if (dirfd < 0)
+		return dirfd;
+	snprintf(name, sizeof(name), "%llu", (unsigned long long)st.st_ino);
+	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
+	(void)unlinkat(dirfd, tmp, 0);	/* a left-over of our pid */
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return negative_errno();
+	for (ssize_t off = 0, w; off < len; off += w) {
+		w = write(fd, data + off, (size_t)(len - off));
+		if (w < 0 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0) {
+			r = w < 0 ? negative_errno() : -EIO;
+			(void)unlinkat(dirfd, tmp, 0);
+			return r;
+		}
+	}
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		r = negative_errno();
+		(void)unlinkat(dirfd, tmp, 0);
+		return r;
+	}
+	return 0;
+}
+
+int tier_annotation_records_prune(struct tier_ctx *ctx)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	_cleanup_close_ int dirfd = -1;
+	struct dirent *de;
+	int fd, n = 0;
+
+	if (!ctx)
+		return -EINVAL;
+	dirfd = record_dir_open(false);
+	if (dirfd < 0)
+		return dirfd == -ENOENT ? 0 : dirfd;
+	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return negative_errno();
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return negative_errno();
+	}
+	while ((errno = 0, de = readdir(d))) {
+		_cleanup_free_ char *buf = NULL;
+		_cleanup_close_ int cg = -1;
+		unsigned long long ino;
+		struct stat st;
+		char *end, *nl;
+		int r;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		errno = 0;
+		ino = strtoull(de->d_name, &end, 10);
+		if (errno || *end)
+			continue;
+		r = record_read(dirfd, de->d_name, &buf);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			continue;	/* not ours to judge */
+		nl = strchr(buf, '\n');
+		if (!nl)
+			continue;
+		*nl = '\0';
+		r = tier_cgroup_open(ctx, buf, &cg);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0 && fstat(cg, &st) == 0 && (unsigned long long)st.st_ino == ino)
+			continue;
+		if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+			continue;	/* cannot tell */
+		if (unlinkat(dirfd, de->d_name, 0) == 0)
+			n++;
+	}
+	return errno ? negative_errno() : n;
+}
+
 int observe_annotations(int dfd, char ***ret)
 {
 	_cleanup_free_ char *names = NULL;
@@ -1341,24 +1588,25 @@ int observe_annotations(int dfd, char ***ret)
 	int r;
 
 	len = flistxattr(dfd, NULL, 0);
-	if (len < 0)
-		return errno == ENOTSUP ? 0 : negative_errno();
-	if (len == 0)
-		return 0;
-	names = malloc((size_t)len + 1);
-	if (!names)
-		return -ENOMEM;
-	len = flistxattr(dfd, names, (size_t)len);
-	if (len < 0)
+	if (len < 0 && errno != ENOTSUP)
 		return negative_errno();
-	names[len] = '\0';
-	for (char *name = names; name < names + len; name += strlen(name) + 1) {
+	if (len > 0) {
+		names = malloc((size_t)len + 1);
+		if (!names)
+			return -ENOMEM;
+		len = flistxattr(dfd, names, (size_t)len);
+		if (len < 0)
+			return negative_errno();
+		names[len] = '\0';
+	}
+	for (char *name = names; len > 0 && name < names + len; name += strlen(name) + 1) {
 		_cleanup_free_ char *val = NULL;
 		ssize_t vl;
 		char *kv;
 
 		/* Only root can write trusted.*: the owner of a delegated
-		 * subtree can write user.* and must not pick its own class. */
+		 * subtree can write user.* and must not pick its own class.
+		 * Without CAP_SYS_ADMIN the kernel lists none of them. */
 		if (strncmp(name, TRUSTED_PREFIX, strlen(TRUSTED_PREFIX)) != 0)
 			continue;
 		vl = fgetxattr(dfd, name, NULL, 0);
@@ -1383,6 +1631,10 @@ int observe_annotations(int dfd, char ***ret)
 			goto fail;
 		}
 	}
+	/* What the hook recorded where no capability is needed to read it. */
+	r = record_annotations(dfd, &out, &n, &alloc);
+	if (r < 0)
+		goto fail;
 	*ret = out;
 	return 0;
 fail:

@@ -175,6 +175,53 @@ int tier_backend_choose(enum tier_backend requested, const char *cgroup_root,
 void tier_backend_choice_done(struct tier_backend_choice *c);
 
 /* ------------------------------------------------------------------------
+ * Annotation records: annotations for readers without CAP_SYS_ADMIN
+ * ------------------------------------------------------------------------ */
+
+/*
+ * libtier reads a cgroup's annotations from its trusted.* xattrs, which
+ * only root can write and which the kernel hides from a reader without
+ * CAP_SYS_ADMIN (tierd.service does not grant it), and from a record that
+ * tierd-oci-hook (root) writes next to the xattr: one file per cgroup in
+ * tier_annotation_dir(), named by the inode number of the cgroup's
+ * directory (on cgroup2 the cgroup's 64-bit id, not reused while the system
+ * runs, so a record left behind names no other cgroup), holding the
+ * cgroup's path (for pruning) on its first line, then KEY=VALUE lines.  A
+ * record is read only if it is a regular file with one link, owned by root
+ * (or by the reader's effective uid), not writable by group or others,
+ * opened without following a symlink in a directory of the same kind;
+ * anything else is ignored.  Where a trusted.KEY xattr is readable it wins
+ * over the record's KEY.
+ */
+#define TIER_ANNOTATION_DIR "/run/tierd/annotations"
+/* With TIER_FAKE_CGROUP_ENV=1 (the tests' fake trees) the records are in
+ * this directory, and there are none without it: a test never touches the
+ * host's. */
+#define TIER_ANNOTATION_DIR_ENV "TIER_TEST_ANNOTATION_DIR"
+#define TIER_ANNOTATION_RECORD_MAX (64u << 10)
+
+/* TIER_ANNOTATION_DIR, or as above; NULL: no records. */
+const char *tier_annotation_dir(void);
+
+/*
+ * Record KEY=VALUE for the cgroup directory dfd (path: its cgroup path)
+ * atomically (a temporary file renamed over the old record), creating the
+ * directory (0700, and its parents) if missing.  -EINVAL for a path or
+ * value with a newline or a key with '=' or a newline; -EPERM if the
+ * directory is not trusted; -ENOENT without a directory (fake trees);
+ * -errno.
+ */
+int tier_annotation_record_write(int dfd, const char *path, const char *key, const char *value);
+
+/*
+ * Remove the records whose cgroup is gone: the path in the record no longer
+ * opens (below ctx's cgroup root, no symlink) to a directory with the
+ * record's inode.  Records that are not trusted, or whose cgroup cannot be
+ * opened for another reason, are left alone.  The number removed, or -errno.
+ */
+int tier_annotation_records_prune(struct tier_ctx *ctx);
+
+/* ------------------------------------------------------------------------
  * Value parsers of the policy
  * ------------------------------------------------------------------------ */
 

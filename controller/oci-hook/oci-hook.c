@@ -31,16 +31,20 @@
  *    init or more than SUBTREE_MAX cgroups (an ancestor shared with
  *    others), and any path with a symlink on the way (tier_cgroup_open()).
  * 5. Applies the class: memory.numa_balancing, and memory.low/memory.high if
- *    the class sets them, writing only what differs. Values the container's
+ *    the class sets them, writing only what differs, through the directory
+ *    fd checked in step 4 (never by path again). Values the container's
  *    own configuration already decides win: a memory.* key in
  *    linux.resources.unified, or a memory.low/memory.high the runtime has
  *    already set (the container's reservation, kubelet memory QoS) are left
  *    alone. memory.min is never written.
  * 6. Records the class as the trusted.KEY xattr of the cgroup directory
- *    (best effort, through the directory's fd), which libtier reports as
- *    the annotation KEY=CLASS, so tierd's annotation rules see the same
- *    class. Only root can write trusted.*; user.* is no longer read or
- *    written, as the owner of a delegated subtree could set it.
+ *    and in a root-owned record /run/tierd/annotations/INODE (best effort,
+ *    through the directory's fd), which libtier reports as the annotation
+ *    KEY=CLASS, so tierd's annotation rules see the same class: the xattr
+ *    where tierd has CAP_SYS_ADMIN, the record where it has not (the
+ *    shipped unit). Only root can write either; user.* is no longer read
+ *    or written, as the owner of a delegated subtree could set it.
+ *    Records of cgroups that are gone are removed.
  *
  * Every name, id, path and class from the input is escaped (text_escape_buf())
  * and cut to a bounded length in messages.
@@ -620,13 +624,21 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, int dfd,
 	return 0;
 }
 
-/* Best effort: trusted.<key> = class on the cgroup directory (its fd), so
- * tierd sees the annotation (libtier reads trusted.* xattrs, which only
- * root can write, as annotations). */
-static void record_xattr(const struct hook_opts *o, int dfd, const char *cg_shown,
-			 const char *cls)
+/*
+ * Best effort: record key = class for tierd, through the directory's fd:
+ *  - the trusted.<key> xattr of the cgroup directory (libtier reads
+ *    trusted.* xattrs, which only root can write, as annotations), which
+ *    tierd sees only with CAP_SYS_ADMIN (the DaemonSet grants it);
+ *  - a record in /run/tierd/annotations (tier_annotation_record_write()),
+ *    which tierd reads without it (tierd.service does not grant it).
+ * Then records whose cgroup is gone are removed.  A failure is said, and
+ * is no error of the hook: the class is applied already.
+ */
+static void record_class(struct tier_ctx *ctx, const struct hook_opts *o, int dfd,
+			 const char *cg, const char *cg_shown, const char *cls)
 {
 	_cleanup_free_ char *name = NULL;
+	int r;
 
 	if (o->dry_run)
 		return;
@@ -637,6 +649,20 @@ static void record_xattr(const struct hook_opts *o, int dfd, const char *cg_show
 
 		msg("%s: cannot set xattr %s (%s), ignoring", cg_shown, ESC(name), strerror(e));
 	}
+	if (!tier_annotation_dir())
+		return;	/* a test's fake tree without records */
+	r = tier_annotation_record_write(dfd, cg, o->annotation, cls);
+	if (r < 0)
+		msg("%s: cannot record %s=%s in %s (%s): tierd without CAP_SYS_ADMIN will not "
+		    "see the annotation", cg_shown, ESC(o->annotation), cls,
+		    ESC(tier_annotation_dir()),
+		    r == -EPERM ? "not owned by root, or writable by others" : strerror(-r));
+	r = tier_annotation_records_prune(ctx);
+	if (r < 0 && o->verbose)
+		msg("cannot prune %s: %s, ignoring", ESC(tier_annotation_dir()), strerror(-r));
+	else if (r > 0 && o->verbose)
+		msg("removed %d record(s) of removed cgroups from %s", r,
+		    ESC(tier_annotation_dir()));
 }
 
 #ifdef TIERD_HOOK_TESTING
@@ -812,7 +838,7 @@ static int run(const struct hook_opts *o)
 	r = apply_class(ctx, o, cg_fd, cgroup, cg_shown, cls, &cfg);
 	if (r < 0)
 		goto out;
-	record_xattr(o, cg_fd, cg_shown, cls->name);
+	record_class(ctx, o, cg_fd, cgroup, cg_shown, cls->name);
 	if (o->verbose)
 		msg("%s: class %s applied", cg_shown, cls->name);
 	r = 0;
@@ -884,7 +910,7 @@ int main(int argc, char **argv)
 			o.fail_closed = true;
 			break;
 		case ARG_ANNOTATION:
-			if (!*optarg || strchr(optarg, '=')) {
+			if (!*optarg || strpbrk(optarg, "=\n")) {
 				fprintf(stderr, "%s: invalid annotation key '%s'\n", PROG, optarg);
 				return 2;
 			}

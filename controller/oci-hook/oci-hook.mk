@@ -133,11 +133,12 @@ hook-asan: $(HOOK_ASAN) $(METRICS_ASAN) $(HOOK_PARSE_TEST)
 # is hook-parse. Leak checking stays on: a sanitizer report makes the
 # binary exit 98/99, which the scripts catch.
 HOOK_TESTS := $(sort $(wildcard tests/hook/test-*.sh))
-HOOK_ENV   := HOOK=$(HOOK_ASAN) METRICS=$(METRICS_ASAN) SRCDIR=$(TOP) \
+HOOK_ENV   := HOOK=$(HOOK_ASAN) METRICS=$(METRICS_ASAN) TIERCTL=$(TIERCTL_ASAN) SRCDIR=$(TOP) \
 	ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=98
 
-check-hook: hook-asan
+# test-annotation-record.sh reads what the hook recorded with tierctl.
+check-hook: hook-asan $(TIERCTL_ASAN)
 	$(Q)rc=0; \
 	$(call run_test,hook-parse,env SRCDIR=$(TOP) ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(HOOK_PARSE_TEST)) || rc=1; \

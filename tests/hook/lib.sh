@@ -21,6 +21,8 @@ SYS=$T/sys
 PROC=$T/proc
 # The fake tree stands in for a cgroup2 mount (tier_cgroup_root_find()).
 export TIER_TEST_FAKE_CGROUP=1
+# The hook's annotation records (tier_annotation_dir()), not the host's.
+export TIER_TEST_ANNOTATION_DIR=$T/annotations
 mkdir -p "$CG" "$SYS" "$PROC"
 
 # With KEEP_GOING=1 (tests/hook/run-old-new.sh) a failed check is printed
