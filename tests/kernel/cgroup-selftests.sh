@@ -313,13 +313,23 @@ run_kernel() {
 #    (cg_wait_for() does not read the inotify event, so later waits return
 #    at once): if the task has not reached do_freezer_trap() by then, the
 #    case fails (1 run in 26).
+#  - test_memcontrol test_memcg_reclaim and test_memcg_sock, since the test
+#    kernels have MGLRU, DAMON and zram built in as Debian's config has
+#    them (2026-12-04): reclaim fails without any kernel log line in 1 of 3
+#    to 2 of 3 full runs on the patched kernel, with MGLRU on and off, and
+#    in 1 of 4 runs of test_memcontrol alone on the stock 6.12.118 kernel
+#    of the same config; sock failed once in those 4 stock runs. reclaim is
+#    reclaim_until(): memory.reclaim returned 0 and memory.current was
+#    still more than 3% above the goal (the files the test reclaims are
+#    read back by then). Base code and a base test: a retry decides.
 # CGST_KNOWN_FAIL: cases that cannot pass in this VM; without a stock
 # baseline they do not fail the check, with one the comparison decides.
 #  - test_kmem test_percpu_basic wants memory.current of 1000 empty memcgs
 #    within 64 pages per CPU of their percpu charge, but each memcg also
 #    charges ~4K of slab (the kernfs nodes of its files): 4M against 512K
 #    with 2 vCPUs; it would need about 17.
-CGST_FLAKY=${CGST_FLAKY-"test_freezer/test_cgfreezer_ptrace test_freezer/test_cgfreezer_migrate"}
+CGST_FLAKY=${CGST_FLAKY-"test_freezer/test_cgfreezer_ptrace test_freezer/test_cgfreezer_migrate
+test_memcontrol/test_memcg_reclaim test_memcontrol/test_memcg_sock"}
 CGST_KNOWN_FAIL=${CGST_KNOWN_FAIL-"test_kmem/test_percpu_basic"}
 
 in_list() {
