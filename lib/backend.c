@@ -329,6 +329,14 @@ int tier_backend_decide(enum tier_backend requested, const struct tier_backend_p
 		append(&c.reason, "backend = none in the policy");
 		break;
 	}
+	/*
+	 * lib/damon.c drives DAMON's sysfs, but tierd does not call it yet:
+	 * every reader of the choice (tierd's log, Backend(), doctor,
+	 * tierd-metrics) says so rather than promise tiering it cannot do.
+	 */
+	if (c.backend == TIER_BACKEND_DAMON && !TIER_BACKEND_DAMON_DRIVEN)
+		append(&c.reason, "; this tierd does not drive DAMON yet: no mode is enforced "
+				  "through it");
 	if (!c.reason) {
 		tier_backend_choice_done(&c);
 		return -ENOMEM;

@@ -111,6 +111,13 @@ int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 
 /* "auto", "knob", "damon", "none"; NULL out of range.  from_string:
  * -EINVAL for anything else. */
+/*
+ * Whether tierd enforces modes through DAMON (lib/damon.c): not yet. The
+ * choice is made and reported, and says that nothing is promoted through
+ * DAMON until the driver lands (issue 22).
+ */
+#define TIER_BACKEND_DAMON_DRIVEN 0
+
 const char *tier_backend_to_string(enum tier_backend b);
 int tier_backend_from_string(const char *s, enum tier_backend *ret);
 

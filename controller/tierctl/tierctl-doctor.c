@@ -340,6 +340,10 @@ static void families(const struct doctor *d, struct family f[_FAM_MAX])
 	else if (b == TIER_BACKEND_KNOB)
 		f[FAM_MODE] = (struct family){ "mode", EFFECT_YES,
 			"memory.numa_balancing of each cgroup (full, promote, off)" };
+	else if (b == TIER_BACKEND_DAMON && !TIER_BACKEND_DAMON_DRIVEN)
+		f[FAM_MODE] = (struct family){ "mode", EFFECT_NO,
+			"DAMON is there, but this tierd does not drive it yet: no class's mode "
+			"is enforced on this kernel" };
 	else if (b == TIER_BACKEND_DAMON)
 		f[FAM_MODE] = (struct family){ "mode", EFFECT_PARTLY,
 			"through DAMON: full and promote both mean promotion of the cgroup's hot "
@@ -416,6 +420,9 @@ static int judge(struct doctor *d)
 		r = problem(d, "%s", d->root_why ?: "no cgroup v2 memory controller");
 	else if (!c->satisfied)
 		r = problem(d, "%s", c->reason);
+	else if (c->backend == TIER_BACKEND_DAMON && !TIER_BACKEND_DAMON_DRIVEN)
+		r = problem(d, "this tierd does not drive DAMON yet: on a kernel without the "
+			    "tierd series only memory_low and memory_high take effect");
 	else if (c->backend == TIER_BACKEND_NONE && d->n_tiers >= 2)
 		r = problem(d, "no tiering backend: neither memory.numa_balancing nor DAMON's "
 			    "sysfs interface; only memory_low and memory_high take effect");
