@@ -89,35 +89,6 @@ static void doctor_done(struct doctor *d)
 	free(d->warnings);
 }
 
-/* kernel.numa_balancing; -1 if unreadable.  A FIFO or device under a
- * --procfs-root is not waited on (O_NONBLOCK, regular files only). */
-static long read_sysctl(const char *procfs_root)
-{
-	_cleanup_free_ char *path = NULL;
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	char buf[32], *end;
-	ssize_t n;
-	long v;
-
-	if (asprintf(&path, "%s/sys/kernel/numa_balancing", procfs_root ?: "/proc") < 0) {
-		path = NULL;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	errno = 0;
-	v = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n') || v < 0)
-		return -1;
-	return v;
-}
-
 static const char *sysctl_meaning(long v)
 {
 	switch (v) {
@@ -736,7 +707,7 @@ int verb_doctor(struct tierctl *t, int argc, char **argv)
 	if (r == -ENOMEM)
 		goto oom;
 	d.n_tiers = d.topo ? tier_topology_tier_count(d.topo) : 0;
-	d.sysctl = read_sysctl(t->procfs_root);
+	d.sysctl = tierctl_numa_balancing_sysctl(t->procfs_root);
 	r = tier_backend_choose(requested, d.root, t->sysfs_root, t->procfs_root, d.topo,
 				&d.choice);
 	if (r < 0)

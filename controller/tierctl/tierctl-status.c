@@ -430,11 +430,12 @@ out:
  * ------------------------------------------------------------------------ */
 
 /*
- * kernel.numa_balancing from procfs, -1 if unreadable. The procfs root may
- * come from the command line: a FIFO or a device there is not waited on or
- * read (O_NONBLOCK, regular files only), and one short read is all.
+ * kernel.numa_balancing from procfs, -1 if unreadable (tierctl.h). The
+ * procfs root may come from the command line: a FIFO or a device there is
+ * not waited on or read (O_NONBLOCK, regular files only), and one short
+ * read is all.
  */
-static long read_numa_balancing_sysctl(struct tier_ctx *ctx)
+long tierctl_numa_balancing_sysctl(const char *procfs_root)
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int fd = -1;
@@ -443,7 +444,7 @@ static long read_numa_balancing_sysctl(struct tier_ctx *ctx)
 	ssize_t n;
 	long v;
 
-	if (asprintf(&path, "%s/sys/kernel/numa_balancing", tier_ctx_get_procfs_root(ctx)) < 0) {
+	if (asprintf(&path, "%s/sys/kernel/numa_balancing", procfs_root ?: "/proc") < 0) {
 		path = NULL;
 		return -1;
 	}
@@ -456,7 +457,7 @@ static long read_numa_balancing_sysctl(struct tier_ctx *ctx)
 	buf[n] = '\0';
 	errno = 0;
 	v = strtol(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n'))
+	if (errno || end == buf || (*end && *end != '\n') || v < 0)
 		return -1;
 	return v;
 }
@@ -496,7 +497,7 @@ int verb_topology(struct tierctl *t, int argc, char **argv)
 	}
 	n_nodes = tier_topology_node_count(topo);
 	n_tiers = tier_topology_tier_count(topo);
-	sysctl = read_numa_balancing_sysctl(ctx);
+	sysctl = tierctl_numa_balancing_sysctl(tier_ctx_get_procfs_root(ctx));
 
 	if (t->json) {
 		struct json *j = &t->j;

@@ -118,6 +118,10 @@ struct session {
 void session_done(struct session *s);
 int session_start(struct tierctl *t, struct session *s, const char *subtree);
 
+/* kernel.numa_balancing below procfs_root (NULL: /proc); -1 if unreadable
+ * (tierctl-status.c; status and doctor show it). */
+long tierctl_numa_balancing_sysctl(const char *procfs_root);
+
 /* ------------------------------------------------------------------------
  * The running daemon (tierd's bus API) (tierctl.c)
  * ------------------------------------------------------------------------ */
