@@ -16,16 +16,19 @@
  *            transient unit whose cgroup appeared before systemd loaded it;
  *   gone-*   never a ControlGroup (GetUnit fails): not a unit systemd knows;
  *   any unit with a file in $FAKE_SYSTEMD_MOVED: that file's ControlGroup;
- *   slow-*   SetUnitProperties answers after 4 s;
+ *   slow-*   SetUnitProperties answers only when the process gets SIGUSR1
+ *            (the test decides when systemd "gets to it", not a clock);
  *   other    answered at once.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -120,14 +123,18 @@ static int write_knob(const char *unit, const char *file, uint64_t v)
 	return 0;
 }
 
-static int on_late_reply(sd_event_source *s, uint64_t usec, void *userdata)
-{
-	sd_bus_message *m = userdata;
+/* The calls of slow-* units, held until SIGUSR1. */
+static sd_bus_message *held[64];
+static size_t n_held;
 
-	say("SetUnitProperties: answering now (late)");
-	(void)sd_bus_reply_method_return(m, "");
-	sd_bus_message_unref(m);
-	sd_event_source_disable_unref(s);
+static int on_release(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	for (size_t i = 0; i < n_held; i++) {
+		say("SetUnitProperties: answering now (late)");
+		(void)sd_bus_reply_method_return(held[i], "");
+		held[i] = sd_bus_message_unref(held[i]);
+	}
+	n_held = 0;
 	return 0;
 }
 
@@ -165,11 +172,10 @@ static int method_set_unit_properties(sd_bus_message *m, void *userdata, sd_bus_
 	if (r < 0)
 		return r;
 	if (prefix(unit, "slow-")) {
-		sd_event_source *s = NULL;
-
-		r = sd_event_add_time_relative(event, &s, CLOCK_MONOTONIC, 4 * 1000000ull, 0,
-					       on_late_reply, sd_bus_message_ref(m));
-		return r < 0 ? r : 1; /* the answer comes later */
+		if (n_held == ARRAY_SIZE(held))
+			return -ENOBUFS;
+		held[n_held++] = sd_bus_message_ref(m);
+		return 1; /* the answer comes on SIGUSR1 */
 	}
 	return sd_bus_reply_method_return(m, "");
 }
@@ -291,7 +297,8 @@ static int on_connection(sd_event_source *s, int fd, uint32_t revents, void *use
 int main(int argc, char **argv)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	sd_event_source *s = NULL;
+	sd_event_source *s = NULL, *sig = NULL;
+	sigset_t mask;
 	int fd;
 
 	if (argc != 4) {
@@ -308,8 +315,13 @@ int main(int argc, char **argv)
 		perror("listen");
 		return 1;
 	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return 1;
 	if (sd_event_default(&event) < 0 ||
-	    sd_event_add_io(event, &s, fd, EPOLLIN, on_connection, NULL) < 0)
+	    sd_event_add_io(event, &s, fd, EPOLLIN, on_connection, NULL) < 0 ||
+	    sd_event_add_signal(event, &sig, SIGUSR1, on_release, NULL) < 0)
 		return 1;
 	say("ready");
 	return sd_event_loop(event) < 0 ? 1 : 0;

@@ -40,7 +40,8 @@ done
 [ "$n" -ge 200 ] || fail "only $n cgroups with the knob in the burst"
 [ "$bad" = 0 ] || fail "$bad of $n cgroups of the burst lack the knob"
 # every directory of the chain is watched: a new leaf at the bottom is seen
-grep -q "/$chain: created" "$LOG" || grep -q "Watching" "$LOG" || true
+mkdir "$CG/$chain/leaf" || fail "cannot create a leaf below the chain"
+wait_log "/$chain/leaf: created" 30
 echo "$n cgroups of the burst all have memory.numa_balancing=promote"
 stop_tierd
 echo "PASS"
