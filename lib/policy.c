@@ -318,6 +318,7 @@ enum {
 	DK_HYSTERESIS,
 	DK_INCLUDE,
 	DK_BACKEND,
+	DK_NUMA_BALANCING_SYSCTL,
 	_DK_MAX,
 };
 
@@ -849,6 +850,7 @@ static const char *const daemon_keys[_DK_MAX] = {
 	[DK_HYSTERESIS] = "hysteresis",
 	[DK_INCLUDE] = "include",
 	[DK_BACKEND] = "backend",
+	[DK_NUMA_BALANCING_SYSCTL] = "numa_balancing_sysctl",
 };
 
 static void daemon_key(struct parser *ps, const char *key, const char *value)
@@ -940,6 +942,14 @@ static void daemon_key(struct parser *ps, const char *key, const char *value)
 	case DK_BACKEND:
 		if (tier_backend_from_string(value, &d->backend) < 0)
 			perr(ps, "invalid backend '%s' (expected auto, knob, damon or none)", value);
+		break;
+	case DK_NUMA_BALANCING_SYSCTL:
+		if (strcmp(value, "keep") == 0)
+			d->numa_balancing_sysctl_off = false;
+		else if (strcmp(value, "off") == 0)
+			d->numa_balancing_sysctl_off = true;
+		else
+			perr(ps, "invalid numa_balancing_sysctl '%s' (expected keep or off)", value);
 		break;
 	case DK_INCLUDE:
 		if (!ps->main_file) {

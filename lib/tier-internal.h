@@ -51,6 +51,9 @@ enum tier_backend {
 struct tier_daemon_config {
 	const char *cgroup_root;		/* default NULL: tier_cgroup_root_find() */
 	enum tier_backend backend;		/* default TIER_BACKEND_AUTO */
+	/* numa_balancing_sysctl = keep | off: with the damon backend, off sets
+	 * kernel.numa_balancing to 0 while tierd runs (default keep). */
+	bool numa_balancing_sysctl_off;
 	uint64_t reconcile_interval_usec;	/* default 30 s */
 	uint64_t rebalance_interval_usec;	/* default 10 s */
 	bool dry_run;				/* default false */
@@ -112,11 +115,12 @@ int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 /* "auto", "knob", "damon", "none"; NULL out of range.  from_string:
  * -EINVAL for anything else. */
 /*
- * Whether tierd enforces modes through DAMON (lib/damon.c): not yet. The
- * choice is made and reported, and says that nothing is promoted through
- * DAMON until the driver lands (issue 22).
+ * Whether tierd enforces modes through DAMON: yes, controller/tierd/
+ * tierd-damon.c on lib/damon.c (issue 22).  Kept as a switch so that the
+ * readers of the choice (doctor, the backend's reason) have one place that
+ * says so.
  */
-#define TIER_BACKEND_DAMON_DRIVEN 0
+#define TIER_BACKEND_DAMON_DRIVEN 1
 
 const char *tier_backend_to_string(enum tier_backend b);
 int tier_backend_from_string(const char *s, enum tier_backend *ret);

@@ -93,6 +93,8 @@ const char *fair_method_to_string(enum fair_method method)
 		return "tier-aware limits";
 	case FAIR_METHOD_PROMOTION:
 		return "promotion switch";
+	case FAIR_METHOD_DAMON:
+		return "DAMON schemes";
 	default:
 		return "none";
 	}
@@ -242,6 +244,7 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 	struct fair_decision *d = &ne->d;
 	unsigned h = cfg->hysteresis_bp;
 	bool was_limited = o && o->d.limited, was_throttled = o && o->d.throttled;
+	bool was_damon_off = o && o->d.damon_off;
 
 	d->path = ne->path;
 	d->class_name = in->class_name;
@@ -305,7 +308,18 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 		 may_flip(cfg, o))
 		d->limited = false;
 
-	d->state_changed = d->throttled != was_throttled || d->limited != was_limited;
+	/* DAMON: the same band, held by tierd's DAMON schemes (tierd-damon.c):
+	 * no knob is written, nothing is saved or given back. */
+	d->damon_off = was_damon_off;
+	if (cfg->method != FAIR_METHOD_DAMON)
+		d->damon_off = false;
+	else if (!was_damon_off && in->fast_bytes > band_up(d->target, h) && may_flip(cfg, o))
+		d->damon_off = true;
+	else if (was_damon_off && in->fast_bytes < band_down(d->target, h) && may_flip(cfg, o))
+		d->damon_off = false;
+
+	d->state_changed = d->throttled != was_throttled || d->limited != was_limited ||
+			   d->damon_off != was_damon_off;
 	if (d->state_changed)
 		ne->last_flip_usec = cfg->now_usec;
 
@@ -908,6 +922,10 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 				 cfg.fast_capacity, dc->fast_tier_reserve);
 		s->warned_capacity = n > 0;
 		cfg.method = FAIR_METHOD_NONE;
+	} else if (ops && ops->damon) {
+		/* the damon backend: tierd's DAMON schemes enforce the targets
+		 * (promotion held off above, demotion towards them) */
+		cfg.method = FAIR_METHOD_DAMON;
 	} else if (any_toptier && cfg.total_capacity > cfg.fast_capacity &&
 		   limits_mounted(s, ctx)) {
 		cfg.method = FAIR_METHOD_LIMITS;
@@ -959,7 +977,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		char b1[32], b2[32], b3[32], b4[32];
 
 		s->summary.n_limited += d->limited;
-		s->summary.n_throttled += d->throttled;
+		s->summary.n_throttled += d->throttled || d->damon_off;
 		if (d->target > 0)
 			ratios[n_ratios++] = (double)d->fast_bytes / (double)d->target;
 		if (d->target_changed || d->state_changed)
@@ -972,7 +990,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 							   fmt_mib(d->demand, b4, sizeof(b4)),
 				 d->limited ? (d->high_floored ? ", limited (memory.high held at its usage)" :
 						 ", limited") : "",
-				 d->throttled ? ", promotion off" : "");
+				 d->throttled || d->damon_off ? ", promotion off" : "");
 		r = enforce(s, ctx, ops, d, dry_run,
 			    d->throttled ? "above its fast-tier target" :
 			    d->limited	 ? "fast-tier target below its demand" :
@@ -989,6 +1007,11 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		s->summary.n_writes += r;
 	}
 	s->summary.jain = tier_jain_index(n_ratios, ratios);
+	if (cfg.method == FAIR_METHOD_DAMON && !dry_run) {
+		r = ops->damon(ops->userdata, n, dec);
+		if (r == -ENOMEM)
+			return r;
+	}
 	return 0;
 }
 

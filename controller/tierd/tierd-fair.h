@@ -56,6 +56,7 @@ enum fair_method {
 	FAIR_METHOD_NONE = 0,
 	FAIR_METHOD_LIMITS,
 	FAIR_METHOD_PROMOTION,
+	FAIR_METHOD_DAMON,	/* the damon backend: tierd-damon.c's schemes */
 };
 const char *fair_method_to_string(enum fair_method method);
 
@@ -109,6 +110,8 @@ struct fair_decision {
 	uint64_t demand;
 	bool limited;			/* LIMITS: memory.high is fairness's */
 	bool throttled;			/* PROMOTION: promotion switched off */
+	bool damon_off;			/* DAMON: the cgroup's migrate_hot schemes held off
+					 * (above target x (1 + h), back below x (1 - h)) */
 	bool target_changed;		/* target differs from the previous round */
 	bool state_changed;		/* limited/throttled flipped this round */
 	/* Desired knob values (only what fairness owns this round). */
@@ -190,6 +193,11 @@ struct fair_ops {
 	 * (tierd: off the event loop's critical path); NULL: write it now.
 	 * A new request for a cgroup replaces what is left of the old one. */
 	int (*demote)(void *userdata, const char *cgroup, uint64_t bytes);
+	/* The damon backend: the round's decisions (targets, damon_off) go
+	 * here, to tierd's DAMON schemes, and no knob is written (method
+	 * FAIR_METHOD_DAMON).  Not called in a dry run.  Only -ENOMEM stops
+	 * the round. */
+	int (*damon)(void *userdata, size_t n, const struct fair_decision *dec);
 };
 
 /*

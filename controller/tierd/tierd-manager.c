@@ -19,12 +19,15 @@
 #include "tierd-bus.h"
 #include "tierd-cgwatch.h"
 #include "tierd-config.h"
+#include "tierd-damon.h"
 #include "tierd-fair.h"
 #include "tierd-log.h"
 #include "tierd-manager.h"
 #include "tierd-proc.h"
 #include "tierd-rundir.h"
 #include "tierd-systemd.h"
+
+static void manager_damon_schedule(struct manager *m);
 
 static uint64_t now_usec(clockid_t clock)
 {
@@ -297,8 +300,12 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 	log_debug("%s: class %s (rule %s, %s matched %s)", path, cls->name, rule->name,
 		  matcher ? tier_matcher_kind_to_string(matcher->kind) : "?",
 		  tier_plan_entry_matched_value(e) ?: "?");
-	if (tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &mode) == 0 &&
-	    tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &cur) == -EOPNOTSUPP) {
+	if (m->backend.backend == TIER_BACKEND_DAMON) {
+		/* the mode is DAMON's schemes (tierd-damon.c), never the knob,
+		 * even on a kernel that has it */
+		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
+	} else if (tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &mode) == 0 &&
+		   tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &cur) == -EOPNOTSUPP) {
 		struct log_fields f = {
 			.cgroup = path,
 			.class = cls->name,
@@ -451,6 +458,7 @@ static int manager_full_pass(struct manager *m, const char *reason)
 	}
 	m->pending_valid = true;
 	m->n_cgroups = tier_plan_count(plan);
+	manager_damon_schedule(m);
 	/* Unprivileged callers of the bus API are answered from this. */
 	cache_set(m, obs, plan);
 	obs = NULL;
@@ -667,6 +675,8 @@ int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const c
 		return log_oom();
 	if (r < 0)
 		return log_debug_errno(r, "%s: cannot read it: %m, skipping", cgroup), 0;
+	/* a memcg below a class that promotes needs a scheme of its own */
+	manager_damon_schedule(m);
 	return react_apply(m, obs, dfd, reason);
 }
 
@@ -689,6 +699,7 @@ int manager_cgroup_populated(struct manager *m, const char *cgroup, const char *
 	/* A managed cgroup with processes shares the fast tier. */
 	if (managed_table_get(&m->managed, cgroup))
 		manager_schedule_rebalance(m);
+	manager_damon_schedule(m);
 	return 0;
 }
 
@@ -755,11 +766,234 @@ void manager_cgroup_removed(struct manager *m, const char *cgroup, bool subtree)
 {
 	size_t n = managed_table_remove(&m->managed, cgroup, subtree);
 
+	manager_damon_schedule(m);
+
 	systemd_unit_forget(m, cgroup, subtree);
 	if (n > 0)
 		manager_schedule_rebalance(m);
 	else if (m->fair && fair_state_find(m->fair, cgroup))
 		manager_schedule_rebalance(m);
+}
+
+/* ------------------------------------------------------------------------
+ * The damon backend (tierd-damon.c): the kdamond, synced with the table
+ * ------------------------------------------------------------------------ */
+
+/* A burst of cgroup events costs one commit once they have settled
+ * (DAMON_QUIET_USEC without one), and at most one per DAMON_MAX_DELAY_USEC
+ * while they go on. */
+#define DAMON_QUIET_USEC (200 * 1000ull)
+#define DAMON_MAX_DELAY_USEC (2 * 1000000ull)
+/* After a refused commit (a cgroup went away in between): try again soon. */
+#define DAMON_RETRY_USEC (1000 * 1000ull)
+
+static void damon_log(void *userdata, int priority, int error, const char *message)
+{
+	log_full_errno(priority, error, "%s", message);
+}
+
+static void damon_fair_clear(struct manager *m)
+{
+	for (size_t i = 0; i < m->n_damon_fair; i++)
+		free((char *)m->damon_fair[i].path);
+	free(m->damon_fair);
+	m->damon_fair = NULL;
+	m->n_damon_fair = 0;
+}
+
+/* tierd-fair's hook: the round's targets, kept for the next sync. */
+static int fair_damon(void *userdata, size_t n, const struct fair_decision *dec)
+{
+	struct manager *m = userdata;
+	struct damon_fair *f = calloc(n ?: 1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		f[i] = (struct damon_fair){
+			.path = strdup(dec[i].path),
+			.target = dec[i].target,
+			.fast_bytes = dec[i].fast_bytes,
+			.throttled = dec[i].damon_off,
+		};
+		if (!f[i].path) {
+			while (i-- > 0)
+				free((char *)f[i].path);
+			free(f);
+			return -ENOMEM;
+		}
+	}
+	damon_fair_clear(m);
+	m->damon_fair = f;
+	m->n_damon_fair = n;
+	return 0;
+}
+
+static void damon_schedule_in(struct manager *m, uint64_t usec);
+
+/*
+ * The scheme set the table and fairness ask for, made the kdamond's input:
+ * one commit if it differs, else only the goals that changed.
+ */
+static int manager_damon_sync(struct manager *m, const char *reason)
+{
+	_cleanup_free_ struct damon_managed *managed = NULL;
+	_cleanup_close_ int root_fd = -1;
+	struct damon_plan plan = {};
+	char **memcgs = NULL;
+	size_t n = 0, n_memcgs = 0;
+	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
+	int r;
+
+	if (!m->damon || m->exiting)
+		return 0;
+	m->n_damon_syncs++;
+	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
+	if (!managed)
+		return log_oom();
+	for (size_t b = 0; b < m->managed.n_buckets; b++)
+		for (const struct managed *x = m->managed.buckets[b]; x; x = x->next)
+			managed[n++] = (struct damon_managed){
+				.path = x->path,
+				.mode = tier_plan_entry_class(x->entry)->mode,
+			};
+	root_fd = open(tier_ctx_get_cgroup_root(m->ctx), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root_fd < 0)
+		return log_warning_errno(errno, "DAMON: cannot open the cgroup root: %m, ignoring"), 0;
+	r = damon_memcgs_collect(root_fd, managed, n, m->damon_fair, m->n_damon_fair, &memcgs,
+				 &n_memcgs);
+	if (r >= 0)
+		r = damon_plan_build(managed, n, (const char *const *)memcgs, n_memcgs, m->damon_fair, m->n_damon_fair,
+				     &plan);
+	for (size_t i = 0; i < n_memcgs; i++)
+		free(memcgs[i]);
+	free(memcgs);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "DAMON: cannot build the schemes: %m, ignoring"), 0;
+	if (plan.n_dropped)
+		log_ratelimit(LOG_WARNING, "DAMON: %zu schemes left out: more than %d memcgs need "
+			      "one; those cgroups keep no DAMON tiering", plan.n_dropped,
+			      DAMON_SCHEMES_MAX);
+	r = damon_driver_apply(m->damon, &plan);
+	if (r == -ENOMEM) {
+		damon_plan_done(&plan);
+		return log_oom();
+	}
+	if (r == -ESRCH)
+		damon_schedule_in(m, DAMON_RETRY_USEC);
+	if (r >= 0)
+		(void)damon_driver_goals(m->damon, &plan);
+	log_debug("DAMON: synced %zu schemes for %zu managed cgroups, %zu memcgs (%s) in %.1f ms",
+		  plan.n, n, n_memcgs, reason, (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
+	damon_plan_done(&plan);
+	return 0;
+}
+
+static int on_damon_debounce(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	if (manager_damon_sync(m, "cgroup change") == -ENOMEM)
+		return sd_event_exit(m->event, -ENOMEM);
+	return 0;
+}
+
+static bool damon_pending(const struct manager *m)
+{
+	int enabled = SD_EVENT_OFF;
+
+	return m->damon_debounce &&
+	       sd_event_source_get_enabled(m->damon_debounce, &enabled) >= 0 &&
+	       enabled != SD_EVENT_OFF;
+}
+
+static void damon_schedule_in(struct manager *m, uint64_t usec)
+{
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	int r;
+
+	if (!m->damon || m->exiting)
+		return;
+	if (damon_pending(m)) {
+		/* quiet again after this event, bounded from the first */
+		if (now - m->damon_first_usec + usec <= DAMON_MAX_DELAY_USEC)
+			(void)sd_event_source_set_time_relative(m->damon_debounce, usec);
+		return;
+	}
+	m->damon_first_usec = now;
+	r = arm_timer(m, &m->damon_debounce, usec, on_damon_debounce, "damon-debounce");
+	if (r < 0)
+		log_warning_errno(r, "DAMON: cannot schedule a commit: %m, ignoring");
+}
+
+static void manager_damon_schedule(struct manager *m)
+{
+	damon_schedule_in(m, DAMON_QUIET_USEC);
+}
+
+/* The damon backend at start-up: our kdamond (or a previous tierd's), the
+ * sysctl.  Problems leave tierd running without DAMON tiering. */
+static int manager_damon_start(struct manager *m)
+{
+	const struct tier_daemon_config *dc = tier_policy_daemon(m->policy);
+	struct damon_driver_args a = {
+		.sysfs_root = m->args.sysfs_root,
+		.procfs_root = m->args.procfs_root,
+		.run_fd = m->run.fd,
+		.log = damon_log,
+		.userdata = m,
+	};
+	_cleanup_free_ struct tier_damon_range *fast = NULL, *slow = NULL;
+	_cleanup_free_ char *prefix = NULL;
+	int r;
+
+	if (m->backend.backend != TIER_BACKEND_DAMON)
+		return 0;
+	if (manager_dry_run(m)) {
+		log_info("DAMON: dry run: no kdamond is added, started or changed");
+		return 0;
+	}
+	if (!m->topo)
+		return log_warning("DAMON: no memory tiers read: no tiering through DAMON"), 0;
+	r = damon_layout_read(m->topo, m->args.procfs_root, &a, &fast, &slow);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "DAMON: cannot find the fast and slow nodes' physical "
+					 "ranges (<proc>/zoneinfo): %m; no tiering through DAMON"), 0;
+	r = damon_memcg_prefix(m->args.procfs_root, tier_ctx_get_cgroup_root(m->ctx), &prefix);
+	if (r < 0)
+		return log_oom();
+	a.memcg_prefix = prefix;
+	r = damon_driver_new(&a, &m->damon);
+	if (r == -ENOMEM)
+		return log_oom();
+	if (r < 0)
+		return log_warning_errno(r, "DAMON: cannot open its sysfs interface: %m; no tiering "
+					 "through DAMON"), 0;
+	log_info("DAMON: promotion to node %d, demotion to node %d; memcg paths below '%s'",
+		 a.fast_nid, a.slow_nid, prefix[0] ? prefix : "/");
+	r = damon_driver_reclaim(m->damon);
+	if (r == -ENOMEM)
+		return log_oom();
+	(void)damon_sysctl_check(m->args.procfs_root, m->run.fd, dc->numa_balancing_sysctl_off,
+				 damon_log, m);
+	return 0;
+}
+
+/* tierd exits: our kdamond stops, the record and the sysctl go back. */
+static void manager_damon_stop(struct manager *m)
+{
+	if (m->damon) {
+		(void)damon_driver_stop(m->damon);
+		if (!manager_dry_run(m))
+			(void)damon_sysctl_restore(m->args.procfs_root, m->run.fd, damon_log, m);
+	}
+	damon_driver_free(m->damon);
+	m->damon = NULL;
+	damon_fair_clear(m);
 }
 
 /* tierd-fair hooks: memory.high the way apply writes it (through systemd for
@@ -920,6 +1154,7 @@ static const struct fair_ops *manager_fair_ops(struct manager *m)
 		.save = fair_save,
 		.rule_name = fair_rule_name,
 		.demote = fair_demote,
+		.damon = m->damon ? fair_damon : NULL,
 	};
 	return &ops;
 }
@@ -1107,6 +1342,10 @@ int manager_rebalance(struct manager *m, const char *reason)
 	if (r < 0)
 		return log_warning_errno(r, "Fair-share rebalance failed: %m, ignoring"), 0;
 	m->n_rebalances++;
+	/* the damon backend: the scheme set and the goals of this round */
+	r = manager_damon_sync(m, reason);
+	if (r < 0)
+		return r;
 	sum = fair_state_summary(m->fair);
 	m->n_writes += sum->n_writes - w0;
 	log_debug("Rebalanced %zu cgroups (%s): %zu limited, %zu with promotion off, Jain %.3f, "
@@ -1386,6 +1625,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	(void)sd_event_source_set_enabled(m->rebalance_timer, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->rebalance_debounce, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->demote_source, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->damon_debounce, SD_EVENT_OFF);
 	r = manager_release_fairness(m);
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
@@ -1515,6 +1755,10 @@ int manager_startup(struct manager *m)
 		log_warning("Backend %s: %s", tier_backend_to_string(m->backend.backend),
 			    m->backend.reason);
 
+	r = manager_damon_start(m);
+	if (r < 0)
+		return r;
+
 	r = cgroup_watcher_start(m);
 	if (r < 0)
 		return r;
@@ -1593,6 +1837,8 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->rebalance_debounce);
 	sd_event_source_disable_unref(m->exit_timer);
 	sd_event_source_disable_unref(m->demote_source);
+	sd_event_source_disable_unref(m->damon_debounce);
+	manager_damon_stop(m);
 	sd_event_source_disable_unref(m->mountinfo_source);
 	sd_event_source_disable_unref(m->swaps_source);
 	while (m->n_demotes > 0)

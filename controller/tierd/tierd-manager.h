@@ -31,6 +31,8 @@
 #include "tierd-table.h"
 
 struct fair_state;		/* tierd-fair.h */
+struct damon_driver;		/* tierd-damon.h */
+struct damon_fair;
 
 /* What is left to demote of one cgroup. */
 struct demote_request {
@@ -86,6 +88,17 @@ struct manager {
 	sd_event_source *rebalance_debounce;	/* a rebalance after changes, coalesced */
 	uint64_t rebalance_first_usec;		/* the first change it waits for */
 	struct fair_state *fair;		/* tierd-fair.c: targets, hysteresis */
+	/* The damon backend (tierd-damon.c): our kdamond, NULL on the other
+	 * backends, in a dry run, or when it could not be set up.  Cgroup
+	 * events arm damon_debounce (a burst costs one commit per
+	 * DAMON_MAX_DELAY_USEC); every rebalance syncs and updates the goals
+	 * from fairness's decisions (damon_fair). */
+	struct damon_driver *damon;
+	sd_event_source *damon_debounce;
+	uint64_t damon_first_usec;
+	struct damon_fair *damon_fair;
+	size_t n_damon_fair;
+	uint64_t n_damon_syncs;
 	/* Demotion asked for by fairness, written to memory.reclaim one chunk
 	 * per turn of the event loop (manager_demote()). */
 	struct demote_request *demotes;

@@ -28,7 +28,7 @@ TIERD        := $(BUILD)/bin/tierd
 TIERD_ASAN   := $(BUILD)/test/tierd-asan
 TIERD_SRCS   := $(addprefix controller/tierd/,tierd.c tierd-manager.c tierd-cgwatch.c \
 	tierd-config.c tierd-proc.c tierd-systemd.c tierd-bus.c tierd-log.c tierd-fair.c \
-	tierd-rundir.c tierd-table.c)
+	tierd-rundir.c tierd-table.c tierd-damon.c)
 TIERD_PKGS   := libsystemd libnl-3.0
 TIERD_CPPFLAGS = $(LIBTIER_CFLAGS) $(SHARED_CFLAGS) $(call pc_cflags,$(TIERD_PKGS)) \
 	-DTIERD_VERSION='"$(TIERD_VERSION)"'
@@ -151,8 +151,49 @@ install-tierd: $(TIERD)
 	fi >$(DESTDIR)$(UNITDIR)/tierd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/tierd.service
 
+# The DAMON backend's unit tests (tests/unit-damon/): the scheme set of a
+# table, the memcg walk, fairness's DAMON method and the driver on a fake
+# DAMON sysfs tree (ASan+UBSan, static libtier-internal-asan.a).
+DAMON_UNIT      := $(BUILD)/tests/test-tierd-damon
+DAMON_UNIT_SRCS := tests/unit-damon/test-tierd-damon.c tests/unit/fixture.c \
+	controller/tierd/tierd-damon.c controller/tierd/tierd-fair.c
+DAMON_UNIT_OBJS := $(patsubst %.c,$(BUILD)/obj/damon-asan/%.o,$(DAMON_UNIT_SRCS))
+DAMON_UNIT_CFLAGS = $(LIBTIER_CFLAGS) -I$(TOP)/controller/tierd -I$(TOP)/tests/unit \
+	$(call pc_cflags,check)
+
+$(BUILD)/obj/damon-asan/%.o: %.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) $(DEPFLAGS) $(DAMON_UNIT_CFLAGS) \
+		$(if $(filter tests/%,$<),-Wno-missing-prototypes) -c -o $@ $<
+
+-include $(DAMON_UNIT_OBJS:.o=.d)
+
+$(DAMON_UNIT): $(DAMON_UNIT_OBJS) $(LIBTIER_INTERNAL_ASAN_A)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CCLD    $@")
+	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(DAMON_UNIT_OBJS) \
+		$(LIBTIER_INTERNAL_ASAN_LIBS) $(call pc_libs,check)
+
+.PHONY: check-damon-unit check-damon-vm
+check-damon-unit: $(DAMON_UNIT)
+	$(Q)$(call run_test,damon-unit,env $(CK_ENV) ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(DAMON_UNIT))
+
+# The real tierd with backend = damon in the two-tier VM (tests/vm/guest/
+# damon.c, case damon-tierd): on the stock kernel when it is built, else on
+# the patched one (it has DAMON too).  Skips without qemu or a bzImage.
+DAMON_VM_KERNEL ?= $(firstword $(wildcard $(BUILD)/kernel/stock/bzImage) \
+	$(BUILD)/kernel/patched/bzImage)
+DAMON_VM_TIMEOUT ?= 200
+check-damon-vm: $(TIERD) vm-guest
+	$(Q)$(call run_test,damon-vm-tierd,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(DAMON_VM_TIMEOUT) --kernel $(DAMON_VM_KERNEL) damon-tierd)
+
 ALL_TARGETS        += tierd
-CHECK_UNIT_TARGETS += check-daemon-host
+CHECK_UNIT_TARGETS += check-daemon-host check-damon-unit
+CHECK_TARGETS      += check-damon-unit check-damon-vm
+CLEAN_FILES        += $(DAMON_UNIT) $(BUILD)/obj/damon-asan
 CHECK_TARGETS      += check-daemon-host check-daemon
 INSTALL_TARGETS    += install-tierd
 CLEAN_FILES        += $(TIERD) $(TIERD_ASAN) $(BUILD)/obj/tierd $(BUILD)/obj/tierd-asan $(BUILD)/demo

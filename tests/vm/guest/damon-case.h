@@ -17,4 +17,10 @@ int case_damon_pagecache(const char *name);
  * and nothing else is. */
 int case_damon_reclaim(const char *name);
 
+/* damon-tierd: the real tierd with backend = damon drives DAMON: promote's
+ * hot set reaches the fast node, off's stays; a burst of memcgs costs few
+ * commits; SIGKILL + restart takes our kdamond back and leaves someone
+ * else's alone; SIGTERM stops ours. */
+int case_damon_tierd(const char *name);
+
 #endif

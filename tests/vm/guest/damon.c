@@ -771,3 +771,414 @@ out:
 	tier_damon_free(d);
 	return verdict(name);
 }
+
+/* ------------------------------------------------------------------------
+ * damon-tierd: the real tierd with backend = damon
+ * ------------------------------------------------------------------------ */
+
+#define TIERD_CONF	"/tmp/tierd-damon.conf"
+#define TIERD_LOG	"/tmp/tierd-damon.log"
+#define TIERD_OWNER	"/run/tierd/" OWNER_FILE
+
+static pid_t tierd_spawn(const char *bin)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	{
+		int fd = open(TIERD_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+	}
+	execl(bin, "tierd", "--config", TIERD_CONF, "--no-systemd", "--no-system-bus",
+	      "--no-proc-connector", "-v", (char *)NULL);
+	_exit(127);
+}
+
+/* The record tierd keeps in its run directory, waited for (bounded) until
+ * it names a running kdamond; 0 or -ETIMEDOUT. */
+static int wait_owner(struct tier_damon *d, double bound, struct tier_damon_owner *ret)
+{
+	double t0 = now_sec();
+	int run_fd = open("/run/tierd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	for (;;) {
+		struct tier_damon_kdamond k;
+
+		if (run_fd < 0)
+			run_fd = open("/run/tierd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (run_fd >= 0 && tier_damon_owner_load(run_fd, OWNER_FILE, ret) == 0 &&
+		    ret->pid > 0 && tier_damon_kdamond_get(d, ret->index, &k) == 0 && k.running &&
+		    k.pid == ret->pid) {
+			close(run_fd);
+			return 0;
+		}
+		if (now_sec() - t0 > bound)
+			break;
+		sleep_sec(0.2);
+	}
+	if (run_fd >= 0)
+		close(run_fd);
+	return -ETIMEDOUT;
+}
+
+/* Lines of the tierd log containing s. */
+static int log_count(const char *s)
+{
+	FILE *f = fopen(TIERD_LOG, "re");
+	char line[4096];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, s) != NULL;
+	fclose(f);
+	return n;
+}
+
+static void log_dump(void)
+{
+	FILE *f = fopen(TIERD_LOG, "re");
+	char line[4096];
+
+	if (!f)
+		return;
+	msg("  --- tierd log (DAMON lines) ---");
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "DAMON") || strstr(line, "Backend") || strstr(line, "rror"))
+			printf("  | %s", line);
+	fflush(stdout);
+	fclose(f);
+}
+
+/* n children, each in a cgroup of its own below parent with one page
+ * touched, then waiting to be killed: a burst of memcgs with pages. */
+static int burst_start(const char *parent, int n, pid_t *pids, char (*paths)[256])
+{
+	for (int i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "b%d", i);
+		if (cg_create(parent, name, paths[i], sizeof(paths[i])) < 0)
+			return -1;
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			static char page[1 << 16];
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (cg_enter(paths[i]) < 0)
+				_exit(2);
+			dirty_pages(page, sizeof(page));
+			pause();
+			_exit(0);
+		}
+		if (pids[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static uint64_t proc_cpu_ticks(pid_t pid)
+{
+	double s = proc_cpu_sec((int)pid);
+
+	return s < 0 ? 0 : (uint64_t)(s * 100);
+}
+
+/*
+ * damon-tierd: tierd with backend = damon, a promote class and an off class
+ * with a hot set each on the slow node: promote's reaches >= 90% on the fast
+ * node, off's stays.  A burst of memcgs below promote costs few commits.
+ * Someone else's kdamond (index 0, started after ours) is left alone across
+ * a SIGKILL and a restart of tierd, which takes its own kdamond back (same
+ * index, same thread: exactly one of ours); SIGTERM stops ours, removes the
+ * record and restores kernel.numa_balancing (numa_balancing_sysctl = off).
+ */
+int case_damon_tierd(const char *name)
+{
+	const char *build = getenv("TIERD_VM_BUILD");
+	char bin[512], cg_promote[256] = "", cg_off[256] = "", nb_saved[16] = "", nb[16] = "";
+	char cg_burst[256] = "";
+	struct tier_damon *d = NULL;
+	struct tier_damon_range *ranges = NULL;
+	struct tier_damon_owner own = { 0 }, own2 = { 0 };
+	struct tier_damon_kdamond theirs_k = { .pid = -1 }, k;
+	struct numa_anon oa0 = { 0 }, oa = { 0 };
+	struct wl_addrs pa_addr = { NULL, NULL }, oa_addr;
+	int hot_mb, burst_n, pipefd[2] = { -1, -1 }, pipe2fd[2] = { -1, -1 }, r;
+	pid_t w_promote = -1, w_off = -1, tierd = -1, *bpids = NULL;
+	char (*bpaths)[256] = NULL;
+	size_t nr_ranges = 0, hot_bytes;
+	long hot_pages, hot_fast = 0, present = 0;
+	double t0, t90 = -1, bound, kd_cpu = -1, td_cpu = -1;
+	uint64_t mig0 = 0, mig1 = 0;
+	bool theirs = false;
+	int commits0, commits1, commits2, syncs_burst = 0;
+	FILE *f;
+
+	if (env_int("TIERD_DAMON_HOT_MB", 48, 4, 128, &hot_mb) < 0 ||
+	    env_int("TIERD_DAMON_BURST", 100, 0, 1000, &burst_n) < 0)
+		return 1;
+	hot_bytes = (size_t)hot_mb << 20;
+	hot_pages = (long)(hot_bytes / page_size);
+	bound = 120.0 * time_scale;
+	if (access(DAMON_ADMIN, F_OK) < 0) {
+		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+		return EXIT_SKIP;
+	}
+	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
+	if (access(bin, X_OK) < 0) {
+		msg("SKIP: no %s (make tierd)", bin);
+		return EXIT_SKIP;
+	}
+	unlink(TIERD_LOG);
+	r = tier_damon_open("/sys", "/proc", &d);
+	if (r == 0)
+		r = tier_damon_node_ranges("/proc", SLOW_NODE, &ranges, &nr_ranges);
+	if (r < 0) {
+		msg("FAIL: DAMON handle or node ranges: %s", strerror(-r));
+		failures++;
+		goto out;
+	}
+	/* tierd sets it to 0 itself (numa_balancing_sysctl = off) and puts
+	 * this value back at exit */
+	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
+	if (set_numa_balancing(2) < 0) {
+		msg("FAIL: cannot set kernel.numa_balancing to 2");
+		failures++;
+		goto out;
+	}
+	f = fopen(TIERD_CONF, "we");
+	if (!f) {
+		msg("FAIL: cannot write %s", TIERD_CONF);
+		failures++;
+		goto out;
+	}
+	fprintf(f, "[daemon]\nbackend = damon\nnuma_balancing_sysctl = off\n"
+		   "rebalance_interval = 2s\nfast_tier_reserve = 32M\n\n"
+		   "[class:hot]\nmode = promote\n\n[class:cold]\nmode = off\n\n"
+		   "[rule:promote]\nclass = hot\ncgroup = /promote\n\n"
+		   "[rule:off]\nclass = cold\ncgroup = /off\n\n"
+		   "[rule:burst]\nclass = hot\ncgroup = /burst\n");
+	fclose(f);
+	if (cg_create(NULL, "promote", cg_promote, sizeof(cg_promote)) < 0 ||
+	    cg_create(NULL, "off", cg_off, sizeof(cg_off)) < 0 || pipe(pipefd) < 0 ||
+	    pipe(pipe2fd) < 0) {
+		msg("FAIL: cannot create the cgroups");
+		failures++;
+		goto out;
+	}
+	w_promote = start_workload(cg_promote, hot_bytes, 0, pipefd[1]);
+	w_off = start_workload(cg_off, hot_bytes, 0, pipe2fd[1]);
+	if (w_promote < 0 || w_off < 0 ||
+	    read(pipefd[0], &pa_addr, sizeof(pa_addr)) != (ssize_t)sizeof(pa_addr) ||
+	    read(pipe2fd[0], &oa_addr, sizeof(oa_addr)) != (ssize_t)sizeof(oa_addr) ||
+	    read_anon(cg_off, &oa0) < 0) {
+		msg("FAIL: the workloads did not start");
+		failures++;
+		goto out;
+	}
+	hot_fast = pages_on_node_pid(w_promote, pa_addr.hot, hot_bytes, FAST_NODE, &present);
+	CHECK(hot_fast >= 0 && hot_fast < hot_pages / 10 && oa0.n1 >= hot_bytes * 9 / 10,
+	      "both hot sets (%d MB) start on node %d (promote: %ld pages on node %d)", hot_mb,
+	      SLOW_NODE, hot_fast, FAST_NODE);
+
+	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig0);
+	t0 = now_sec();
+	tierd = tierd_spawn(bin);
+	r = wait_owner(d, 30.0 * time_scale, &own);
+	CHECK(r == 0, "tierd added its kdamond %u (pid %d) and recorded it in %s", own.index,
+	      own.pid, TIERD_OWNER);
+	if (r < 0)
+		goto out;
+	read_attr("/proc/sys/kernel/numa_balancing", nb, sizeof(nb));
+	CHECK(!strcmp(nb, "0"), "kernel.numa_balancing set to 0 by tierd (%s)", nb);
+	for (;;) {
+		double el = now_sec() - t0;
+
+		hot_fast = pages_on_node_pid(w_promote, pa_addr.hot, hot_bytes, FAST_NODE,
+					     &present);
+		if (hot_fast < 0)
+			break;
+		if (hot_fast >= hot_pages * 9 / 10) {
+			t90 = el;
+			break;
+		}
+		if (el > bound)
+			break;
+		sleep_sec(0.5);
+	}
+	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
+	read_anon(cg_off, &oa);
+	CHECK(t90 >= 0, "promote: >= 90%% of its hot set on node %d, %.1f s after tierd started "
+	      "(%ld of %ld pages, bound %.0f s)", FAST_NODE, t90, hot_fast, hot_pages, bound);
+	CHECK(oa.n1 >= oa0.n1 * 9 / 10 && oa.n0 < hot_bytes / 10,
+	      "off: stays on node %d (N0 %" PRIu64 ", N1 %" PRIu64 " of %" PRIu64 ")", SLOW_NODE,
+	      oa.n0, oa.n1, oa0.n1);
+
+	/* a burst of memcgs below /burst (class hot): each gets its schemes,
+	 * in few commits */
+	commits0 = log_count(") runs ");
+	if (burst_n > 0) {
+		char nr_path[160], v[32];
+		uint64_t nr_schemes = 0;
+		double tb;
+
+		bpids = calloc((size_t)burst_n, sizeof(*bpids));
+		bpaths = calloc((size_t)burst_n, sizeof(*bpaths));
+		if (!bpids || !bpaths || cg_create(NULL, "burst", cg_burst, sizeof(cg_burst)) < 0 ||
+		    cg_enable_memory(cg_burst) < 0 ||
+		    burst_start(cg_burst, burst_n, bpids, bpaths) < 0) {
+			msg("FAIL: the burst did not start");
+			failures++;
+			goto out;
+		}
+		tb = now_sec();
+		snprintf(nr_path, sizeof(nr_path),
+			 DAMON_ADMIN "/kdamonds/%u/contexts/0/schemes/nr_schemes", own.index);
+		while (now_sec() - tb < 30.0 * time_scale) {
+			if (read_attr(nr_path, v, sizeof(v)) == 0)
+				nr_schemes = strtoull(v, NULL, 10);
+			if (nr_schemes >= (uint64_t)burst_n + 1)
+				break;
+			sleep_sec(0.2);
+		}
+		/* the last commit's line */
+		sleep_sec(1);
+		commits1 = log_count(") runs ");
+		syncs_burst = commits1 - commits0;
+		CHECK(nr_schemes >= (uint64_t)burst_n + 1, "the burst's %d memcgs got their schemes "
+		      "(%" PRIu64 " schemes, %.1f s)", burst_n, nr_schemes, now_sec() - tb);
+		CHECK(syncs_burst >= 1 && syncs_burst <= 3,
+		      "a burst of %d new memcgs cost %d commits", burst_n, syncs_burst);
+	}
+
+	/* someone else's kdamond: index 0 (nr_kdamonds is ours to have grown),
+	 * started while ours runs */
+	if (own.index > 0) {
+		r = stage_stat(d, 0, ranges, nr_ranges, NULL, NULL);
+		if (r == 0)
+			r = tier_damon_start(d, 0);
+		theirs = r == 0;
+		if (r == 0)
+			r = tier_damon_kdamond_get(d, 0, &theirs_k);
+		CHECK(r == 0 && theirs_k.running, "someone else's kdamond 0 runs (pid %d; %s)",
+		      theirs_k.pid, r < 0 ? strerror(-r) : "ok");
+	} else {
+		msg("  (tierd's kdamond is index 0: no room for someone else's before it)");
+	}
+
+	/* the crash and the restart */
+	kd_cpu = proc_cpu_sec(own.pid);
+	td_cpu = proc_cpu_sec((int)tierd);
+	kill(tierd, SIGKILL);
+	waitpid(tierd, NULL, 0);
+	tierd = -1;
+	r = tier_damon_kdamond_get(d, own.index, &k);
+	CHECK(r == 0 && k.running && k.pid == own.pid, "SIGKILLed tierd: its kdamond %u runs on "
+	      "(pid %d)", own.index, k.pid);
+	commits1 = log_count("took over kdamond");
+	tierd = tierd_spawn(bin);
+	sleep_sec(1);
+	r = wait_owner(d, 30.0 * time_scale, &own2);
+	/* the takeover is logged once it started */
+	for (int i = 0; i < 50 && log_count("took over kdamond") <= commits1; i++)
+		sleep_sec(0.2);
+	commits2 = log_count("took over kdamond");
+	CHECK(r == 0 && own2.index == own.index && own2.pid == own.pid && commits2 > commits1,
+	      "restarted tierd took its kdamond %u back (pid %d -> %d)", own2.index, own.pid,
+	      own2.pid);
+	{
+		struct tier_damon_kdamond *list = NULL;
+		size_t n = 0;
+		unsigned running = 0, nr = 0;
+
+		r = tier_damon_kdamond_list(d, &list, &n);
+		for (size_t i = 0; r == 0 && i < n; i++)
+			running += list[i].running;
+		tier_damon_nr_kdamonds(d, &nr);
+		CHECK(r == 0 && running == 1u + theirs && nr == own.index + 1,
+		      "exactly one kdamond of ours: %u running, nr_kdamonds %u", running, nr);
+		free(list);
+	}
+	if (theirs) {
+		char act[32] = "";
+
+		r = tier_damon_kdamond_get(d, 0, &k);
+		read_attr(DAMON_ADMIN "/kdamonds/0/contexts/0/schemes/0/action", act, sizeof(act));
+		CHECK(r == 0 && k.running && k.pid == theirs_k.pid && !strcmp(act, "stat"),
+		      "someone else's kdamond 0 untouched (pid %d, action %s)", k.pid, act);
+	}
+	/* promote's pages still where they were promoted to */
+	hot_fast = pages_on_node_pid(w_promote, pa_addr.hot, hot_bytes, FAST_NODE, &present);
+	CHECK(hot_fast >= hot_pages * 9 / 10, "after the restart: %ld of %ld pages on node %d",
+	      hot_fast, hot_pages, FAST_NODE);
+
+	/* SIGTERM: ours stops, the record goes, the sysctl comes back */
+	kill(tierd, SIGTERM);
+	waitpid(tierd, NULL, 0);
+	tierd = -1;
+	r = tier_damon_kdamond_get(d, own.index, &k);
+	CHECK(r == 0 && !k.running, "SIGTERM: kdamond %u stopped", own.index);
+	CHECK(access(TIERD_OWNER, F_OK) < 0, "the record %s is gone", TIERD_OWNER);
+	read_attr("/proc/sys/kernel/numa_balancing", nb, sizeof(nb));
+	CHECK(!strcmp(nb, "2"), "kernel.numa_balancing restored to 2 (%s)", nb);
+	if (theirs) {
+		r = tier_damon_kdamond_get(d, 0, &k);
+		CHECK(r == 0 && k.running && k.pid == theirs_k.pid,
+		      "someone else's kdamond 0 still runs (pid %d)", k.pid);
+	}
+	printf("TIERD-VM-METRIC: case=%s hot_mb=%d secs_90=%.1f pgmigrate_success=%" PRIu64
+	       " kdamond_cpu_s=%.2f tierd_cpu_s=%.2f burst=%d burst_commits=%d off_n0=%" PRIu64
+	       " off_n1=%" PRIu64 "\n", name, hot_mb, t90, mig1 - mig0, kd_cpu, td_cpu, burst_n,
+	       syncs_burst, oa.n0, oa.n1);
+	fflush(stdout);
+	(void)proc_cpu_ticks;
+out:
+	if (failures)
+		log_dump();
+	if (tierd > 0) {
+		kill(tierd, SIGTERM);
+		waitpid(tierd, NULL, 0);
+	}
+	if (theirs)
+		tier_damon_stop(d, 0);
+	for (int i = 0; bpids && i < burst_n; i++)
+		if (bpids[i] > 0) {
+			kill(bpids[i], SIGKILL);
+			waitpid(bpids[i], NULL, 0);
+		}
+	for (int i = 0; bpaths && i < burst_n; i++)
+		if (bpaths[i][0])
+			cg_destroy(bpaths[i]);
+	free(bpids);
+	free(bpaths);
+	if (cg_burst[0])
+		cg_destroy(cg_burst);
+	if (w_promote > 0) {
+		kill(w_promote, SIGKILL);
+		waitpid(w_promote, NULL, 0);
+	}
+	if (w_off > 0) {
+		kill(w_off, SIGKILL);
+		waitpid(w_off, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (pipefd[i] >= 0)
+			close(pipefd[i]);
+		if (pipe2fd[i] >= 0)
+			close(pipe2fd[i]);
+	}
+	if (cg_promote[0])
+		cg_destroy(cg_promote);
+	if (cg_off[0])
+		cg_destroy(cg_off);
+	if (nb_saved[0])
+		write_attr("/proc/sys/kernel/numa_balancing", nb_saved);
+	free(ranges);
+	tier_damon_free(d);
+	return verdict(name);
+}

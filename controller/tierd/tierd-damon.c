@@ -1,0 +1,1071 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierd-damon: tierd's DAMON backend (see tierd-damon.h, and
+ * docs/architecture.md, "The DAMON backend").
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "tierd-damon.h"
+
+/* The monitoring of our kdamond (the VM cases' values: 48 MB hot set on the
+ * fast node in 2-6 s under TCG). */
+#define DAMON_SAMPLE_US 5000
+#define DAMON_AGGR_US 100000
+#define DAMON_UPDATE_US 1000000
+#define DAMON_MIN_NR_REGIONS 10
+#define DAMON_MAX_NR_REGIONS 1000
+/* Initial regions: at most this many pieces of the tiers, of at least 2 MB
+ * (a whole node as one region would be judged by one sampled page). */
+#define DAMON_INIT_REGIONS 500
+#define DAMON_CHUNK_MIN (2ull << 20)
+/* Demotion: a region untouched for 1 s (10 aggregation intervals) at the
+ * earliest, at most 256 MB per second, the goal tuning the quota below. */
+#define DAMON_COLD_MIN_AGE 10
+#define DAMON_DEMOTE_RESET_MS 1000
+#define DAMON_DEMOTE_MAX_BYTES (256ull << 20)
+#define DAMON_PAGE 4096
+
+/* ------------------------------------------------------------------------
+ * The plan (pure)
+ * ------------------------------------------------------------------------ */
+
+void damon_plan_done(struct damon_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->w[i].memcg);
+	free(p->w);
+	*p = (struct damon_plan){};
+}
+
+/* Is a equal to b or below it ("/a" covers "/a" and "/a/b", not "/ab")? */
+static bool path_covers(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+uint64_t damon_goal_current(uint64_t target, uint64_t fast_bytes)
+{
+	uint64_t low = target - target / 10000 * DAMON_OVERLAP_BP;
+	unsigned __int128 v;
+
+	if (fast_bytes == 0)
+		return DAMON_GOAL_MAX;
+	v = (unsigned __int128)DAMON_GOAL_TARGET * low / fast_bytes;
+	return v > DAMON_GOAL_MAX ? DAMON_GOAL_MAX : (uint64_t)v;
+}
+
+static int want_cmp(const void *x, const void *y)
+{
+	const struct damon_want *a = x, *b = y;
+	int c = strcmp(a->memcg, b->memcg);
+
+	return c ? c : (int)a->kind - (int)b->kind;
+}
+
+int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
+		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
+		     size_t n_fair, struct damon_plan *ret)
+{
+	struct damon_plan p = {};
+	size_t alloc = 0;
+
+	if ((n_managed && !managed) || (n_memcgs && !memcgs) || (n_fair && !fair) || !ret)
+		return -EINVAL;
+	for (size_t i = 0; i < n_memcgs; i++) {
+		enum tier_mode eff = TIER_MODE_INHERIT;
+		const struct damon_fair *sharer = NULL;
+		bool any = false;
+
+		/* the effective mode: the most restrictive of the managed
+		 * cgroups at or above it, as memory.numa_balancing would be */
+		for (size_t j = 0; j < n_managed; j++)
+			if (path_covers(managed[j].path, memcgs[i])) {
+				eff = tier_mode_restrict(eff, managed[j].mode);
+				any = true;
+			}
+		/* the sharer that accounts for it: the top-most (libtier's
+		 * unit of fairness) */
+		for (size_t j = 0; j < n_fair; j++)
+			if (path_covers(fair[j].path, memcgs[i]) &&
+			    (!sharer || strlen(fair[j].path) < strlen(sharer->path)))
+				sharer = &fair[j];
+		if (!any && !sharer)
+			continue;
+		for (int k = DAMON_PROMOTE; k <= DAMON_DEMOTE; k++) {
+			struct damon_want w = { .kind = (enum damon_kind)k };
+
+			if (k == DAMON_PROMOTE &&
+			    (!any || (eff != TIER_MODE_PROMOTE && eff != TIER_MODE_FULL) ||
+			     (sharer && sharer->throttled)))
+				continue;
+			if (k == DAMON_DEMOTE && (!sharer || sharer->target == 0))
+				continue;
+			if (p.n >= DAMON_SCHEMES_MAX) {
+				p.n_dropped++;
+				continue;
+			}
+			if (k == DAMON_DEMOTE)
+				w.goal_current = damon_goal_current(sharer->target, sharer->fast_bytes);
+			w.memcg = strdup(memcgs[i]);
+			if (!w.memcg || ARRAY_PUSH(p.w, p.n, alloc, w) < 0) {
+				free(w.memcg);
+				damon_plan_done(&p);
+				return -ENOMEM;
+			}
+		}
+	}
+	if (p.n)
+		qsort(p.w, p.n, sizeof(*p.w), want_cmp);
+	*ret = p;
+	return 0;
+}
+
+bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->w[i].kind != b->w[i].kind || strcmp(a->w[i].memcg, b->w[i].memcg))
+			return false;
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * The memcgs with pages (I/O on the cgroup tree)
+ * ------------------------------------------------------------------------ */
+
+/* A small file below dfd, newline stripped, NUL-terminated in buf. */
+static int read_small_at(int dfd, const char *name, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static int parse_u64_str(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* How deep the walk goes below a managed cgroup, and how many it visits. */
+#define DAMON_WALK_DEPTH 16
+#define DAMON_WALK_MAX 100000
+
+struct walk {
+	char **v;
+	size_t n, alloc, visited;
+};
+
+static int walk_add(struct walk *w, const char *path)
+{
+	char *s = strdup(path);
+
+	if (!s || ARRAY_PUSH(w->v, w->n, w->alloc, s) < 0) {
+		free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* dfd is path's directory: path itself if it holds pages, then its children. */
+static int walk_tree(struct walk *w, int dfd, const char *path, unsigned depth)
+{
+	_cleanup_closedir_ DIR *dir = NULL;
+	struct dirent *de;
+	char buf[64];
+	uint64_t cur;
+	int fd, r;
+
+	if (++w->visited > DAMON_WALK_MAX)
+		return 0;
+	if (read_small_at(dfd, "memory.current", buf, sizeof(buf)) == 0 &&
+	    parse_u64_str(buf, &cur) == 0 && cur > 0) {
+		r = walk_add(w, path);
+		if (r < 0)
+			return r;
+	}
+	if (depth >= DAMON_WALK_DEPTH)
+		return 0;
+	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(dir))) {
+		_cleanup_free_ char *child = NULL;
+		_cleanup_close_ int cfd = -1;
+
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (de->d_name[0] == '.')
+			continue;
+		cfd = openat(dirfd(dir), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue; /* gone, or not a directory */
+		if (asprintf(&child, "%s%s%s", path, strcmp(path, "/") ? "/" : "", de->d_name) < 0)
+			return -ENOMEM;
+		r = walk_tree(w, cfd, child, depth + 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int damon_memcgs_collect(int root_fd, const struct damon_managed *managed, size_t n_managed,
+			 const struct damon_fair *fair, size_t n_fair, char ***ret, size_t *ret_n)
+{
+	_cleanup_free_ const char **roots = calloc(n_managed + n_fair + 1, sizeof(*roots));
+	struct walk w = {};
+	size_t m = 0, n_roots = 0;
+	int r = 0;
+
+	if (!roots)
+		return -ENOMEM;
+	/* the subtrees that need schemes: classes that promote, sharers with a
+	 * target; one walk per top-most of them */
+	for (size_t i = 0; i < n_managed; i++)
+		if (managed[i].mode == TIER_MODE_PROMOTE || managed[i].mode == TIER_MODE_FULL)
+			roots[n_roots++] = managed[i].path;
+	for (size_t i = 0; i < n_fair; i++)
+		if (fair[i].target > 0)
+			roots[n_roots++] = fair[i].path;
+	if (n_roots)
+		qsort(roots, n_roots, sizeof(*roots), strp_cmp);
+	for (size_t i = 0; i < n_roots; i++) {
+		_cleanup_close_ int fd = -1;
+
+		if (m > 0 && path_covers(roots[m - 1], roots[i]))
+			continue;
+		roots[m++] = roots[i];
+		fd = strcmp(roots[i], "/") == 0 ? fcntl(root_fd, F_DUPFD_CLOEXEC, 3)
+						: openat(root_fd, roots[i] + 1,
+							 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* gone */
+		r = walk_tree(&w, fd, roots[i], 0);
+		if (r < 0)
+			goto fail;
+	}
+	/* sorted, each once ("/a-x" sorts between "/a" and "/a/b") */
+	if (w.n)
+		qsort(w.v, w.n, sizeof(*w.v), strp_cmp);
+	m = 0;
+	for (size_t i = 0; i < w.n; i++) {
+		if (m > 0 && strcmp(w.v[m - 1], w.v[i]) == 0) {
+			free(w.v[i]);
+			continue;
+		}
+		w.v[m++] = w.v[i];
+	}
+	*ret = w.v;
+	*ret_n = m;
+	return 0;
+fail:
+	for (size_t i = 0; i < w.n; i++)
+		free(w.v[i]);
+	free(w.v);
+	return r;
+}
+
+int damon_memcg_prefix(const char *procfs_root, const char *cgroup_root, char **ret)
+{
+	_cleanup_free_ char *path = NULL, *best_root = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t best = 0, len = 0;
+	char *line = NULL;
+
+	if (asprintf(&path, "%s/self/mountinfo", procfs_root ?: "/proc") < 0)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	while (f && getline(&line, &len, f) > 0) {
+		char root[4096], mnt[4096], fstype[64];
+		const char *sep = strstr(line, " - ");
+		size_t n;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2 ||
+		    sscanf(sep + 3, "%63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
+			continue;
+		n = strlen(mnt);
+		if (strncmp(mnt, cgroup_root, n) ||
+		    (cgroup_root[n] != '\0' && cgroup_root[n] != '/' && strcmp(mnt, "/")) ||
+		    n < best)
+			continue;
+		best = n;
+		free(best_root);
+		/* cgroup_root below the mount point, after the mount's root */
+		if (asprintf(&best_root, "%s%s", strcmp(root, "/") ? root : "",
+			     cgroup_root + (strcmp(mnt, "/") ? n : 0)) < 0) {
+			best_root = NULL;
+			free(line);
+			return -ENOMEM;
+		}
+	}
+	free(line);
+	if (best_root && strcmp(best_root, "/") == 0)
+		best_root[0] = '\0';
+	*ret = best_root ? TAKE_PTR(best_root) : strdup("");
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* ------------------------------------------------------------------------
+ * The layout: nodes and ranges
+ * ------------------------------------------------------------------------ */
+
+static int ranges_append(struct tier_damon_range **arr, size_t *n, const struct tier_damon_range *add,
+			 size_t n_add)
+{
+	struct tier_damon_range *a = realloc(*arr, (*n + n_add + 1) * sizeof(**arr));
+
+	if (!a)
+		return -ENOMEM;
+	memcpy(a + *n, add, n_add * sizeof(*add));
+	*arr = a;
+	*n += n_add;
+	return 0;
+}
+
+static int range_cmp(const void *x, const void *y)
+{
+	const struct tier_damon_range *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+int damon_layout_read(const struct tier_topology *topo, const char *procfs_root,
+		      struct damon_driver_args *args, struct tier_damon_range **ret_fast,
+		      struct tier_damon_range **ret_slow)
+{
+	_cleanup_free_ struct tier_damon_range *fast = NULL, *slow = NULL;
+	size_t n_fast = 0, n_slow = 0;
+	uint64_t fast_best = 0, slow_best = 0;
+	int fast_nid = -1, slow_nid = -1;
+
+	for (unsigned i = 0; i < tier_topology_node_count(topo); i++) {
+		const struct tier_node *node = tier_topology_node(topo, i);
+		_cleanup_free_ struct tier_damon_range *r = NULL;
+		int id = tier_node_id(node);
+		size_t n = 0;
+		bool top;
+		int e;
+
+		if (!tier_node_has_memory(node))
+			continue;
+		e = tier_damon_node_ranges(procfs_root ?: "/proc", id, &r, &n);
+		if (e == -ENOENT)
+			continue;
+		if (e < 0)
+			return e;
+		top = tier_node_is_toptier(node);
+		e = ranges_append(top ? &fast : &slow, top ? &n_fast : &n_slow, r, n);
+		if (e < 0)
+			return e;
+		/* migrate to the largest node of each tier */
+		if (top && tier_node_mem_total(node) > fast_best) {
+			fast_best = tier_node_mem_total(node);
+			fast_nid = id;
+		} else if (!top && tier_node_mem_total(node) > slow_best) {
+			slow_best = tier_node_mem_total(node);
+			slow_nid = id;
+		}
+	}
+	if (fast_nid < 0 || slow_nid < 0)
+		return -ENODEV;
+	qsort(fast, n_fast, sizeof(*fast), range_cmp);
+	qsort(slow, n_slow, sizeof(*slow), range_cmp);
+	args->fast_nid = fast_nid;
+	args->slow_nid = slow_nid;
+	args->fast = fast;
+	args->n_fast = n_fast;
+	args->slow = slow;
+	args->n_slow = n_slow;
+	*ret_fast = TAKE_PTR(fast);
+	*ret_slow = TAKE_PTR(slow);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The driver
+ * ------------------------------------------------------------------------ */
+
+struct damon_driver {
+	struct tier_damon *d;
+	int run_fd;
+	char *memcg_prefix;
+	int fast_nid, slow_nid;
+	struct tier_damon_range *fast, *slow;
+	size_t n_fast, n_slow;
+	struct tier_damon_range *regions;	/* the target's: both tiers, split */
+	size_t n_regions;
+	/* the addr filters that confine a scheme to one tier */
+	struct tier_damon_filter *fast_filters, *slow_filters;
+	size_t n_fast_filters, n_slow_filters;
+	damon_log_fn log;
+	void *userdata;
+
+	bool have;			/* a kdamond of ours: index */
+	unsigned index;
+	bool running;
+	struct tier_damon_owner owner;
+	struct damon_plan committed;	/* what it runs (memcgs and kinds) */
+	bool committed_valid;
+	uint64_t *goals;		/* the current values committed, per scheme */
+	bool said_busy;
+	struct damon_stats st;
+};
+
+_printf_(4, 5) static void dlog(const struct damon_driver *drv, int priority, int error,
+				const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+	int k;
+
+	if (!drv->log)
+		return;
+	if (error)
+		errno = error < 0 ? -error : error;
+	va_start(ap, fmt);
+	k = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return;
+	drv->log(drv->userdata, priority, error, msg);
+}
+
+/*
+ * addr filters that leave only the pages of ranges (sorted): out of
+ * [first start, last end) (matching N), and each gap (matching Y).
+ */
+static int tier_filters(const struct tier_damon_range *r, size_t n, struct tier_damon_filter **ret,
+			size_t *ret_n)
+{
+	struct tier_damon_filter *f;
+	size_t k = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	f = calloc(n + 1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f[k++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ADDR, .matching = false,
+					     .addr = { r[0].start, r[n - 1].end } };
+	for (size_t i = 1; i < n; i++)
+		if (r[i].start > r[i - 1].end)
+			f[k++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ADDR,
+							     .matching = true,
+							     .addr = { r[i - 1].end, r[i].start } };
+	*ret = f;
+	*ret_n = k;
+	return 0;
+}
+
+int damon_driver_new(const struct damon_driver_args *args, struct damon_driver **ret)
+{
+	struct damon_driver *drv;
+	_cleanup_free_ struct tier_damon_range *all = NULL;
+	size_t n_all = 0, m = 0;
+	uint64_t total = 0, chunk;
+	int r;
+
+	if (!args || !args->n_fast || !args->n_slow)
+		return -EINVAL;
+	drv = calloc(1, sizeof(*drv));
+	if (!drv)
+		return -ENOMEM;
+	drv->run_fd = args->run_fd;
+	drv->fast_nid = args->fast_nid;
+	drv->slow_nid = args->slow_nid;
+	drv->log = args->log;
+	drv->userdata = args->userdata;
+	drv->memcg_prefix = strdup(args->memcg_prefix ?: "");
+	r = drv->memcg_prefix ? 0 : -ENOMEM;
+	if (r == 0)
+		r = ranges_append(&drv->fast, &drv->n_fast, args->fast, args->n_fast);
+	if (r == 0)
+		r = ranges_append(&drv->slow, &drv->n_slow, args->slow, args->n_slow);
+	if (r == 0)
+		r = tier_filters(drv->fast, drv->n_fast, &drv->fast_filters, &drv->n_fast_filters);
+	if (r == 0)
+		r = tier_filters(drv->slow, drv->n_slow, &drv->slow_filters, &drv->n_slow_filters);
+	/* the target's regions: both tiers, merged where they touch, cut in
+	 * pieces of at least 2 MB and at most DAMON_INIT_REGIONS of them */
+	if (r == 0)
+		r = ranges_append(&all, &n_all, drv->fast, drv->n_fast);
+	if (r == 0)
+		r = ranges_append(&all, &n_all, drv->slow, drv->n_slow);
+	if (r < 0)
+		goto fail;
+	qsort(all, n_all, sizeof(*all), range_cmp);
+	for (size_t i = 0; i < n_all; i++) {
+		if (m > 0 && all[i].start <= all[m - 1].end) {
+			if (all[i].end > all[m - 1].end)
+				all[m - 1].end = all[i].end;
+			continue;
+		}
+		all[m++] = all[i];
+	}
+	for (size_t i = 0; i < m; i++)
+		total += all[i].end - all[i].start;
+	chunk = total / DAMON_INIT_REGIONS;
+	chunk = (chunk + DAMON_CHUNK_MIN - 1) / DAMON_CHUNK_MIN * DAMON_CHUNK_MIN;
+	if (chunk < DAMON_CHUNK_MIN)
+		chunk = DAMON_CHUNK_MIN;
+	r = tier_damon_ranges_split(all, m, chunk, &drv->regions, &drv->n_regions);
+	if (r < 0)
+		goto fail;
+	r = tier_damon_open(args->sysfs_root ?: "/sys", args->procfs_root ?: "/proc", &drv->d);
+	if (r < 0)
+		goto fail;
+	*ret = drv;
+	return 0;
+fail:
+	damon_driver_free(drv);
+	return r;
+}
+
+void damon_driver_free(struct damon_driver *drv)
+{
+	if (!drv)
+		return;
+	tier_damon_free(drv->d);
+	damon_plan_done(&drv->committed);
+	free(drv->goals);
+	free(drv->memcg_prefix);
+	free(drv->fast);
+	free(drv->slow);
+	free(drv->regions);
+	free(drv->fast_filters);
+	free(drv->slow_filters);
+	free(drv);
+}
+
+void damon_driver_stats(const struct damon_driver *drv, struct damon_stats *ret)
+{
+	*ret = drv->st;
+	ret->have_kdamond = drv->have;
+	ret->running = drv->have && drv->running;
+	ret->index = drv->index;
+	ret->pid = drv->have && drv->running ? drv->owner.pid : -1;
+	ret->n_schemes = drv->committed_valid ? drv->committed.n : 0;
+}
+
+static void forget(struct damon_driver *drv)
+{
+	drv->have = drv->running = false;
+	drv->committed_valid = false;
+	damon_plan_done(&drv->committed);
+	if (drv->run_fd >= 0)
+		(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
+}
+
+int damon_driver_reclaim(struct damon_driver *drv)
+{
+	struct tier_damon_owner rec;
+	bool running = false;
+	int r;
+
+	if (drv->run_fd < 0)
+		return 0;
+	r = tier_damon_owner_load(drv->run_fd, DAMON_OWNER_NAME, &rec);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot read the record of a previous tierd's "
+		     "kdamond (%s): %m; removing it, leaving every kdamond alone",
+		     DAMON_OWNER_NAME);
+		(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
+		return 0;
+	}
+	r = tier_damon_reclaim(drv->d, &rec, &running);
+	if (r == -ESTALE) {
+		dlog(drv, LOG_NOTICE, 0, "DAMON: kdamond %u of the record is not a previous tierd's "
+		     "any more (renumbered, restarted or rewritten by someone else); leaving it "
+		     "alone", rec.index);
+		(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
+		return 0;
+	}
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamond %u of the record: %m; "
+		     "leaving it alone", rec.index);
+		return 0;
+	}
+	drv->have = true;
+	drv->index = rec.index;
+	drv->running = running;
+	drv->owner = rec;
+	dlog(drv, LOG_INFO, 0, "DAMON: took over kdamond %u of a previous tierd (%s%d)", rec.index,
+	     running ? "running, pid " : "stopped", running ? rec.pid : 0);
+	return 0;
+}
+
+/* Our kdamond is still ours (someone may have stopped it, or rewritten
+ * nr_kdamonds since); if not, forget it. */
+static int check_ours(struct damon_driver *drv)
+{
+	bool running;
+	int r;
+
+	if (!drv->have)
+		return 0;
+	r = tier_damon_reclaim(drv->d, &drv->owner, &running);
+	if (r == -ESTALE) {
+		dlog(drv, LOG_WARNING, 0, "DAMON: kdamond %u is not ours any more (someone stopped "
+		     "it and rewrote nr_kdamonds, or started their own there); leaving it alone",
+		     drv->index);
+		forget(drv);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (drv->running && !running) {
+		dlog(drv, LOG_NOTICE, 0, "DAMON: kdamond %u was stopped (not by tierd); starting "
+		     "it again", drv->index);
+		drv->committed_valid = false;
+	}
+	drv->running = running;
+	return 0;
+}
+
+/* The scheme of want w (filters in buf, at least n_slow/n_fast + 1). */
+static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char **memcg_path,
+		     struct tier_damon_filter *buf, struct tier_damon_goal *goal,
+		     struct tier_damon_scheme *ret)
+{
+	bool promote = w->kind == DAMON_PROMOTE;
+	const struct tier_damon_filter *tf = promote ? drv->slow_filters : drv->fast_filters;
+	size_t n_tf = promote ? drv->n_slow_filters : drv->n_fast_filters;
+	struct tier_damon_scheme s = {
+		.action = promote ? TIER_DAMON_MIGRATE_HOT : TIER_DAMON_MIGRATE_COLD,
+		.target_nid = promote ? drv->fast_nid : drv->slow_nid,
+		.sz = { DAMON_PAGE, UINT64_MAX },
+		.nr_accesses = { promote ? 1 : 0, UINT64_MAX },
+		.age = { promote ? 0 : DAMON_COLD_MIN_AGE, UINT64_MAX },
+		.filters = buf,
+		.nr_filters = n_tf + 1,
+	};
+
+	if (asprintf(memcg_path, "%s%s", drv->memcg_prefix, w->memcg) < 0)
+		return -ENOMEM;
+	memcpy(buf, tf, n_tf * sizeof(*tf));
+	buf[n_tf] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG, .matching = false,
+						.memcg_path = *memcg_path };
+	if (!promote) {
+		/* the coldest first, as much as the goal asks */
+		s.quota_bytes = DAMON_DEMOTE_MAX_BYTES;
+		s.quota_reset_interval_ms = DAMON_DEMOTE_RESET_MS;
+		s.weight_nr_accesses = 1000;
+		s.weight_age = 1000;
+		*goal = (struct tier_damon_goal){ .metric = TIER_DAMON_GOAL_USER_INPUT,
+						  .target_value = DAMON_GOAL_TARGET,
+						  .current_value = w->goal_current };
+		s.goals = goal;
+		s.nr_goals = 1;
+	}
+	*ret = s;
+	return 0;
+}
+
+static int stage(struct damon_driver *drv, const struct damon_plan *plan, uint64_t *ret_fp)
+{
+	size_t n = plan->n, nf = (drv->n_slow_filters > drv->n_fast_filters ? drv->n_slow_filters
+									      : drv->n_fast_filters) + 1;
+	_cleanup_free_ struct tier_damon_scheme *schemes = calloc(n ?: 1, sizeof(*schemes));
+	_cleanup_free_ struct tier_damon_filter *filters = calloc((n ?: 1) * nf, sizeof(*filters));
+	_cleanup_free_ struct tier_damon_goal *goals = calloc(n ?: 1, sizeof(*goals));
+	_cleanup_free_ char **paths = calloc(n ?: 1, sizeof(*paths));
+	struct tier_damon_config cfg = {
+		.sample_us = DAMON_SAMPLE_US,
+		.aggr_us = DAMON_AGGR_US,
+		.update_us = DAMON_UPDATE_US,
+		.min_nr_regions = DAMON_MIN_NR_REGIONS,
+		.max_nr_regions = DAMON_MAX_NR_REGIONS,
+		.regions = drv->regions,
+		.nr_regions = drv->n_regions,
+		.schemes = schemes,
+		.nr_schemes = n,
+	};
+	int r = 0;
+
+	if (!schemes || !filters || !goals || !paths)
+		return -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = scheme_of(drv, &plan->w[i], &paths[i], &filters[i * nf], &goals[i], &schemes[i]);
+	if (r >= 0)
+		r = tier_damon_stage(drv->d, drv->index, &cfg, ret_fp);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	return r;
+}
+
+static int plan_copy(const struct damon_plan *src, struct damon_plan *dst)
+{
+	struct damon_plan p = { .n = src->n };
+
+	p.w = calloc(src->n ?: 1, sizeof(*p.w));
+	if (!p.w)
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n; i++) {
+		p.w[i] = src->w[i];
+		p.w[i].memcg = strdup(src->w[i].memcg);
+		if (!p.w[i].memcg) {
+			p.n = i;
+			damon_plan_done(&p);
+			return -ENOMEM;
+		}
+	}
+	damon_plan_done(dst);
+	*dst = p;
+	return 0;
+}
+
+static void record_save(struct damon_driver *drv, uint64_t fp)
+{
+	struct tier_damon_owner o;
+	int r;
+
+	r = tier_damon_owner_of(drv->d, drv->index, fp, &o);
+	if (r == 0) {
+		drv->owner = o;
+		if (drv->run_fd >= 0)
+			r = tier_damon_owner_save(drv->run_fd, DAMON_OWNER_NAME, &o);
+	}
+	if (r < 0)
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot record kdamond %u as ours in the run "
+		     "directory: %m; a tierd started after a crash of this one will leave it "
+		     "alone", drv->index);
+}
+
+static const char *start_error(int r)
+{
+	switch (r) {
+	case -EBUSY:
+		return "DAMON is busy (DAMON_RECLAIM or DAMON_LRU_SORT enabled, or a concurrent "
+		       "user of its sysfs)";
+	case -ENOMEM:
+		return "the kernel refused the input (a memcg_path that names no cgroup: one went "
+		       "away)";
+	case -EINVAL:
+		return "the kernel refused the input";
+	default:
+		return "writing state failed";
+	}
+}
+
+int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
+{
+	uint64_t fp = 0;
+	bool added = false;
+	int r;
+
+	r = check_ours(drv);
+	if (r < 0)
+		goto fail;
+	if (drv->have && drv->running && drv->committed_valid && damon_plan_same(plan, &drv->committed))
+		return 0;
+	if (!drv->have) {
+		if (plan->n == 0)
+			return 0;
+		r = tier_damon_kdamond_add(drv->d, &drv->index);
+		if (r == -EBUSY) {
+			if (!drv->said_busy)
+				dlog(drv, LOG_WARNING, 0, "DAMON: another kdamond runs (an admin's or "
+				     "another program's), so tierd cannot add its own "
+				     "(nr_kdamonds cannot change while one runs); no tiering through "
+				     "DAMON until it stops, retrying on every rebalance");
+			drv->said_busy = true;
+			drv->st.n_failures++;
+			return r;
+		}
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot add a kdamond: %m; no tiering "
+			     "through DAMON, retrying on every rebalance");
+			drv->st.n_failures++;
+			return r;
+		}
+		drv->said_busy = false;
+		drv->have = true;
+		drv->running = false;
+		added = true;
+		dlog(drv, LOG_INFO, 0, "DAMON: added kdamond %u, tierd's own", drv->index);
+	}
+	r = stage(drv, plan, &fp);
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot stage %zu schemes in kdamond %u: %m; it "
+		     "keeps running what it had, retrying", plan->n, drv->index);
+		goto fail;
+	}
+	/* the record before it runs: a crash in between leaves a stopped
+	 * kdamond with our input, which the next tierd takes over */
+	if (added)
+		record_save(drv, fp);
+	if (drv->running) {
+		r = tier_damon_commit(drv->d, drv->index);
+		if (r == -ESRCH) {
+			dlog(drv, LOG_WARNING, 0, "DAMON: the kernel refused the new input of kdamond "
+			     "%u (a cgroup went away before the commit) and stopped it; starting it "
+			     "again with the next plan", drv->index);
+			drv->running = false;
+			drv->committed_valid = false;
+			goto fail;
+		}
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: commit to kdamond %u failed: %m; it keeps "
+			     "running what it had, retrying", drv->index);
+			goto fail;
+		}
+		drv->st.n_commits++;
+	} else {
+		r = tier_damon_start(drv->d, drv->index);
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot start kdamond %u: %s (%m); no "
+			     "tiering through DAMON, retrying", drv->index, start_error(r));
+			goto fail;
+		}
+		drv->running = true;
+		drv->st.n_starts++;
+	}
+	record_save(drv, fp);
+	r = plan_copy(plan, &drv->committed);
+	if (r < 0)
+		return r;
+	free(drv->goals);
+	drv->goals = calloc(plan->n ?: 1, sizeof(*drv->goals));
+	if (!drv->goals)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++)
+		drv->goals[i] = plan->w[i].goal_current;
+	drv->committed_valid = true;
+	dlog(drv, LOG_INFO, 0, "DAMON: kdamond %u (pid %d) runs %zu schemes", drv->index,
+	     drv->owner.pid, plan->n);
+	return 0;
+fail:
+	drv->st.n_failures++;
+	return r;
+}
+
+int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan)
+{
+	bool changed = false;
+	int r;
+
+	if (!drv->have || !drv->running || !drv->committed_valid ||
+	    !damon_plan_same(plan, &drv->committed))
+		return 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		if (plan->w[i].kind != DAMON_DEMOTE || plan->w[i].goal_current == drv->goals[i])
+			continue;
+		r = tier_damon_goal_set_current(drv->d, drv->index, i, 0, plan->w[i].goal_current);
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot set the goal of scheme %zu: %m, "
+			     "ignoring", i);
+			drv->st.n_failures++;
+			return r;
+		}
+		drv->goals[i] = plan->w[i].goal_current;
+		changed = true;
+	}
+	if (!changed)
+		return 0;
+	r = tier_damon_commit_goals(drv->d, drv->index);
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
+		     "ignoring", drv->index);
+		drv->st.n_failures++;
+		return r;
+	}
+	drv->st.n_goal_commits++;
+	return 0;
+}
+
+int damon_driver_stop(struct damon_driver *drv)
+{
+	int r = 0;
+
+	if (!drv || !drv->have)
+		return 0;
+	if (check_ours(drv) == 0 && drv->have && drv->running) {
+		r = tier_damon_stop(drv->d, drv->index);
+		if (r < 0)
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot stop kdamond %u: %m", drv->index);
+		else
+			dlog(drv, LOG_INFO, 0, "DAMON: stopped kdamond %u", drv->index);
+	}
+	if (r == 0 && drv->have)
+		forget(drv);
+	return r;
+}
+
+/* ------------------------------------------------------------------------
+ * kernel.numa_balancing
+ * ------------------------------------------------------------------------ */
+
+static int sysctl_read(const char *procfs_root, uint64_t *ret)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	char buf[32];
+	ssize_t n;
+
+	if (asprintf(&path, "%s/sys/kernel/numa_balancing", procfs_root ?: "/proc") < 0)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return parse_u64_str(buf, ret);
+}
+
+static int sysctl_write(const char *procfs_root, uint64_t v)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -1;
+	char buf[32];
+	int k;
+
+	if (asprintf(&path, "%s/sys/kernel/numa_balancing", procfs_root ?: "/proc") < 0)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	k = snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	if (write(fd, buf, (size_t)k) != k)
+		return -errno ?: -EIO;
+	return 0;
+}
+
+_printf_(5, 6) static void slog(damon_log_fn log, void *userdata, int priority, int error,
+				const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+	int k;
+
+	if (!log)
+		return;
+	if (error)
+		errno = error < 0 ? -error : error;
+	va_start(ap, fmt);
+	k = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (k >= 0)
+		log(userdata, priority, error, msg);
+}
+
+int damon_sysctl_check(const char *procfs_root, int run_fd, bool set_off, damon_log_fn log,
+		       void *userdata)
+{
+	uint64_t v, saved;
+	char buf[32];
+	int r;
+
+	r = sysctl_read(procfs_root, &v);
+	if (r < 0) {
+		slog(log, userdata, LOG_DEBUG, r, "DAMON: cannot read kernel.numa_balancing: %m");
+		return 0;
+	}
+	/* a value saved by a tierd that did not get to restore it is the one
+	 * to restore, not the 0 it left */
+	if (run_fd >= 0 && read_small_at(run_fd, DAMON_SYSCTL_SAVED_NAME, buf, sizeof(buf)) == 0 &&
+	    parse_u64_str(buf, &saved) == 0 && v == 0)
+		v = saved;
+	if (v == 0)
+		return 0;
+	if (!set_off) {
+		slog(log, userdata, LOG_WARNING, 0, "DAMON: kernel.numa_balancing is %" PRIu64 ": "
+		     "the kernel %s every cgroup's pages itself, behind DAMON's back and whatever "
+		     "their class; numa_balancing_sysctl = off in [daemon] lets tierd set it to 0 "
+		     "while it runs", v, v & 2 ? "promotes" : "balances");
+		return 0;
+	}
+	if (run_fd >= 0) {
+		_cleanup_close_ int fd = -1;
+		int k = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", v);
+
+		fd = openat(run_fd, DAMON_SYSCTL_SAVED_NAME,
+			    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || write(fd, buf, (size_t)k) != k) {
+			r = -errno;
+			slog(log, userdata, LOG_WARNING, r, "DAMON: cannot save kernel.numa_balancing "
+			     "in the run directory: %m; leaving it at %" PRIu64, v);
+			return 0;
+		}
+	}
+	r = sysctl_write(procfs_root, 0);
+	if (r < 0) {
+		slog(log, userdata, LOG_WARNING, r, "DAMON: cannot set kernel.numa_balancing to 0: "
+		     "%m; the kernel keeps moving pages behind DAMON's back");
+		return 0;
+	}
+	slog(log, userdata, LOG_NOTICE, 0, "DAMON: kernel.numa_balancing %" PRIu64 " -> 0 "
+	     "(numa_balancing_sysctl = off), restored when tierd exits", v);
+	return 0;
+}
+
+int damon_sysctl_restore(const char *procfs_root, int run_fd, damon_log_fn log, void *userdata)
+{
+	uint64_t saved;
+	char buf[32];
+	int r;
+
+	if (run_fd < 0 || read_small_at(run_fd, DAMON_SYSCTL_SAVED_NAME, buf, sizeof(buf)) < 0 ||
+	    parse_u64_str(buf, &saved) < 0)
+		return 0;
+	r = sysctl_write(procfs_root, saved);
+	if (r < 0) {
+		slog(log, userdata, LOG_WARNING, r, "DAMON: cannot restore kernel.numa_balancing "
+		     "to %" PRIu64 ": %m; kept in the run directory for the next start", saved);
+		return r;
+	}
+	(void)unlinkat(run_fd, DAMON_SYSCTL_SAVED_NAME, 0);
+	slog(log, userdata, LOG_NOTICE, 0, "DAMON: kernel.numa_balancing restored to %" PRIu64,
+	     saved);
+	return 0;
+}

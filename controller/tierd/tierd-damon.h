@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tierd-damon: the DAMON backend of tierd (stock kernels), on lib/damon.c.
+ *
+ * One kdamond of tierd's own, one paddr context whose target covers the
+ * fast and the slow tier, and per memcg it serves:
+ *   - promote: a migrate_hot scheme, target_nid a fast node, filtered to the
+ *     slow tier's physical window (addr filters) and to that memcg alone;
+ *     for every memcg whose effective mode (the most restrictive of its
+ *     managed ancestors' class modes, as memory.numa_balancing would be) is
+ *     promote or full, unless fairness holds its promotion off;
+ *   - demote: a migrate_cold scheme, target_nid a slow node, filtered to the
+ *     fast tier's window and to the memcg, whose byte quota follows a
+ *     user_input goal: for every memcg below a cgroup with a fair-share
+ *     target, the goal's current value is set from that cgroup's fast-tier
+ *     bytes against its target on every rebalance.
+ * 6.12's memcg filter matches one memcg exactly, so a class on an inner
+ * cgroup gets one scheme per memcg of its subtree that holds pages (memory.current > 0),
+ * the cgroup itself included.
+ *
+ * Two layers, as tierd-fair: damon_plan_build() is pure (the managed
+ * cgroups, the memcgs with pages and fairness's decisions in, the scheme
+ * set out), so each case is a unit test; struct damon_driver does the I/O
+ * (the kdamond, the ownership record, stage/commit/start, goals).
+ */
+#ifndef TIERD_DAMON_H
+#define TIERD_DAMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tier.h>
+
+#include "damon.h"
+#include "tier-internal.h"
+
+/* In the run directory: which kdamond is ours (lib/damon.h, ownership), and
+ * kernel.numa_balancing as it was before numa_balancing_sysctl = off. */
+#define DAMON_OWNER_NAME "damon-owner"
+#define DAMON_SYSCTL_SAVED_NAME "numa-balancing-saved"
+
+/* At most this many schemes (one per memcg and action): beyond, the rest is
+ * left out and said so.  DAMON walks a hot region once per scheme. */
+#define DAMON_SCHEMES_MAX 2048
+
+/* Promotion and demotion overlap around the target (basis points), so
+ * hot and cold pages keep being exchanged there (as upstream's per-memcg
+ * tiering does): demotion works above target x (1 - overlap). */
+#define DAMON_OVERLAP_BP 200
+
+/* The demotion goal: target_value, and the largest current_value
+ * (score 2: the kernel's quota falls to its minimum). */
+#define DAMON_GOAL_TARGET 10000
+#define DAMON_GOAL_MAX 20000
+
+enum damon_kind {
+	DAMON_PROMOTE,
+	DAMON_DEMOTE,
+};
+
+/* Inputs of the plan.  Paths are tierd's (below its cgroup root). */
+struct damon_managed {
+	const char *path;
+	enum tier_mode mode;		/* the class's mode (INHERIT: sets none) */
+};
+
+struct damon_fair {
+	const char *path;		/* a cgroup that shares the fast tier */
+	uint64_t target;		/* its target (bytes), 0: none */
+	uint64_t fast_bytes;
+	bool throttled;			/* above target x (1 + h): promotion held off */
+};
+
+/* One scheme of the plan. */
+struct damon_want {
+	char *memcg;			/* tierd path of the memcg it is filtered to */
+	enum damon_kind kind;
+	uint64_t goal_current;		/* DEMOTE: the user_input goal's current value */
+};
+
+struct damon_plan {
+	struct damon_want *w;		/* sorted by memcg, then kind */
+	size_t n;
+	size_t n_dropped;		/* left out beyond DAMON_SCHEMES_MAX */
+};
+
+void damon_plan_done(struct damon_plan *p);
+
+/*
+ * Pure.  managed: the managed cgroups; memcgs: every cgroup below one of
+ * them (or one of them) that holds pages, each once; fair: fairness's
+ * decisions of the last round (may be n_fair 0).  A memcg gets a PROMOTE
+ * scheme when its effective mode is promote or full and the fair sharer
+ * above it (or it) is not throttled; a DEMOTE scheme when that sharer has
+ * a target.  -ENOMEM, -EINVAL.
+ */
+int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
+		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
+		     size_t n_fair, struct damon_plan *ret);
+/* Same schemes (memcg and kind, in order)?  Goal values do not count. */
+bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b);
+/* The demotion goal's current value of a sharer with this target and fast
+ * bytes: DAMON_GOAL_TARGET x target x (1 - overlap) / fast, capped. */
+uint64_t damon_goal_current(uint64_t target, uint64_t fast_bytes);
+
+/*
+ * The memcgs with pages below (and including) each managed cgroup whose
+ * class sets a mode or that shares the fast tier, read from the tree at
+ * root_fd (tierd's cgroup root): a malloc'ed strv, sorted, unique.
+ */
+int damon_memcgs_collect(int root_fd, const struct damon_managed *managed, size_t n_managed,
+			 const struct damon_fair *fair, size_t n_fair, char ***ret,
+			 size_t *ret_n);
+
+/*
+ * The prefix of tierd's cgroup root below the cgroup2 mount's root (what
+ * DAMON's memcg_path is relative to): "" when the root is the mount point,
+ * from <procfs>/self/mountinfo.  Not a cgroup2 mount (a fake tree): "".
+ */
+int damon_memcg_prefix(const char *procfs_root, const char *cgroup_root, char **ret);
+
+/* ------------------------------------------------------------------------
+ * The driver
+ * ------------------------------------------------------------------------ */
+
+typedef void (*damon_log_fn)(void *userdata, int priority, int error, const char *message);
+
+struct damon_driver;
+
+struct damon_driver_args {
+	const char *sysfs_root, *procfs_root;
+	int run_fd;			/* the run directory (the record), -1: none */
+	const char *memcg_prefix;	/* damon_memcg_prefix() */
+	int fast_nid, slow_nid;		/* migrate targets */
+	/* the physical ranges of the fast and of the slow tier's nodes */
+	const struct tier_damon_range *fast, *slow;
+	size_t n_fast, n_slow;
+	damon_log_fn log;
+	void *userdata;
+};
+
+/* The nodes and their ranges from the topology and <proc>/zoneinfo:
+ * fills args' nids and ranges (malloc'ed: free() *ret_fast, *ret_slow). */
+int damon_layout_read(const struct tier_topology *topo, const char *procfs_root,
+		      struct damon_driver_args *args, struct tier_damon_range **ret_fast,
+		      struct tier_damon_range **ret_slow);
+
+/* -ENOENT without DAMON's sysfs. */
+int damon_driver_new(const struct damon_driver_args *args, struct damon_driver **ret);
+void damon_driver_free(struct damon_driver *drv);
+
+/*
+ * A previous tierd's kdamond, from the record: ours (running or stopped)
+ * is taken over, anything else forgotten and left alone.  Logged.
+ */
+int damon_driver_reclaim(struct damon_driver *drv);
+
+/*
+ * Make the kdamond run plan: nothing if it runs it already; else (ownership
+ * checked first) stage and commit, or stage and start, adding the kdamond
+ * first if there is none of ours (only while no one's runs: -EBUSY, said
+ * once).  An empty plan with no kdamond of ours yet adds none.  0 or a
+ * negative errno (logged); the kdamond keeps what it had unless the kernel
+ * refused the input (-ESRCH: it stopped; the next call starts it again).
+ */
+int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan);
+
+/* The goals of the running plan (same schemes as the last apply): writes
+ * the current values that changed and commits them once. */
+int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan);
+
+/* Stop our kdamond and remove the record (tierd exits). */
+int damon_driver_stop(struct damon_driver *drv);
+
+struct damon_stats {
+	bool have_kdamond, running;
+	unsigned index;
+	int pid;
+	size_t n_schemes;
+	uint64_t n_commits, n_starts, n_goal_commits, n_failures;
+};
+void damon_driver_stats(const struct damon_driver *drv, struct damon_stats *ret);
+
+/*
+ * kernel.numa_balancing under the damon backend: with 1, 2 or 3 the kernel
+ * moves pages behind DAMON's back (logged).  With set_off, it is set to 0
+ * and the old value kept in the run directory (run_fd, may be -1) so that
+ * damon_sysctl_restore() (also after a crash and restart) puts it back.
+ */
+int damon_sysctl_check(const char *procfs_root, int run_fd, bool set_off, damon_log_fn log,
+		       void *userdata);
+int damon_sysctl_restore(const char *procfs_root, int run_fd, damon_log_fn log, void *userdata);
+
+#endif

@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tierd's DAMON backend (controller/tierd/tierd-damon.c): the scheme set a
+ * table of managed cgroups gives (pure), the memcgs with pages of a fake
+ * cgroup tree, the memcg prefix from a fake mountinfo, fairness's DAMON
+ * method, and the driver on a fake DAMON sysfs tree (one kdamond of ours,
+ * one commit per change, a record a restart takes back, someone else's
+ * kdamond never touched).
+ *
+ * The fake sysfs cannot make directories when a count file is written:
+ * each driver test creates what 6.12 would have after those writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "tierd-damon.h"
+#include "tierd-fair.h"
+
+#define ADMIN "sys/kernel/mm/damon/admin"
+
+/* ------------------------------------------------------------------------
+ * The plan
+ * ------------------------------------------------------------------------ */
+
+static const char *want_str(const struct damon_plan *p, size_t i)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s %s", p->w[i].kind == DAMON_PROMOTE ? "promote" : "demote",
+		 p->w[i].memcg);
+	return buf;
+}
+
+/* The plan as "kind memcg" lines, for one assert per case. */
+static char *plan_text(const struct damon_plan *p)
+{
+	char *s = strdup("");
+
+	for (size_t i = 0; i < p->n; i++) {
+		char *n;
+
+		ck_assert(asprintf(&n, "%s%s\n", s, want_str(p, i)) >= 0);
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
+START_TEST(test_plan_modes)
+{
+	/* a class on an inner cgroup covers its memcgs with pages; a child
+	 * class can only restrict; off and inherit get nothing */
+	const struct damon_managed managed[] = {
+		{ "/kubepods/pod-a", TIER_MODE_PROMOTE },
+		{ "/kubepods/pod-a/ctr-off", TIER_MODE_OFF },
+		{ "/db", TIER_MODE_FULL },
+		{ "/batch", TIER_MODE_OFF },
+		{ "/plain", TIER_MODE_INHERIT },
+	};
+	const char *memcgs[] = {
+		"/kubepods/pod-a", "/kubepods/pod-a/ctr1", "/kubepods/pod-a/ctr2",
+		"/kubepods/pod-a/ctr-off", "/kubepods/pod-ab", "/db", "/batch", "/plain",
+		"/unmanaged",
+	};
+	struct damon_plan p = {};
+	_cleanup_free_ char *t = NULL;
+
+	ck_assert_int_eq(damon_plan_build(managed, ARRAY_SIZE(managed), memcgs, ARRAY_SIZE(memcgs),
+					  NULL, 0, &p), 0);
+	t = plan_text(&p);
+	ck_assert_str_eq(t, "promote /db\n"
+			    "promote /kubepods/pod-a\n"
+			    "promote /kubepods/pod-a/ctr1\n"
+			    "promote /kubepods/pod-a/ctr2\n");
+	ck_assert_uint_eq(p.n_dropped, 0);
+	damon_plan_done(&p);
+}
+END_TEST
+
+START_TEST(test_plan_fair)
+{
+	/* /a shares with a target: demotion for each of its memcgs, promotion
+	 * held off while throttled; /b has no target: promotion only */
+	const struct damon_managed managed[] = {
+		{ "/a", TIER_MODE_PROMOTE },
+		{ "/b", TIER_MODE_PROMOTE },
+		{ "/c", TIER_MODE_OFF },
+	};
+	const char *memcgs[] = { "/a", "/a/x", "/b", "/c" };
+	struct damon_fair fair[] = {
+		{ .path = "/a", .target = 100 << 20, .fast_bytes = 200 << 20 },
+		{ .path = "/b", .target = 0, .fast_bytes = 10 << 20 },
+		{ .path = "/c", .target = 50 << 20, .fast_bytes = 10 << 20 },
+	};
+	struct damon_plan p = {}, q = {};
+	_cleanup_free_ char *t = NULL, *u = NULL;
+
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 4, fair, 3, &p), 0);
+	t = plan_text(&p);
+	ck_assert_str_eq(t, "promote /a\ndemote /a\npromote /a/x\ndemote /a/x\npromote /b\n"
+			    "demote /c\n");
+	/* /a is at twice its target: the goal asks for demotion (score < 1) */
+	ck_assert_uint_eq(p.w[1].goal_current, damon_goal_current(100 << 20, 200 << 20));
+	ck_assert_uint_lt(p.w[1].goal_current, DAMON_GOAL_TARGET);
+	/* /c is below: the goal is met, the quota falls to its minimum */
+	ck_assert_uint_gt(p.w[5].goal_current, DAMON_GOAL_TARGET);
+
+	fair[0].throttled = true;
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 4, fair, 3, &q), 0);
+	u = plan_text(&q);
+	ck_assert_str_eq(u, "demote /a\ndemote /a/x\npromote /b\ndemote /c\n");
+	ck_assert(!damon_plan_same(&p, &q));
+	damon_plan_done(&q);
+
+	/* only the goals move: the same scheme set (goals, no commit) */
+	fair[0].throttled = false;
+	fair[0].fast_bytes = 90 << 20;
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 4, fair, 3, &q), 0);
+	ck_assert(damon_plan_same(&p, &q));
+	ck_assert_uint_ne(p.w[1].goal_current, q.w[1].goal_current);
+	damon_plan_done(&q);
+	damon_plan_done(&p);
+}
+END_TEST
+
+START_TEST(test_goal_current)
+{
+	/* overlap: demotion goes on a little below the target */
+	ck_assert_uint_eq(damon_goal_current(10000, 0), DAMON_GOAL_MAX);
+	ck_assert_uint_eq(damon_goal_current(10000, 10000), 10000 - DAMON_OVERLAP_BP);
+	ck_assert_uint_eq(damon_goal_current(10000, 20000), (10000 - DAMON_OVERLAP_BP) / 2);
+	ck_assert_uint_eq(damon_goal_current(10000, 1), DAMON_GOAL_MAX);
+	/* no overflow at TB scale */
+	ck_assert_uint_eq(damon_goal_current(1ull << 42, 1ull << 43), (10000 - DAMON_OVERLAP_BP) / 2);
+}
+END_TEST
+
+START_TEST(test_plan_bounded)
+{
+	const struct damon_managed managed[] = { { "/", TIER_MODE_FULL } };
+	size_t n = DAMON_SCHEMES_MAX + 10;
+	char **memcgs = calloc(n, sizeof(*memcgs));
+	struct damon_plan p = {};
+
+	for (size_t i = 0; i < n; i++)
+		ck_assert(asprintf(&memcgs[i], "/c%05zu", i) >= 0);
+	ck_assert_int_eq(damon_plan_build(managed, 1, (const char *const *)memcgs, n, NULL, 0, &p), 0);
+	ck_assert_uint_eq(p.n, DAMON_SCHEMES_MAX);
+	ck_assert_uint_eq(p.n_dropped, 10);
+	damon_plan_done(&p);
+	for (size_t i = 0; i < n; i++)
+		free(memcgs[i]);
+	free(memcgs);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * The memcgs with pages, the prefix
+ * ------------------------------------------------------------------------ */
+
+static void cg_current(struct fx *fx, const char *path, const char *value)
+{
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), "cgroup%s/memory.current", path);
+	fx_write(fx->root, rel, value);
+}
+
+START_TEST(test_memcgs_collect)
+{
+	struct fx *fx = fx_new();
+	const struct damon_managed managed[] = {
+		{ "/pods", TIER_MODE_PROMOTE },
+		{ "/pods/p1", TIER_MODE_PROMOTE },	/* nested: walked once */
+		{ "/off", TIER_MODE_OFF },
+		{ "/gone", TIER_MODE_PROMOTE },
+	};
+	const struct damon_fair fair[] = {
+		{ .path = "/off", .target = 1 << 20 },
+		{ .path = "/notarget", .target = 0 },
+	};
+	_cleanup_close_ int root = -1;
+	char **v = NULL;
+	size_t n = 0;
+
+	cg_current(fx, "/pods", "0\n");
+	cg_current(fx, "/pods/p1", "0\n");
+	cg_current(fx, "/pods/p1/c1", "4096\n");
+	cg_current(fx, "/pods/p1/c2", "8192\n");
+	cg_current(fx, "/pods/p1/empty", "0\n");
+	cg_current(fx, "/pods/p2", "4096\n");
+	cg_current(fx, "/pods-x", "4096\n");	/* not below /pods */
+	cg_current(fx, "/off", "4096\n");
+	cg_current(fx, "/off/leaf", "4096\n");
+	cg_current(fx, "/notarget", "4096\n");
+	root = open(fx->cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(root, 0);
+	ck_assert_int_eq(damon_memcgs_collect(root, managed, ARRAY_SIZE(managed), fair,
+					      ARRAY_SIZE(fair), &v, &n), 0);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_str_eq(v[0], "/off");
+	ck_assert_str_eq(v[1], "/off/leaf");
+	ck_assert_str_eq(v[2], "/pods/p1/c1");
+	ck_assert_str_eq(v[3], "/pods/p1/c2");
+	ck_assert_str_eq(v[4], "/pods/p2");
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_memcg_prefix)
+{
+	struct fx *fx = fx_new();
+	char *p = NULL;
+
+	fx_write(fx->root, "proc/self/mountinfo",
+		 "22 1 0:21 / /sys rw - sysfs sysfs rw\n"
+		 "30 22 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+		 "40 1 0:26 /delegated /srv/cg rw - cgroup2 cgroup2 rw\n");
+	ck_assert_int_eq(damon_memcg_prefix(fx->proc, "/sys/fs/cgroup", &p), 0);
+	ck_assert_str_eq(p, "");
+	free(p);
+	ck_assert_int_eq(damon_memcg_prefix(fx->proc, "/sys/fs/cgroup/tierd.slice", &p), 0);
+	ck_assert_str_eq(p, "/tierd.slice");
+	free(p);
+	ck_assert_int_eq(damon_memcg_prefix(fx->proc, "/srv/cg/sub", &p), 0);
+	ck_assert_str_eq(p, "/delegated/sub");
+	free(p);
+	/* /sys/fs/cgroupx is not below /sys/fs/cgroup; a fake tree: "" */
+	ck_assert_int_eq(damon_memcg_prefix(fx->proc, "/sys/fs/cgroupx", &p), 0);
+	ck_assert_str_eq(p, "");
+	free(p);
+	fx_free(fx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * Fairness's DAMON method
+ * ------------------------------------------------------------------------ */
+
+START_TEST(test_fair_damon_method)
+{
+	struct fair_state *s = NULL;
+	struct fair_config cfg = {
+		.capacity = 1000 << 20,
+		.fast_capacity = 1000 << 20,
+		.total_capacity = 2000 << 20,
+		.hysteresis_bp = 500,
+		.now_usec = 1,
+		.method = FAIR_METHOD_DAMON,
+	};
+	struct fair_input in = {
+		.path = "/a",
+		.share = 100 << 20,
+		.fast_bytes = 200 << 20,
+		.demand = 300 << 20,
+		.class_sets_mode = true,
+		.class_mode = TIER_MODE_PROMOTE,
+	};
+	struct fair_decision d;
+
+	ck_assert_int_eq(fair_state_new(&s), 0);
+	ck_assert_int_eq(fair_decide(s, &cfg, 1, &in, &d), 0);
+	/* held off through DAMON: no knob, nothing to give back */
+	ck_assert(d.damon_off);
+	ck_assert(!d.throttled && !d.set_mode && !d.set_high && d.demote_bytes == 0);
+	ck_assert_uint_eq(fair_state_held(s), 0);
+	/* back below target x (1 - h) after the dwell: on again */
+	in.fast_bytes = 90 << 20;
+	cfg.now_usec = 1 + 1000000000ull;
+	ck_assert_int_eq(fair_decide(s, &cfg, 1, &in, &d), 0);
+	ck_assert(!d.damon_off);
+	ck_assert(d.state_changed);
+	fair_state_free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------
+ * The driver on a fake DAMON sysfs
+ * ------------------------------------------------------------------------ */
+
+static void kw(struct fx *fx, unsigned k, const char *fmt, const char *content, ...)
+	__attribute__((format(printf, 3, 5)));
+static void kw(struct fx *fx, unsigned k, const char *fmt, const char *content, ...)
+{
+	/* fmt: a path below kdamonds/<k>/ with %u/%zu from the varargs */
+	char rel[512], tail[400];
+	va_list ap;
+
+	va_start(ap, content);
+	vsnprintf(tail, sizeof(tail), fmt, ap);
+	va_end(ap);
+	snprintf(rel, sizeof(rel), ADMIN "/kdamonds/%u/%s", k, tail);
+	fx_write(fx->root, rel, content);
+}
+
+static char *kr(struct fx *fx, unsigned k, const char *tail)
+{
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), ADMIN "/kdamonds/%u/%s", k, tail);
+	return fx_read(fx->root, rel);
+}
+
+/* kdamonds/<k> as 6.12 shows it once its counts are what the driver will
+ * write: one context, one target, nr_regions, nr_schemes each with
+ * nr_filters filters and the demotion ones with a goal. */
+static void fake_kdamond(struct fx *fx, unsigned k, const char *state, int pid,
+			 unsigned nr_regions, unsigned nr_schemes, unsigned nr_filters)
+{
+	static const char *const sf[] = {
+		"action", "target_nid", "apply_interval_us", "access_pattern/sz/min",
+		"access_pattern/sz/max", "access_pattern/nr_accesses/min",
+		"access_pattern/nr_accesses/max", "access_pattern/age/min",
+		"access_pattern/age/max", "quotas/ms", "quotas/bytes", "quotas/reset_interval_ms",
+		"quotas/weights/sz_permil", "quotas/weights/nr_accesses_permil",
+		"quotas/weights/age_permil", "watermarks/metric",
+	};
+	char buf[32];
+
+	kw(fx, k, "state", state);
+	snprintf(buf, sizeof(buf), "%d\n", pid);
+	kw(fx, k, "pid", buf);
+	kw(fx, k, "contexts/nr_contexts", "1\n");
+	kw(fx, k, "contexts/0/operations", "vaddr\n");
+	kw(fx, k, "contexts/0/monitoring_attrs/intervals/sample_us", "0\n");
+	kw(fx, k, "contexts/0/monitoring_attrs/intervals/aggr_us", "0\n");
+	kw(fx, k, "contexts/0/monitoring_attrs/intervals/update_us", "0\n");
+	kw(fx, k, "contexts/0/monitoring_attrs/nr_regions/min", "0\n");
+	kw(fx, k, "contexts/0/monitoring_attrs/nr_regions/max", "0\n");
+	kw(fx, k, "contexts/0/targets/nr_targets", "1\n");
+	snprintf(buf, sizeof(buf), "%u\n", nr_regions);
+	kw(fx, k, "contexts/0/targets/0/regions/nr_regions", buf);
+	for (unsigned i = 0; i < nr_regions; i++) {
+		kw(fx, k, "contexts/0/targets/0/regions/%u/start", "0\n", i);
+		kw(fx, k, "contexts/0/targets/0/regions/%u/end", "0\n", i);
+	}
+	snprintf(buf, sizeof(buf), "%u\n", nr_schemes);
+	kw(fx, k, "contexts/0/schemes/nr_schemes", buf);
+	for (unsigned i = 0; i < nr_schemes; i++) {
+		for (size_t f = 0; f < ARRAY_SIZE(sf); f++) {
+			char t[200];
+
+			snprintf(t, sizeof(t), "contexts/0/schemes/%u/%s", i, sf[f]);
+			kw(fx, k, "%s", "0\n", t);
+		}
+		kw(fx, k, "contexts/0/schemes/%u/quotas/goals/nr_goals", "1\n", i);
+		kw(fx, k, "contexts/0/schemes/%u/quotas/goals/0/target_metric", "user_input\n", i);
+		kw(fx, k, "contexts/0/schemes/%u/quotas/goals/0/target_value", "0\n", i);
+		kw(fx, k, "contexts/0/schemes/%u/quotas/goals/0/current_value", "0\n", i);
+		snprintf(buf, sizeof(buf), "%u\n", nr_filters);
+		kw(fx, k, "contexts/0/schemes/%u/filters/nr_filters", buf, i);
+		for (unsigned j = 0; j < nr_filters; j++) {
+			static const char *const ff[] = { "type", "matching", "memcg_path",
+							  "addr_start", "addr_end" };
+
+			for (size_t f = 0; f < ARRAY_SIZE(ff); f++) {
+				char t[200];
+
+				snprintf(t, sizeof(t), "contexts/0/schemes/%u/filters/%u/%s", i, j,
+					 ff[f]);
+				kw(fx, k, "%s", "0\n", t);
+			}
+		}
+	}
+}
+
+static unsigned n_logged;
+static char last_log[1024];
+
+static const char *logged(void)
+{
+	return last_log;
+}
+
+static void test_log(void *userdata, int priority, int error, const char *message)
+{
+	n_logged++;
+	snprintf(last_log, sizeof(last_log), "%s", message);
+}
+
+/* Two nodes of 64 MB: node 0 fast at [0, 64M), node 1 slow at [64M, 128M). */
+static const struct tier_damon_range fast_r[] = { { 0, 64 << 20 } };
+static const struct tier_damon_range slow_r[] = { { 64 << 20, 128 << 20 } };
+
+static struct damon_driver *driver(struct fx *fx, int run_fd)
+{
+	struct damon_driver_args a = {
+		.sysfs_root = fx->sys,
+		.procfs_root = fx->proc,
+		.run_fd = run_fd,
+		.memcg_prefix = "",
+		.fast_nid = 0,
+		.slow_nid = 1,
+		.fast = fast_r,
+		.slow = slow_r,
+		.n_fast = 1,
+		.n_slow = 1,
+		.log = test_log,
+	};
+	struct damon_driver *drv = NULL;
+
+	ck_assert_int_eq(damon_driver_new(&a, &drv), 0);
+	return drv;
+}
+
+static void plan_of(struct damon_plan *p, const char *const *memcgs, size_t n)
+{
+	const struct damon_managed managed[] = { { "/", TIER_MODE_PROMOTE } };
+
+	ck_assert_int_eq(damon_plan_build(managed, 1, memcgs, n, NULL, 0, p), 0);
+}
+
+static void assert_file(struct fx *fx, unsigned k, const char *tail, const char *want)
+{
+	_cleanup_free_ char *v = kr(fx, k, tail);
+
+	ck_assert_msg(v, "%s missing", tail);
+	ck_assert_msg(!strcmp(v, want), "%s: '%s', want '%s'", tail, v, want);
+}
+
+START_TEST(test_driver_lifecycle)
+{
+	struct fx *fx = fx_new();
+	_cleanup_close_ int run_fd = -1;
+	struct damon_driver *drv;
+	struct damon_plan p = {}, q = {};
+	const char *two[] = { "/a", "/b" };
+	struct damon_stats st;
+	char rel[256];
+	unsigned nr_regions = 128 / 2;	/* 128 MB in pieces of 2 MB */
+
+	snprintf(rel, sizeof(rel), "%s/run", fx->root);
+	fx_mkdir(fx->root, "run");
+	run_fd = open(rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* someone else's kdamond 0, stopped, with their input */
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "1\n");
+	fake_kdamond(fx, 0, "off\n", -1, 1, 1, 0);
+	kw(fx, 0, "contexts/0/schemes/0/action", "stat\n");
+	/* ours, index 1, as nr_kdamonds 2 would make it (its pid shown ahead:
+	 * the fake cannot start a thread) */
+	fake_kdamond(fx, 1, "off\n", 4242, nr_regions, 2, 2);
+	drv = driver(fx, run_fd);
+
+	/* nothing to do: no kdamond added */
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	_cleanup_free_ char *nr = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
+	ck_assert_str_eq(nr, "1\n");
+
+	/* two memcgs: ours is added (nr_kdamonds 1 -> 2), staged, started */
+	plan_of(&p, two, 2);
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	free(nr);
+	nr = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
+	ck_assert_str_eq(nr, "2");
+	assert_file(fx, 1, "state", "on");
+	assert_file(fx, 1, "contexts/0/operations", "paddr");
+	assert_file(fx, 1, "contexts/0/schemes/0/action", "migrate_hot");
+	assert_file(fx, 1, "contexts/0/schemes/0/target_nid", "0");
+	/* the slow tier's window, then the memcg */
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/type", "addr");
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/matching", "N");
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/addr_start", "67108864");
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/addr_end", "134217728");
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/1/type", "memcg");
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/1/memcg_path", "/a");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/1/memcg_path", "/b");
+	/* the target covers both tiers */
+	assert_file(fx, 1, "contexts/0/targets/0/regions/0/start", "0");
+	assert_file(fx, 1, "contexts/0/targets/0/regions/63/end", "134217728");
+	/* someone else's: untouched */
+	assert_file(fx, 0, "state", "off\n");
+	assert_file(fx, 0, "contexts/0/schemes/0/action", "stat\n");
+	damon_driver_stats(drv, &st);
+	ck_assert(st.running && st.index == 1 && st.pid == 4242 && st.n_schemes == 2);
+	ck_assert_uint_eq(st.n_starts, 1);
+	ck_assert_uint_eq(st.n_commits, 0);
+
+	/* the same plan again: nothing written */
+	kw(fx, 1, "state", "on\n");
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	damon_driver_stats(drv, &st);
+	ck_assert_uint_eq(st.n_commits, 0);
+
+	/* a change: one commit */
+	{
+		const char *other[] = { "/a", "/c" };
+
+		plan_of(&q, other, 2);
+		ck_assert_int_eq(damon_driver_apply(drv, &q), 0);
+		assert_file(fx, 1, "state", "commit");
+		assert_file(fx, 1, "contexts/0/schemes/1/filters/1/memcg_path", "/c");
+		damon_driver_stats(drv, &st);
+		ck_assert_uint_eq(st.n_commits, 1);
+		damon_plan_done(&q);
+	}
+
+	/* a restart (the record): the next tierd takes kdamond 1 back */
+	kw(fx, 1, "state", "on\n");
+	{
+		struct damon_driver *drv2 = driver(fx, run_fd);
+
+		n_logged = 0;
+		ck_assert_int_eq(damon_driver_reclaim(drv2), 0);
+		ck_assert_strstr(logged(), "took over kdamond 1");
+		damon_driver_stats(drv2, &st);
+		ck_assert(st.have_kdamond && st.running && st.index == 1);
+		/* its first plan is committed, not added again */
+		ck_assert_int_eq(damon_driver_apply(drv2, &p), 0);
+		free(nr);
+		nr = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
+		ck_assert_str_eq(nr, "2");
+		damon_driver_stats(drv2, &st);
+		ck_assert_uint_eq(st.n_commits, 1);
+		ck_assert_uint_eq(st.n_starts, 0);
+		damon_driver_free(drv2);
+	}
+
+	/* exit: ours stops, the record goes, theirs is untouched */
+	kw(fx, 1, "state", "on\n");
+	ck_assert_int_eq(damon_driver_stop(drv), 0);
+	assert_file(fx, 1, "state", "off");
+	ck_assert_int_lt(faccessat(run_fd, DAMON_OWNER_NAME, F_OK, 0), 0);
+	assert_file(fx, 0, "state", "off\n");
+	damon_driver_free(drv);
+	damon_plan_done(&p);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_driver_busy)
+{
+	struct fx *fx = fx_new();
+	struct damon_driver *drv;
+	struct damon_plan p = {};
+	const char *one[] = { "/a" };
+	_cleanup_free_ char *nr = NULL;
+
+	/* someone else's kdamond runs: no kdamond of ours can be added */
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "1\n");
+	fake_kdamond(fx, 0, "on\n", 777, 1, 1, 0);
+	drv = driver(fx, -1);
+	plan_of(&p, one, 1);
+	n_logged = 0;
+	ck_assert_int_eq(damon_driver_apply(drv, &p), -EBUSY);
+	ck_assert_strstr(logged(), "another kdamond runs");
+	/* said once */
+	ck_assert_int_eq(damon_driver_apply(drv, &p), -EBUSY);
+	ck_assert_uint_eq(n_logged, 1);
+	nr = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
+	ck_assert_str_eq(nr, "1\n");
+	{
+		_cleanup_free_ char *st = kr(fx, 0, "state");
+
+		ck_assert_str_eq(st, "on\n");
+	}
+	damon_driver_free(drv);
+	damon_plan_done(&p);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_driver_record_not_ours)
+{
+	struct fx *fx = fx_new();
+	_cleanup_close_ int run_fd = -1;
+	struct damon_driver *drv;
+	struct tier_damon_owner o = { .index = 0, .pid = 999, .fingerprint = 1 };
+	struct damon_stats st;
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/run", fx->root);
+	fx_mkdir(fx->root, "run");
+	run_fd = open(rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* the record names kdamond 0, but another thread runs there now */
+	ck_assert_int_eq(tier_damon_owner_save(run_fd, DAMON_OWNER_NAME, &o), 0);
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "1\n");
+	fake_kdamond(fx, 0, "on\n", 1000, 1, 1, 0);
+	drv = driver(fx, run_fd);
+	ck_assert_int_eq(damon_driver_reclaim(drv), 0);
+	ck_assert_strstr(logged(), "leaving it alone");
+	damon_driver_stats(drv, &st);
+	ck_assert(!st.have_kdamond);
+	ck_assert_int_lt(faccessat(run_fd, DAMON_OWNER_NAME, F_OK, 0), 0);
+	/* and stopping leaves it running */
+	ck_assert_int_eq(damon_driver_stop(drv), 0);
+	{
+		_cleanup_free_ char *s = kr(fx, 0, "state");
+
+		ck_assert_str_eq(s, "on\n");
+	}
+	damon_driver_free(drv);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_sysctl)
+{
+	struct fx *fx = fx_new();
+	_cleanup_close_ int run_fd = -1;
+	_cleanup_free_ char *v = NULL;
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/run", fx->root);
+	fx_mkdir(fx->root, "run");
+	run_fd = open(rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fx_write(fx->root, "proc/sys/kernel/numa_balancing", "2\n");
+	/* keep: said, not changed */
+	n_logged = 0;
+	ck_assert_int_eq(damon_sysctl_check(fx->proc, run_fd, false, test_log, NULL), 0);
+	ck_assert_strstr(logged(), "behind DAMON's back");
+	v = fx_read(fx->root, "proc/sys/kernel/numa_balancing");
+	ck_assert_str_eq(v, "2\n");
+	free(v);
+	/* off: 0, the old value kept */
+	ck_assert_int_eq(damon_sysctl_check(fx->proc, run_fd, true, test_log, NULL), 0);
+	v = fx_read(fx->root, "proc/sys/kernel/numa_balancing");
+	ck_assert_str_eq(v, "0");
+	free(v);
+	/* a crash and a restart: the saved 2 is still what to restore */
+	ck_assert_int_eq(damon_sysctl_check(fx->proc, run_fd, true, test_log, NULL), 0);
+	ck_assert_int_eq(damon_sysctl_restore(fx->proc, run_fd, test_log, NULL), 0);
+	v = fx_read(fx->root, "proc/sys/kernel/numa_balancing");
+	ck_assert_str_eq(v, "2");
+	ck_assert_int_lt(faccessat(run_fd, DAMON_SYSCTL_SAVED_NAME, F_OK, 0), 0);
+	fx_free(fx);
+}
+END_TEST
+
+static Suite *suite_tierd_damon(void)
+{
+	Suite *s = suite_create("tierd-damon");
+	TCase *tc = tcase_create("plan");
+
+	tcase_add_test(tc, test_plan_modes);
+	tcase_add_test(tc, test_plan_fair);
+	tcase_add_test(tc, test_goal_current);
+	tcase_add_test(tc, test_plan_bounded);
+	tcase_add_test(tc, test_memcgs_collect);
+	tcase_add_test(tc, test_memcg_prefix);
+	tcase_add_test(tc, test_fair_damon_method);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("driver");
+	tcase_add_test(tc, test_driver_lifecycle);
+	tcase_add_test(tc, test_driver_busy);
+	tcase_add_test(tc, test_driver_record_not_ours);
+	tcase_add_test(tc, test_sysctl);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_tierd_damon());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
