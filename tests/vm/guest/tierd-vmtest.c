@@ -1940,6 +1940,8 @@ static int run_case(const char *name)
 		return case_damon_pagecache(name);
 	if (!strcmp(name, "damon-reclaim"))
 		return case_damon_reclaim(name);
+	if (!strcmp(name, "damon-tierd"))
+		return case_damon_tierd(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1950,7 +1952,7 @@ static const char *const cases[] = {
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
 	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-charge-cost",
-	"damon-promote", "damon-pagecache", "damon-reclaim",
+	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
 };
 
 /*
