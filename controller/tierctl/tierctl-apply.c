@@ -111,46 +111,52 @@ static void apply_json_begin(struct tierctl *t, bool dry_run, const char *source
  * tree (a managed cgroup gone, without the knob, without the memory
  * controller), as the files path counts them.
  */
+struct count_rows {
+	struct tier_ctx *ctx;
+	struct apply_summary *m;
+};
+
+static int count_row(void *userdata, const char *path, const char *cls, const char *rule,
+		     uint64_t target)
+{
+	struct count_rows *cr = userdata;
+	struct apply_summary *m = cr->m;
+	_cleanup_free_ char *cur = NULL;
+	enum tier_mode mode;
+	int r;
+
+	m->cgroups++;
+	if (!cls[0])
+		return 0;
+	m->managed++;
+	r = tier_cgroup_get_mode(cr->ctx, path, &mode);
+	if (r == -ENOENT) {
+		m->vanished++;
+	} else if (r == -EOPNOTSUPP &&
+		   tier_cgroup_read(cr->ctx, path, "memory.current", &cur) == -EOPNOTSUPP) {
+		m->nomemcg++;
+		msg("%s: memory controller not enabled, skipped", path);
+	} else if (r == -EOPNOTSUPP) {
+		m->unsupported++;
+	}
+	return 0;
+}
+
 static int dry_run_daemon_counts(struct tierctl *t, struct tierd_client *c,
 				 struct apply_summary *m)
 {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
-	sd_bus_message *list = NULL;
-	struct tier_ctx *ctx = NULL;
-	const char *path, *cls, *rule;
+	struct count_rows cr = { .m = m };
 	size_t bad = 0;
-	uint64_t target;
 	int rc, r;
 
-	r = tierd_client_call(c, "ListCgroups", &error, &list, "b", true);
-	if (r < 0) {
-		rc = daemon_fail("ListCgroups", r, &error);
-		goto out;
-	}
-	rc = open_ctx(t, NULL, NULL, &ctx);
+	rc = open_ctx(t, NULL, NULL, &cr.ctx);
 	if (rc)
 		goto out;
-	r = sd_bus_message_enter_container(list, 'a', "(ssst)");
-	while (r >= 0 &&
-	       (r = sd_bus_message_read(list, "(ssst)", &path, &cls, &rule, &target)) > 0) {
-		_cleanup_free_ char *cur = NULL;
-		enum tier_mode mode;
-
-		m->cgroups++;
-		if (!cls[0])
-			continue;
-		m->managed++;
-		r = tier_cgroup_get_mode(ctx, path, &mode);
-		if (r == -ENOENT)
-			m->vanished++;
-		else if (r == -EOPNOTSUPP &&
-			 tier_cgroup_read(ctx, path, "memory.current", &cur) == -EOPNOTSUPP) {
-			m->nomemcg++;
-			msg("%s: memory controller not enabled, skipped", path);
-		}
-		else if (r == -EOPNOTSUPP)
-			m->unsupported++;
-		r = 0;
+	r = tierd_client_list_cgroups(c, true, &error, count_row, &cr);
+	if (r < 0 && sd_bus_error_is_set(&error)) {
+		rc = daemon_fail("ListCgroups", r, &error);
+		goto out;
 	}
 	if (r < 0) {
 		rc = fail(r, "cannot parse tierd's answer");
@@ -159,8 +165,7 @@ static int dry_run_daemon_counts(struct tierctl *t, struct tierd_client *c,
 	bad = m->changed + m->vanished + m->unsupported + m->nomemcg;
 	m->unchanged = m->managed > bad ? m->managed - bad : 0;
 out:
-	tier_ctx_unref(ctx);
-	sd_bus_message_unref(list);
+	tier_ctx_unref(cr.ctx);
 	sd_bus_error_free(&error);
 	return rc;
 }
@@ -177,32 +182,56 @@ static int dry_run_daemon(struct tierctl *t, struct tierd_client *c)
 	const char *cg, *cls, *rule, *knob, *o, *n;
 	_cleanup_free_ char *last = NULL;
 	struct apply_summary m = { 0 };
+	uint64_t offset = 0, next = 0;
+	bool paged = true;
 	int rc = EXIT_OK, r;
 
-	r = tierd_client_call(c, "DryRun", &error, &reply, NULL);
-	if (r < 0) {
-		rc = daemon_fail("DryRun", r, &error);
-		goto out;
-	}
-	apply_json_begin(t, true, c->where);
-	r = sd_bus_message_enter_container(reply, 'a', "(ssssss)");
-	while (r >= 0 &&
-	       (r = sd_bus_message_read(reply, "(ssssss)", &cg, &cls, &rule, &knob, &o, &n)) > 0) {
-		m.changes++;
-		if (!last || strcmp(last, cg) != 0) {
-			m.changed++;
-			free(last);
-			last = strdup(cg);
-			if (!last) {
-				r = -ENOMEM;
-				break;
-			}
+	/* Page after page (DryRun(t)); a tierd from before pages: DryRun(). */
+	for (;;) {
+		reply = sd_bus_message_unref(reply);
+		r = paged ? tierd_client_call(c, "DryRun", &error, &reply, "t", offset) :
+			    tierd_client_call(c, "DryRun", &error, &reply, NULL);
+		if (r < 0 && paged && offset == 0 &&
+		    sd_bus_error_has_name(&error, SD_BUS_ERROR_INVALID_ARGS)) {
+			sd_bus_error_free(&error);
+			paged = false;
+			continue;
 		}
-		print_change(t, cg, knob, o, n, rule, cls);
-	}
-	if (r < 0) {
-		rc = fail(r, "cannot parse tierd's answer");
-		goto out;
+		if (r < 0) {
+			rc = daemon_fail("DryRun", r, &error);
+			goto out;
+		}
+		if (offset == 0)
+			apply_json_begin(t, true, c->where);
+		r = sd_bus_message_enter_container(reply, 'a', "(ssssss)");
+		while (r >= 0 && (r = sd_bus_message_read(reply, "(ssssss)", &cg, &cls, &rule,
+							  &knob, &o, &n)) > 0) {
+			m.changes++;
+			if (!last || strcmp(last, cg) != 0) {
+				m.changed++;
+				free(last);
+				last = strdup(cg);
+				if (!last) {
+					r = -ENOMEM;
+					break;
+				}
+			}
+			print_change(t, cg, knob, o, n, rule, cls);
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(reply);
+		next = 0;
+		if (r >= 0 && paged)
+			r = sd_bus_message_read(reply, "t", &next);
+		if (r >= 0 && next && next <= offset)
+			r = -EBADMSG; /* no progress */
+		if (r < 0) {
+			rc = fail(r, "cannot parse tierd's answer");
+			goto out;
+		}
+		if (!next)
+			break;
+		offset = next;
 	}
 	rc = dry_run_daemon_counts(t, c, &m);
 	if (rc)

@@ -154,7 +154,6 @@ struct daemon_status {
 	bool asked;
 	char *status;		/* NULL: not running */
 	char where[128];
-	sd_bus_message *list;	/* ListCgroups reply: the rows' strings */
 	struct tierd_client c;	/* open while status is set */
 };
 
@@ -217,57 +216,92 @@ static int status_row_read(const struct session *s, struct status_row *row)
 	return 1;
 }
 
+/* The rows of status_rows_daemon(), their strings copied from the pages. */
+struct daemon_rows {
+	const struct session *s;
+	struct status_row *rows;
+	size_t n, alloc;
+	char **strs;		/* every copy, freed by daemon_rows_free() */
+	size_t n_strs, alloc_strs;
+	int rc;
+};
+
+static const char *rows_strdup(struct daemon_rows *dr, const char *str)
+{
+	char *c;
+
+	if (!str[0])
+		return NULL;
+	c = strdup(str);
+	if (!c || ARRAY_PUSH(dr->strs, dr->n_strs, dr->alloc_strs, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int daemon_row(void *userdata, const char *path, const char *cls, const char *rule,
+		      uint64_t target)
+{
+	struct daemon_rows *dr = userdata;
+	struct status_row row = {
+		.shared = target != UINT64_MAX,
+		.target = target,
+	};
+	int r;
+
+	row.path = rows_strdup(dr, path);
+	if (!row.path || (cls[0] && !(row.class_name = rows_strdup(dr, cls))) ||
+	    (rule[0] && !(row.rule_name = rows_strdup(dr, rule))))
+		return -ENOMEM;
+	r = status_row_read(dr->s, &row);
+	if (r < 0)
+		dr->rc = EXIT_SYSTEM;
+	if (r > 0 && ARRAY_PUSH(dr->rows, dr->n, dr->alloc, row) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static void daemon_rows_free(char **strs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(strs[i]);
+	free(strs);
+}
+
 /*
- * The rows from tierd (ListCgroups: path, class, rule, target); the local
- * tree gives each row's modes and residency.  s gets the context and
- * topology only.
+ * The rows from tierd (ListCgroups, page by page: path, class, rule,
+ * target); the local tree gives each row's modes and residency.  s gets
+ * the context and topology only; *ret_strs owns the rows' strings.
  */
 static int status_rows_daemon(struct tierctl *t, struct daemon_status *d, bool all,
-			      struct session *s, struct status_row **ret_rows, size_t *ret_n)
+			      struct session *s, struct status_row **ret_rows, size_t *ret_n,
+			      char ***ret_strs, size_t *ret_n_strs)
 {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
-	struct status_row *rows = NULL;
-	size_t n = 0, alloc = 0;
-	const char *path, *cls, *rule;
-	uint64_t target;
+	struct daemon_rows dr = { .s = s, .rc = EXIT_OK };
 	int rc, r;
 
-	r = tierd_client_call(&d->c, "ListCgroups", &error, &d->list, "b", all);
+	rc = open_ctx(t, NULL, NULL, &s->ctx);
+	if (rc) {
+		tierd_client_close(&d->c);
+		return rc;
+	}
+	s->topo = read_topology(s->ctx);
+	r = tierd_client_list_cgroups(&d->c, all, &error, daemon_row, &dr);
 	tierd_client_close(&d->c);
-	if (r < 0) {
+	*ret_rows = dr.rows;
+	*ret_n = dr.n;
+	*ret_strs = dr.strs;
+	*ret_n_strs = dr.n_strs;
+	if (r < 0 && sd_bus_error_is_set(&error)) {
 		rc = daemon_fail("ListCgroups", r, &error);
 		sd_bus_error_free(&error);
 		return rc;
 	}
-	rc = open_ctx(t, NULL, NULL, &s->ctx);
-	if (rc)
-		return rc;
-	s->topo = read_topology(s->ctx);
-	r = sd_bus_message_enter_container(d->list, 'a', "(ssst)");
-	while (r >= 0 &&
-	       (r = sd_bus_message_read(d->list, "(ssst)", &path, &cls, &rule, &target)) > 0) {
-		struct status_row row = {
-			.path = path,
-			.class_name = cls[0] ? cls : NULL,
-			.rule_name = rule[0] ? rule : NULL,
-			.shared = target != UINT64_MAX,
-			.target = target,
-		};
-
-		r = status_row_read(s, &row);
-		if (r < 0)
-			rc = EXIT_SYSTEM;
-		if (r > 0 && ARRAY_PUSH(rows, n, alloc, row) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		r = 0;
-	}
-	*ret_rows = rows;
-	*ret_n = n;
 	if (r < 0)
 		return fail(r, "cannot read tierd's answer");
-	return rc;
+	return dr.rc;
 }
 
 int verb_status(struct tierctl *t, int argc, char **argv)
@@ -275,6 +309,8 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	size_t width = strlen("CGROUP"), cwidth = strlen("CLASS"), n, n_rows = 0,
 	       n_unsupported = 0;
 	_cleanup_free_ struct status_row *rows = NULL;
+	char **strs = NULL;
+	size_t n_strs = 0;
 	struct daemon_status d = { 0 };
 	bool all = t->verb_option;
 	struct session s;
@@ -288,7 +324,7 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 		if (!t->json)
 			printf("tierd (%s): %s\n\n", esc(d.where), esc(d.status));
 		/* The cgroups, classes and targets of tierd; residency from the tree. */
-		rc = status_rows_daemon(t, &d, all, &s, &rows, &n_rows);
+		rc = status_rows_daemon(t, &d, all, &s, &rows, &n_rows, &strs, &n_strs);
 		if (rc)
 			goto out;
 		goto table;
@@ -420,7 +456,7 @@ table:
 		    " or the memory controller is not enabled there",
 		    n_unsupported, n_unsupported == 1 ? "" : "s");
 out:
-	sd_bus_message_unref(d.list);
+	daemon_rows_free(strs, n_strs);
 	free(d.status);
 	session_done(&s);
 	return rc;

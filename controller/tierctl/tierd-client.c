@@ -122,6 +122,61 @@ int tierd_client_call(struct tierd_client *c, const char *method, sd_bus_error *
 	return r;
 }
 
+/* The rows of one ListCgroups reply; 1 if it was the last page (*next). */
+static int list_page_read(sd_bus_message *reply, bool paged, uint64_t *next,
+			  tierd_list_row_t row, void *userdata)
+{
+	const char *path, *cls, *rule;
+	uint64_t target;
+	int r;
+
+	r = sd_bus_message_enter_container(reply, 'a', "(ssst)");
+	while (r >= 0 &&
+	       (r = sd_bus_message_read(reply, "(ssst)", &path, &cls, &rule, &target)) > 0)
+		r = row(userdata, path, cls, rule, target);
+	if (r >= 0)
+		r = sd_bus_message_exit_container(reply);
+	if (r >= 0 && paged)
+		r = sd_bus_message_read(reply, "t", next);
+	if (r < 0)
+		return r;
+	return !paged || *next == 0;
+}
+
+int tierd_client_list_cgroups(struct tierd_client *c, bool all, sd_bus_error *error,
+			      tierd_list_row_t row, void *userdata)
+{
+	uint64_t offset = 0, next = 0;
+	bool paged = true;
+	int r;
+
+	for (;;) {
+		sd_bus_message *reply = NULL;
+
+		if (paged)
+			r = tierd_client_call(c, "ListCgroups", error, &reply, "bt", (int)all, offset);
+		else
+			r = tierd_client_call(c, "ListCgroups", error, &reply, "b", (int)all);
+		if (r < 0 && paged && offset == 0 &&
+		    (sd_bus_error_has_name(error, SD_BUS_ERROR_INVALID_ARGS) ||
+		     sd_bus_error_has_name(error, SD_BUS_ERROR_UNKNOWN_METHOD))) {
+			/* a tierd from before the pages */
+			sd_bus_error_free(error);
+			paged = false;
+			continue;
+		}
+		if (r < 0)
+			return r;
+		r = list_page_read(reply, paged, &next, row, userdata);
+		sd_bus_message_unref(reply);
+		if (r != 0)
+			return r < 0 ? r : 0;
+		if (next <= offset)
+			return -EBADMSG; /* no progress: a page never ends the listing */
+		offset = next;
+	}
+}
+
 const char *tierd_client_why(const struct tierd_client *c, char *buf, size_t size)
 {
 	int o = 0;

@@ -7,6 +7,7 @@
 #define TIERD_CLIENT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
 #define TIERD_BUS_NAME "org.tierd.Manager1"
@@ -39,6 +40,18 @@ void tierd_client_close(struct tierd_client *c);
  */
 int tierd_client_call(struct tierd_client *c, const char *method, sd_bus_error *error,
 		      sd_bus_message **ret_reply, const char *types, ...);
+
+/*
+ * ListCgroups(all), page after page until the last: row() for each
+ * cgroup, its strings valid during the call only; a negative return of
+ * row() stops and is returned.  A tierd from before the paged method
+ * (ListCgroups(b), one reply) is asked that way.  0 or a negative errno,
+ * tierd's error in *error.
+ */
+typedef int (*tierd_list_row_t)(void *userdata, const char *path, const char *class_name,
+				const char *rule, uint64_t target);
+int tierd_client_list_cgroups(struct tierd_client *c, bool all, sd_bus_error *error,
+			      tierd_list_row_t row, void *userdata);
 
 /* Why no tierd answered, e.g. "/run/tierd/bus: Permission denied; no tierd
  * on the system bus", into buf. */

@@ -15,12 +15,18 @@
  *   Explain(s cgroup) -> s          which rule matches and what it gets
  *   ExplainCgroup(s cgroup) -> a(ss)  the same as ordered key/value pairs
  *                                   (what tierctl explain shows)
- *   DryRun() -> a(ssssss)           the changes a reconcile would make:
- *                                   cgroup, class, rule, knob, old, new
+ *   DryRun(t offset) -> a(ssssss) changes, t next
+ *                                   the changes a reconcile would make:
+ *                                   cgroup, class, rule, knob, old, new; a
+ *                                   page as ListCgroups', from the cursor
+ *                                   offset (0 first) to next (0: the last)
  *   Backend() -> s s b s            the tiering backend: requested ([daemon]
  *                                   backend), used (knob, damon, none), whether
  *                                   the request is served, and why (tierd(8))
- *   ListCgroups(b all) -> a(ssst)   managed (all: every) cgroup in tree order:
+ *   ListCgroups(b all, t offset) -> a(ssst) rows, t next
+ *                                   managed (all: every) cgroup in tree order,
+ *                                   a page from the offset-th on (next: where
+ *                                   the next page starts, 0 after the last):
  *                                   cgroup, class, rule ("" if unmanaged),
  *                                   fast-tier target in bytes of the last
  *                                   rebalance (UINT64_MAX: not shared)
@@ -611,10 +617,37 @@ out:
  * knobs of every managed cgroup: root's.  Anyone else is told what the last
  * full pass left undone (in dry-run mode: everything it would have done).
  */
-static int dry_run_cached(struct manager *m, sd_bus_message *msg, sd_bus_error *error)
+/*
+ * A DryRun page: changes until BUS_LIST_PAGE_BYTES of strings (whole
+ * cgroups: every change of one cgroup goes in the page that starts it),
+ * then the cursor of the next page, 0 after the last.
+ */
+static size_t change_bytes(const char *cgroup, const char *class, const char *rule,
+			   const char *knob, const char *old, const char *new)
+{
+	return strlen(cgroup) + strlen(class) + strlen(rule) + strlen(knob) + strlen(old) +
+	       strlen(new) + 32;
+}
+
+static int reply_page_done(sd_bus_message *reply, int r, uint64_t next)
+{
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "t", next);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
+	return r;
+}
+
+static int dry_run_cached(struct manager *m, sd_bus_message *msg, uint64_t offset,
+			  sd_bus_error *error)
 {
 	sd_bus_message *reply = NULL;
 	struct str_pool pool = {};
+	uint64_t next = 0;
+	size_t bytes = 0;
 	int r;
 
 	if (!m->pending_valid)
@@ -623,13 +656,21 @@ static int dry_run_cached(struct manager *m, sd_bus_message *msg, sd_bus_error *
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
-	for (size_t i = 0; r >= 0 && i < m->n_pending; i++) {
+	for (size_t i = offset; r >= 0 && i < m->n_pending; i++) {
 		const struct pending_change *p = &m->pending[i];
+		size_t b = change_bytes(p->cgroup, p->class, p->rule, p->knob, p->old_value,
+					p->new_value);
 
+		if (bytes && bytes + b > BUS_LIST_PAGE_BYTES &&
+		    strcmp(p->cgroup, m->pending[i - 1].cgroup) != 0) {
+			next = i;
+			break;
+		}
+		bytes += b;
 		r = append_change(reply, &pool, p->cgroup, p->class, p->rule, p->knob, p->old_value,
 				  p->new_value);
 	}
-	r = reply_array_done(reply, r, NULL, NULL, false);
+	r = reply_page_done(reply, r, next);
 	str_pool_free(&pool);
 	return r;
 }
@@ -642,24 +683,29 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	sd_bus_message *reply = NULL;
 	struct str_pool pool = {};
 	bool privileged, owned = false;
+	uint64_t offset, next = 0;
+	size_t bytes = 0;
 	int r;
 
 	r = bus_caller(m, msg, error, &privileged);
+	if (r >= 0)
+		r = sd_bus_message_read(msg, "t", &offset);
 	if (r < 0)
 		return r;
 	if (!privileged)
-		return dry_run_cached(m, msg, error);
+		return dry_run_cached(m, msg, offset, error);
 	r = answer_tree(m, privileged, NULL, error, &obs, &plan, &owned);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
-	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
+	for (size_t i = offset; r >= 0 && i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i), *f;
 		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
 		_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
 		unsigned flags = TIER_APPLY_DRY_RUN;
+		size_t b = 0;
 		uint64_t v;
 
 		if (!tier_plan_entry_rule(e))
@@ -673,6 +719,19 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		}
 		if (tier_apply_entry(m->ctx, f, flags, NULL, NULL, &res) < 0)
 			continue;
+		for (size_t k = 0; k < tier_apply_result_change_count(res); k++)
+			if (tier_apply_result_change_status(res, k) == TIER_APPLY_CHANGED)
+				b += change_bytes(
+					tier_plan_entry_path(e), tier_plan_entry_class(e)->name,
+					tier_plan_entry_rule(e)->name,
+					tier_attr_to_string(tier_apply_result_change_attr(res, k)),
+					tier_apply_result_change_old_value(res, k),
+					tier_apply_result_change_new_value(res, k));
+		if (bytes && b && bytes + b > BUS_LIST_PAGE_BYTES) {
+			next = i;
+			break;
+		}
+		bytes += b;
 		for (size_t k = 0; r >= 0 && k < tier_apply_result_change_count(res); k++)
 			if (tier_apply_result_change_status(res, k) == TIER_APPLY_CHANGED)
 				r = append_change(
@@ -681,8 +740,11 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 					tier_attr_to_string(tier_apply_result_change_attr(res, k)),
 					tier_apply_result_change_old_value(res, k),
 					tier_apply_result_change_new_value(res, k));
+		while (pool.n)
+			free(pool.v[--pool.n]);
 	}
-	r = reply_array_done(reply, r, plan, obs, owned);
+	r = reply_page_done(reply, r, next);
+	answer_done(obs, plan, owned);
 	str_pool_free(&pool);
 	return r;
 }
@@ -713,7 +775,56 @@ static int cmp_managed_path(const void *a, const void *b)
  * cgroups from the table, which every event keeps current, in the tree
  * order of the last full pass, then those that appeared since, by path;
  * with all, the others as the last full pass saw them.
+ *
+ * One page at a time: the rows from the offset-th on, until the page holds
+ * BUS_LIST_PAGE_BYTES of strings or BUS_LIST_PAGE_ROWS rows (at least one
+ * row, which a cgroup path bounds at 256 levels of 255 bytes), and the
+ * offset of the next page, 0 after the last.  A tree of long paths once made
+ * the one reply larger than sd-bus allows (ENOBUFS for every caller) after
+ * building all of it.  Pages are cut from the state of the moment: a cgroup
+ * created or removed between two pages can shift the rows of the next.
  */
+static size_t list_row_bytes(const char *path, const struct tier_plan_entry *e)
+{
+	const struct tier_rule *rule = e ? tier_plan_entry_rule(e) : NULL;
+
+	return strlen(path) + 16 +
+	       (rule ? strlen(tier_plan_entry_class(e)->name) + strlen(rule->name) : 0);
+}
+
+struct list_page {
+	uint64_t offset;	/* the first row to send */
+	uint64_t i;		/* rows seen so far */
+	size_t rows, bytes;	/* sent */
+	bool full;
+};
+
+/* Row i of the listing: skipped before the offset, sent if the page has room. */
+static int list_page_row(struct list_page *pg, sd_bus_message *reply, struct str_pool *pool,
+			 struct manager *m, const char *epath, const struct tier_plan_entry *e)
+{
+	size_t b, pooled = pool->n;
+	int r;
+
+	if (pg->full)
+		return 0;
+	if (pg->i++ < pg->offset)
+		return 0;
+	b = list_row_bytes(epath, e);
+	if (pg->rows && (pg->rows >= BUS_LIST_PAGE_ROWS || pg->bytes + b > BUS_LIST_PAGE_BYTES)) {
+		pg->full = true;
+		pg->i--;
+		return 0;
+	}
+	r = list_row(reply, pool, m, epath, e);
+	/* the sanitised copy, if one was made, is not needed after the append */
+	while (pool->n > pooled)
+		free(pool->v[--pool->n]);
+	pg->rows++;
+	pg->bytes += b;
+	return r;
+}
+
 static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
@@ -721,13 +832,14 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 	_cleanup_free_ struct managed **fresh = NULL;
 	sd_bus_message *reply = NULL;
 	struct str_pool pool = {};
+	struct list_page pg = {};
 	size_t n_fresh = 0;
 	bool privileged;
 	int all, r;
 
 	r = bus_caller(m, msg, error, &privileged);
 	if (r >= 0)
-		r = sd_bus_message_read(msg, "b", &all);
+		r = sd_bus_message_read(msg, "bt", &all, &pg.offset);
 	if (r >= 0)
 		r = cached_tree(m, error);
 	if (r < 0)
@@ -743,18 +855,24 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssst)");
-	for (size_t i = 0; r >= 0 && i < tier_plan_count(plan); i++) {
+	for (size_t i = 0; r >= 0 && !pg.full && i < tier_plan_count(plan); i++) {
 		const char *epath = tier_plan_entry_path(tier_plan_entry(plan, i));
 		const struct managed *x = managed_table_get(&m->managed, epath);
 
 		if (x)
-			r = list_row(reply, &pool, m, epath, x->entry);
+			r = list_page_row(&pg, reply, &pool, m, epath, x->entry);
 		else if (all)
-			r = list_row(reply, &pool, m, epath, NULL);
+			r = list_page_row(&pg, reply, &pool, m, epath, NULL);
 	}
-	for (size_t i = 0; r >= 0 && i < n_fresh; i++)
-		r = list_row(reply, &pool, m, fresh[i]->path, fresh[i]->entry);
-	r = reply_array_done(reply, r, NULL, NULL, false);
+	for (size_t i = 0; r >= 0 && !pg.full && i < n_fresh; i++)
+		r = list_page_row(&pg, reply, &pool, m, fresh[i]->path, fresh[i]->entry);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "t", pg.full ? pg.i : (uint64_t)0);
+	if (r >= 0)
+		r = sd_bus_send(NULL, reply, NULL);
+	sd_bus_message_unref(reply);
 	str_pool_free(&pool);
 	return r;
 }
@@ -767,8 +885,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD("Explain", "s", "s", method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("ExplainCgroup", "s", "a(ss)", method_explain_cgroup,
 		      SD_BUS_VTABLE_UNPRIVILEGED),
-	SD_BUS_METHOD("DryRun", "", "a(ssssss)", method_dry_run, SD_BUS_VTABLE_UNPRIVILEGED),
-	SD_BUS_METHOD("ListCgroups", "b", "a(ssst)", method_list_cgroups,
+	SD_BUS_METHOD("DryRun", "t", "a(ssssss)t", method_dry_run, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("ListCgroups", "bt", "a(ssst)t", method_list_cgroups,
 		      SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END
 };

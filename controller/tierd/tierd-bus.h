@@ -17,6 +17,15 @@
 
 struct manager;
 
+/*
+ * A page of ListCgroups: at most this many bytes of strings (a row is sent
+ * whole, so a page exceeds it by less than one cgroup path, itself at most
+ * 256 levels of 255 bytes) and this many rows: far below the 128 MiB sd-bus
+ * allows a message, and cheap for tierd to build.
+ */
+#define BUS_LIST_PAGE_BYTES (4u << 20)
+#define BUS_LIST_PAGE_ROWS 65536u
+
 /* A token bucket per caller UID for unprivileged bus calls, and one for all. */
 #define BUS_RATELIMIT_SLOTS 64
 struct bus_bucket {

@@ -112,7 +112,7 @@ if command -v busctl >/dev/null 2>&1; then
 	}
 	bc Status | grep -q 'cgroups, .* in a class' || fail "bus Status"
 	bc Explain s /fast/old | grep -q 'class fast, rule fast' || fail "bus Explain"
-	bc DryRun | grep -q '^a(ssssss) 0' || fail "bus DryRun is not empty on an applied tree"
+	bc DryRun t 0 | grep -q '^a(ssssss)t 0 0$' || fail "bus DryRun is not empty on an applied tree"
 	printf 'promote\n' >"$CG/fast/old/memory.numa_balancing.new" &&
 		mv "$CG/fast/old/memory.numa_balancing.new" "$CG/fast/old/memory.numa_balancing"
 	sed 's/^mode = promote$/mode = full/' "$CONF" >"$CONF.new" && mv "$CONF.new" "$CONF"

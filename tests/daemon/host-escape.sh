@@ -23,7 +23,7 @@ grep -qF 'fast/evil\nline\x1b[31m\xffx: memory.numa_balancing inherit -> full' "
 	{ grep -a evil "$LOG" | cat -v; fail "the name is not escaped as expected"; }
 # On the bus it is valid UTF-8 (the byte as U+FFFD), and the listing of
 # the whole tree does not fail because of it.
-bc ListCgroups b true >"$T/list" || fail "ListCgroups fails with a name that is not UTF-8"
+bc ListCgroups bt true 0 >"$T/list" || fail "ListCgroups fails with a name that is not UTF-8"
 grep -q '/fast/a' "$T/list" || fail "ListCgroups lacks /fast/a"
 echo "ok 1 names from the tree are escaped in the log, valid on the bus"
 
@@ -37,12 +37,12 @@ mk_cgroup "fast/$nc"
 mk_cgroup "fast/$bidi"
 wait_mode "fast/$nc" full
 wait_mode "fast/$bidi" full
-bc ListCgroups b true >"$T/list" || fail "ListCgroups fails with a U+FFFE cgroup"
+bc ListCgroups bt true 0 >"$T/list" || fail "ListCgroups fails with a U+FFFE cgroup"
 grep -q '/fast/a' "$T/list" || fail "ListCgroups lacks /fast/a"
 # (busctl shows the bytes of a string in octal)
 grep -qF '"/fast/nc-\357\277\275\357\277\275\357\277\275"' "$T/list" ||
 	{ cat -v "$T/list" >&2; fail "the U+FFFE name is not listed as U+FFFD"; }
-bc DryRun >/dev/null || fail "DryRun fails with a U+FFFE cgroup"
+bc DryRun t 0 >/dev/null || fail "DryRun fails with a U+FFFE cgroup"
 bc Status >/dev/null || fail "Status fails with a U+FFFE cgroup"
 bc ExplainCgroup s /fast >/dev/null || fail "ExplainCgroup /fast fails with a U+FFFE child"
 bc ExplainCgroup s /fast/a >/dev/null || fail "ExplainCgroup fails with a U+FFFE cgroup"

@@ -39,9 +39,9 @@ grep -q 'secretd' "$T/nobody" && { cat "$T/nobody"; fail "nobody sees an exe pat
 nb ExplainCgroup s /apps/db >"$T/nobody" 2>&1 || { cat "$T/nobody"; fail "nobody's ExplainCgroup"; }
 grep -q '"class" "db"' "$T/nobody" || { cat "$T/nobody"; fail "nobody's ExplainCgroup lacks the class"; }
 grep -q 'secretd' "$T/nobody" && { cat "$T/nobody"; fail "nobody sees an exe path (ExplainCgroup)"; }
-nb DryRun >"$T/nobody" 2>&1 || { cat "$T/nobody"; fail "nobody's DryRun"; }
-grep -q '^a(ssssss) 0' "$T/nobody" || { cat "$T/nobody"; fail "nobody's DryRun is not the last pass's"; }
-nb ListCgroups b false | grep -q '"/apps/db" "db" "db"' || fail "nobody's ListCgroups"
+nb DryRun t 0 >"$T/nobody" 2>&1 || { cat "$T/nobody"; fail "nobody's DryRun"; }
+grep -q "^a(ssssss)t 0 0$" "$T/nobody" || { cat "$T/nobody"; fail "nobody's DryRun is not the last pass's"; }
+nb ListCgroups bt false 0 | grep -q '"/apps/db" "db" "db"' || fail "nobody's ListCgroups"
 nb Explain s /no/such >"$T/nobody" 2>&1 && fail "nobody's Explain of a missing cgroup succeeded"
 grep -q 'No cgroup /no/such' "$T/nobody" || { cat "$T/nobody"; fail "no NoSuchCgroup for nobody"; }
 # A burst: nobody is refused beyond the rate, root never.
