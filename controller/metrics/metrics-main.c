@@ -79,20 +79,24 @@ static void help(void)
 	       "  --procfs-root DIR   procfs (default /proc)\n"
 	       "  -o, --output FILE   where to write, atomically; '-' for stdout\n"
 	       "                      (default %s)\n"
+	       "      --max-cgroups N series for at most N cgroups, the first in tree\n"
+	       "                      order (default %d); tierd_managed_cgroups counts all\n"
 	       "  -h, --help          this text\n"
 	       "      --version       the version\n",
-	       PROG, DEFAULT_CONFIG, DEFAULT_OUTPUT);
+	       PROG, DEFAULT_CONFIG, DEFAULT_OUTPUT, TIERD_METRICS_CGROUPS_DEFAULT);
 }
 
 int main(int argc, char **argv)
 {
-	enum { ARG_CONFIG = 0x100, ARG_CGROUP_ROOT, ARG_SYSFS_ROOT, ARG_PROCFS_ROOT, ARG_VERSION };
+	enum { ARG_CONFIG = 0x100, ARG_CGROUP_ROOT, ARG_SYSFS_ROOT, ARG_PROCFS_ROOT, ARG_VERSION,
+	       ARG_MAX_CGROUPS };
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, ARG_CONFIG },
 		{ "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
 		{ "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
 		{ "procfs-root", required_argument, NULL, ARG_PROCFS_ROOT },
 		{ "output", required_argument, NULL, 'o' },
+		{ "max-cgroups", required_argument, NULL, ARG_MAX_CGROUPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 		{}
@@ -104,6 +108,7 @@ int main(int argc, char **argv)
 	struct tier_ctx *ctx = NULL;
 	struct tierd_metrics *m = NULL;
 	_cleanup_free_ char *root_found = NULL, *root_why = NULL;
+	size_t max_cgroups = 0;
 	int c, r, ret = 1;
 
 	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) >= 0) {
@@ -123,6 +128,23 @@ int main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case ARG_MAX_CGROUPS: {
+			unsigned long long v;
+			char *end;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v == 0 ||
+			    v > SIZE_MAX) {
+				char buf[64];
+
+				fprintf(stderr, "%s: --max-cgroups wants a number above 0, not '%s'\n",
+					PROG, text_escape_buf(optarg, buf, sizeof(buf)));
+				return 2;
+			}
+			max_cgroups = (size_t)v;
+			break;
+		}
 		case 'h':
 			help();
 			return 0;
@@ -172,12 +194,18 @@ int main(int argc, char **argv)
 	 * about once, and the rest exported; TIER_LOG overrides. */
 	if (!getenv("TIER_LOG") && tier_ctx_get_log_priority(ctx) < LOG_WARNING)
 		tier_ctx_set_log_priority(ctx, LOG_WARNING);
-	r = tierd_metrics_collect(ctx, policy, &m);
+	r = tierd_metrics_collect(ctx, policy, max_cgroups, &m);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot read the cgroup tree %s: %s\n", PROG,
 			tier_ctx_get_cgroup_root(ctx), strerror(-r));
 		goto out;
 	}
+	if (m->n_managed > m->n_cgroups + m->n_dropped_labels)
+		fprintf(stderr, "%s: %zu managed cgroups, series for the first %zu (--max-cgroups)\n",
+			PROG, m->n_managed, m->n_cgroups + m->n_dropped_labels);
+	if (m->n_dropped_labels)
+		fprintf(stderr, "%s: %zu cgroups left out: their shortened names equal another's\n",
+			PROG, m->n_dropped_labels);
 	if (strcmp(output, "-") == 0)
 		r = tierd_metrics_write(stdout, m);
 	else

@@ -20,6 +20,8 @@ void tierd_metrics_free(struct tierd_metrics *m)
 	for (size_t i = 0; i < m->n_cgroups; i++) {
 		free(m->cgroups[i].path);
 		free(m->cgroups[i].class_name);
+		free(m->cgroups[i].label);
+		free(m->cgroups[i].class_label);
 	}
 	free(m->cgroups);
 	free(m);
@@ -53,8 +55,82 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 	return r < 0 ? r : 0;
 }
 
+char *tierd_metrics_label(const char *name)
+{
+	const size_t keep = (TIERD_METRICS_LABEL_MAX - 24) / 2;
+	char *e = text_escape(name), *out;
+	size_t len, head, tail;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (!e || strlen(e) <= TIERD_METRICS_LABEL_MAX)
+		return e;
+	len = strlen(e);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	/* cut before a UTF-8 continuation byte, never inside a character */
+	head = keep;
+	while (head > 0 && ((unsigned char)e[head] & 0xc0) == 0x80)
+		head--;
+	tail = len - keep;
+	while (tail < len && ((unsigned char)e[tail] & 0xc0) == 0x80)
+		tail++;
+	if (asprintf(&out, "%.*s...%016" PRIx64 "...%s", (int)head, e, h, e + tail) < 0)
+		out = NULL;
+	free(e);
+	return out;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	const struct tierd_metrics_cgroup *x = *(const struct tierd_metrics_cgroup *const *)a;
+	const struct tierd_metrics_cgroup *y = *(const struct tierd_metrics_cgroup *const *)b;
+	int c = strcmp(x->label, y->label);
+
+	/* equal labels: the one first in tree order stays */
+	return c ? c : (x < y ? -1 : x > y);
+}
+
+/*
+ * Two cgroups must never share a series: the exposition would be invalid
+ * and node_exporter would drop the whole file.  Elided labels that collide
+ * (only forged names can) keep the first cgroup of them in tree order.
+ */
+static int drop_duplicate_labels(struct tierd_metrics *m)
+{
+	_cleanup_free_ struct tierd_metrics_cgroup **v = NULL;
+	size_t o = 0;
+
+	if (m->n_cgroups < 2)
+		return 0;
+	v = calloc(m->n_cgroups, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_cgroups; i++)
+		v[i] = &m->cgroups[i];
+	qsort(v, m->n_cgroups, sizeof(*v), cmp_label);
+	for (size_t i = 1; i < m->n_cgroups; i++)
+		if (strcmp(v[i]->label, v[i - 1]->label) == 0) {
+			free(v[i]->label);
+			v[i]->label = NULL;	/* dropped below */
+		}
+	for (size_t i = 0; i < m->n_cgroups; i++) {
+		struct tierd_metrics_cgroup *c = &m->cgroups[i];
+
+		if (c->label) {
+			m->cgroups[o++] = *c;
+			continue;
+		}
+		free(c->path);
+		free(c->class_name);
+		free(c->class_label);
+		m->n_dropped_labels++;
+	}
+	m->n_cgroups = o;
+	return 0;
+}
+
 int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
-			  struct tierd_metrics **ret_metrics)
+			  size_t max_cgroups, struct tierd_metrics **ret_metrics)
 {
 	struct tier_topology *topo = NULL;
 	struct tier_observed *obs = NULL;
@@ -92,8 +168,10 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 	r = tier_evaluate(policy, obs, &plan);
 	if (r < 0)
 		goto out;
+	if (!max_cgroups)
+		max_cgroups = TIERD_METRICS_CGROUPS_DEFAULT;
 	n = tier_plan_count(plan);
-	m->cgroups = calloc(n ? n : 1, sizeof(*m->cgroups));
+	m->cgroups = calloc(n < max_cgroups ? (n ?: 1) : max_cgroups, sizeof(*m->cgroups));
 	if (!m->cgroups) {
 		r = -ENOMEM;
 		goto out;
@@ -108,11 +186,16 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 			continue;
 		if (!tier_cgroup_exists(ctx, path))
 			continue;	/* vanished */
+		m->n_managed++;
+		if (m->n_cgroups >= max_cgroups)
+			continue;	/* counted, no series */
 		*c = (struct tierd_metrics_cgroup){ 0 };
 		c->path = strdup(path);
 		c->class_name = strdup(tier_plan_entry_class(e)->name);
+		c->label = tierd_metrics_label(path);
+		c->class_label = tierd_metrics_label(c->class_name ?: "");
 		m->n_cgroups++;
-		if (!c->path || !c->class_name) {
+		if (!c->path || !c->class_name || !c->label || !c->class_label) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -132,6 +215,8 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 			c->has_promotions = true;
 	}
 	r = fill_targets(ctx, topo, policy, plan, m);
+	if (r >= 0)
+		r = drop_duplicate_labels(m);
 	if (r < 0)
 		goto out;
 	*ret_metrics = m;
@@ -150,24 +235,19 @@ out:
  * characters C0, C1 and DEL, the bidirectional controls and bytes that
  * are not valid UTF-8, noncharacters included, as C escapes such as \x1b,
  * a backslash as \\), so that no byte of a cgroup name reaches a
- * dashboard raw and two names never share a label value; then the text
- * format's own escaping of backslash and double quote.
+ * dashboard raw and two names never share a label value, capped
+ * (tierd_metrics_label()); then the text format's own escaping of
+ * backslash and double quote.
  */
 static void put_label(FILE *f, const char *str)
 {
-	while (*str) {
-		char e[TEXT_ESCAPE_CHAR_MAX];
-		size_t len;
-
-		str += text_escape_char(str, e, &len);
-		for (size_t i = 0; i < len; i++) {
-			if (e[i] == '\\')
-				fputs("\\\\", f);
-			else if (e[i] == '"')
-				fputs("\\\"", f);
-			else
-				fputc(e[i], f);
-		}
+	for (; *str; str++) {
+		if (*str == '\\')
+			fputs("\\\\", f);
+		else if (*str == '"')
+			fputs("\\\"", f);
+		else
+			fputc(*str, f);
 	}
 }
 
@@ -175,9 +255,9 @@ static void put_label(FILE *f, const char *str)
 static void put_labels(FILE *f, const struct tierd_metrics_cgroup *c, const char *mode)
 {
 	fputs("{cgroup=\"", f);
-	put_label(f, c->path);
+	put_label(f, c->label ?: "");
 	fputs("\",class=\"", f);
-	put_label(f, c->class_name ? c->class_name : "");
+	put_label(f, c->class_label ?: "");
 	if (mode) {
 		fputs("\",mode=\"", f);
 		put_label(f, mode);
@@ -269,7 +349,11 @@ int tierd_metrics_write(FILE *f, const struct tierd_metrics *m)
 		tier_backend_to_string(m->backend) ?: "none",
 		tier_backend_to_string(m->backend_requested) ?: "auto");
 	family(f, "tierd_managed_cgroups", "gauge", "Cgroups a policy rule manages.");
-	fprintf(f, "tierd_managed_cgroups %zu\n", m->n_cgroups);
+	fprintf(f, "tierd_managed_cgroups %zu\n", m->n_managed);
+	family(f, "tierd_exported_cgroups", "gauge",
+	       "Managed cgroups with series here (at most --max-cgroups, the first in tree "
+	       "order; fewer if two long names share an elided label).");
+	fprintf(f, "tierd_exported_cgroups %zu\n", m->n_cgroups);
 	cgroup_family(f, m, "tierd_cgroup_fast_tier_bytes", "gauge",
 		      "Memory of the cgroup on top-tier nodes (memory.numa_stat anon+file).",
 		      V_FAST);

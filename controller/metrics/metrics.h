@@ -25,9 +25,24 @@
 
 #include "tier-internal.h"
 
+/*
+ * Bounds of the exposition, whatever the tree: a label value (a cgroup path,
+ * a class name, escaped) of more than TIERD_METRICS_LABEL_MAX bytes keeps
+ * its start and end around "...<16 hex digits of a hash of the whole
+ * name>..." (a 64 KB path made a 2.8 GB textfile); at most max_cgroups
+ * cgroups (tierd_metrics_collect(); 0: TIERD_METRICS_CGROUPS_DEFAULT) get
+ * series, the first in tree order, and tierd_managed_cgroups still counts
+ * them all.  So a textfile holds a few KB per cgroup at most (about 3 KB
+ * with 256-byte plain labels).
+ */
+#define TIERD_METRICS_LABEL_MAX 256
+#define TIERD_METRICS_CGROUPS_DEFAULT 10000
+
 struct tierd_metrics_cgroup {
 	char *path;			/* "/system.slice/foo.service" */
 	char *class_name;		/* the class its rule chose */
+	char *label;			/* path as the cgroup label shows it (escaped, capped) */
+	char *class_label;		/* class_name likewise */
 	bool mode_supported;		/* memory.numa_balancing exists */
 	enum tier_mode mode;		/* configured */
 	enum tier_mode effective_mode;	/* resolved (never INHERIT) */
@@ -45,7 +60,9 @@ struct tierd_metrics {
 	unsigned n_tiers;
 	enum tier_backend backend_requested;	/* [daemon] backend */
 	enum tier_backend backend;		/* tier_backend_choose(): what tierd uses */
-	size_t n_cgroups;
+	size_t n_managed;		/* cgroups a rule manages */
+	size_t n_cgroups;		/* with series: at most the max_cgroups of collect */
+	size_t n_dropped_labels;	/* left out: an elided label equal to another's */
 	struct tierd_metrics_cgroup *cgroups;
 };
 
@@ -59,7 +76,17 @@ struct tierd_metrics {
  * left out.
  */
 int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
-			  struct tierd_metrics **ret_metrics);
+			  size_t max_cgroups, struct tierd_metrics **ret_metrics);
+
+/*
+ * The label value of name: text_escape() (as tierctl shows it), then, if
+ * longer than TIERD_METRICS_LABEL_MAX bytes, its first and last bytes (on
+ * UTF-8 boundaries) around "...<hash>..."; malloc'ed, NULL on ENOMEM.  The
+ * hash (64-bit FNV-1a of the whole name) is stable across runs, so a
+ * series keeps its labels; two names that still share a label (forged) are
+ * not both exported.
+ */
+char *tierd_metrics_label(const char *name);
 void tierd_metrics_free(struct tierd_metrics *metrics);
 
 /* Write the exposition to f.  Label values are valid UTF-8 (a byte of a
