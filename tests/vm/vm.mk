@@ -182,6 +182,37 @@ check-vmclassic-cgroup-selftests:
 check-vmclassic-%: vm-guest
 	$(Q)$(call run_test,vmclassic-$*,$(RUN_VM_BASE) --lru-gen off --kernel $(VM_KERNEL) $*)
 
+# Cases that need other node sizes than run-vm's 256M + 256M.
+# toptier-large-node: node 0 with more than 1 GiB free
+# (pgdat_free_space_enough(), where NUMA balancing promotes without its hot
+# threshold) and a slow node as large, so that memory.high leaves room for
+# the workload; about 100 s of VM time, its own target (not in VM_CASES).
+# toptier-demote-only: the top tier at most 1/8 of the memory, so that the
+# ceiling is far below the usage while memory.high is above it.
+VM_LARGE_MEM := --mem-fast 2304M --mem-slow 2304M
+VM_DO_MEM    := --mem-slow 2304M
+
+.PHONY: check-vm-toptier-large
+check-vm-toptier-large: check-vm-toptier-large-node
+
+check-vm-toptier-large-node: vm-guest
+	$(Q)$(call run_test,vm-toptier-large-node,$(RUN_VM) $(VM_LARGE_MEM) --kernel $(VM_KERNEL) \
+		toptier-large-node)
+
+check-vm-toptier-demote-only: vm-guest
+	$(Q)$(call run_test,vm-toptier-demote-only,$(RUN_VM) $(VM_DO_MEM) --kernel $(VM_KERNEL) \
+		toptier-demote-only)
+
+check-vmdebug-toptier-large-node: vm-guest
+	$(Q)$(call run_test,vmdebug-toptier-large-node,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) $(VM_LARGE_MEM) \
+		--kernel $(VM_DEBUG_KERNEL) toptier-large-node)
+
+check-vmdebug-toptier-demote-only: vm-guest
+	$(Q)$(call run_test,vmdebug-toptier-demote-only,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) $(VM_DO_MEM) \
+		--kernel $(VM_DEBUG_KERNEL) toptier-demote-only)
+
 vm-run: vm-guest
 	$(RUN_VM) --kernel $(VM_KERNEL) $(VM_TEST)
 

@@ -1932,6 +1932,10 @@ static int run_case(const char *name)
 		return case_pid_inactive_large(name);
 	if (!strcmp(name, "toptier-exchange"))
 		return case_toptier_exchange(name);
+	if (!strcmp(name, "toptier-large-node"))
+		return case_toptier_large_node(name);
+	if (!strcmp(name, "toptier-demote-only"))
+		return case_toptier_demote_only(name);
 	if (!strcmp(name, "toptier-charge-cost"))
 		return case_toptier_charge_cost(name);
 	if (!strcmp(name, "damon-promote"))
@@ -1951,7 +1955,8 @@ static const char *const cases[] = {
 	"promote-no-toptier-faults", "file-ro-promote", "shmem-promote",
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
-	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-charge-cost",
+	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-large-node",
+	"toptier-demote-only", "toptier-charge-cost",
 	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
 };
 

@@ -6,6 +6,13 @@
  *                        at its top-tier ceiling: with toptier_exchange=1
  *                        B comes in and A goes out, toptier staying at the
  *                        ceiling; with 0 B stays out (in make check)
+ *   toptier-large-node   the same on a fast node with more than 1 GiB free
+ *                        (run-vm --mem-fast 2304M --mem-slow 2304M): a walk
+ *                        of cold data at the ceiling refuses and exchanges
+ *                        nothing, a hot set is exchanged in
+ *   toptier-demote-only  the ceiling's reclaim demotes and does nothing else:
+ *                        with demotion disabled nothing is swapped (zram) or
+ *                        dropped (run-vm --mem-slow 2304M)
  *   toptier-charge-cost  the cost of the charge path with cgroup2's
  *                        memory_tiered_limits off and on (a measurement)
  *
@@ -22,6 +29,7 @@
  * option) skips (77), in matrix mode as well.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -35,6 +43,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1337,4 +1346,704 @@ int case_toptier_charge_cost(const char *name)
 		return verdict(name);
 	msg("PASS: %s (a measurement)", name);
 	return 0;
+}
+
+/* --- toptier-large-node --------------------------------------------------- */
+
+#define LN_C_MB		32	/* C, the ceiling, and the size of A */
+#define LN_W_MB		24	/* W, walked once, then read as a hot set */
+#define LN_FREE_MB	1280	/* node 0 must have more free: pgdat_free_space_enough() */
+#define LN_HOT_TH	"/sys/kernel/debug/sched/numa_balancing/hot_threshold_ms"
+#define LN_OBSERVE	4.0	/* after the walk: the exchange is served a second later */
+#define LN_HOT_LIMIT	40.0	/* the hot phase, at most */
+
+struct ln_ctl {
+	atomic_int phase;	/* parent -> child */
+	atomic_int state;	/* child -> parent */
+	char *a, *w;
+	int err;
+	char what[96];
+};
+
+enum { LN_READ_A = 1, LN_IDLE, LN_WALK, LN_READ_W, LN_STOP };
+enum { LN_SETUP = 0, LN_READY, LN_WALKED, LN_FAILED };
+
+#define LN_FAIL(x, e, ...) do {							\
+	(x)->err = (e) ? (e) : -EIO;						\
+	snprintf((x)->what, sizeof((x)->what), __VA_ARGS__);			\
+	atomic_store(&(x)->state, LN_FAILED);					\
+	_exit(1);								\
+} while (0)
+
+static void *ln_map_on(struct ln_ctl *x, int node, size_t len, const char *name)
+{
+	void *p;
+	int ret;
+
+	ret = policy_bind(node);
+	if (ret < 0)
+		LN_FAIL(x, ret, "set_mempolicy(MPOL_BIND, node %d)", node);
+	p = map_private(len);
+	if (!p)
+		LN_FAIL(x, -errno, "mapping %s", name);
+	dirty_pages(p, len);
+	ret = policy_default();
+	if (ret < 0)
+		LN_FAIL(x, ret, "set_mempolicy(MPOL_DEFAULT)");
+	return p;
+}
+
+/* The workload: A on the fast node, W on the slow one; reads A (LN_READ_A),
+ * nothing (LN_IDLE), W once (LN_WALK, then LN_WALKED and nothing), W over and
+ * over (LN_READ_W). */
+static void __attribute__((noreturn)) ln_child(const char *cg, struct ln_ctl *x, size_t alen,
+					       size_t wlen, pid_t parent)
+{
+	unsigned long sum = 0;
+	int ret, phase;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	ret = cg_enter(cg);
+	if (ret < 0)
+		LN_FAIL(x, ret, "joining %.80s", cg);
+	x->a = ln_map_on(x, FAST_NODE, alen, "A");
+	x->w = ln_map_on(x, SLOW_NODE, wlen, "W");
+	/* Drains the per-CPU LRU batches, where the last pages would stay
+	 * unisolatable (see xc_child()). */
+	move_to_node(x->w, wlen, SLOW_NODE);
+	atomic_store(&x->state, LN_READY);
+	for (;;) {
+		phase = atomic_load(&x->phase);
+		if (phase == LN_READ_A) {
+			sum += touch_pages(x->a, alen);
+		} else if (phase == LN_WALK) {
+			sum += touch_pages(x->w, wlen);
+			atomic_store(&x->state, LN_WALKED);
+			while (atomic_load(&x->phase) == LN_WALK)
+				sleep_sec(0.01);
+		} else if (phase == LN_READ_W) {
+			sum += touch_pages(x->w, wlen);
+		} else if (phase == LN_IDLE) {
+			sleep_sec(0.01);
+		} else {
+			break;
+		}
+	}
+	_exit(sum == 1);
+}
+
+static int ln_wait(struct ln_ctl *x, pid_t *pid, int state, const char *what)
+{
+	double end = now_sec() + 60.0 * time_scale;
+	int st, status;
+
+	for (;;) {
+		st = atomic_load(&x->state);
+		if (st == LN_FAILED) {
+			msg("workload: %s: %s", x->what, strerror(-x->err));
+			return x->err;
+		}
+		if (st >= state)
+			return 0;
+		if (waitpid(*pid, &status, WNOHANG) == *pid) {
+			*pid = -1;
+			msg("workload died while %s (status 0x%x)", what, status);
+			return -EIO;
+		}
+		if (now_sec() > end) {
+			msg("workload: %s took more than %.0f s", what, 60.0 * time_scale);
+			return -ETIMEDOUT;
+		}
+		sleep_sec(0.01);
+	}
+}
+
+struct ln_result {
+	uint64_t c, high;
+	long a_pages, w_pages;
+	long a_fast_before;	/* A's pages on the fast node before the walk */
+	long a_fast_after;	/* ... LN_OBSERVE s after it */
+	long w_fast_after;	/* W's pages on the fast node after the walk */
+	long w_fast_hot;	/* ... at the end of the hot phase */
+	uint64_t free_kb;	/* node 0's MemFree before the walk */
+	unsigned int hot_th_ms;
+	double idle_secs;	/* from the end of the marking to the walk */
+	double mark_secs;	/* W fully marked after this long */
+	double walk_secs;	/* the walk, as the workload saw it */
+	double hot_secs;	/* W >= 90% fast after this long in the hot phase (-1) */
+	uint64_t walk_pte;	/* numa_pte_updates while W was marked */
+	struct xc_stat walk;	/* deltas over the walk and LN_OBSERVE after it */
+	struct xc_stat hot;	/* deltas over the hot phase */
+};
+
+/* MemFree of NODE's meminfo in kB, 0 when it cannot be read. */
+static uint64_t node_memfree_kb(int node)
+{
+	char path[64], line[256];
+	unsigned long long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Node %*d MemFree: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static void ln_delta(struct xc_stat *d, const struct xc_stat *s1, const struct xc_stat *s0)
+{
+	*d = *s1;
+	for (int i = 0; i < NR_XK; i++)
+		if (i != XK_TOPTIER)
+			d->v[i] -= s0->v[i];
+}
+
+static int ln_run(struct ln_result *r)
+{
+	size_t alen = (size_t)LN_C_MB * MB, wlen = (size_t)LN_W_MB * MB;
+	char parent[PATH_MAX], cg[PATH_MAX] = "", th[32];
+	struct xc_stat s0, s;
+	struct ln_ctl *x = NULL;
+	pid_t pid = -1, self = getpid();
+	long present;
+	double t0, t;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->hot_secs = -1;
+	r->a_pages = alen / page_size;
+	r->w_pages = wlen / page_size;
+	r->hot_th_ms = 1000;
+	if (read_attr(LN_HOT_TH, th, sizeof(th)) == 0)
+		r->hot_th_ms = (unsigned int)strtoul(th, NULL, 10);
+	ret = cg_create(NULL, "vmtest-toptier-large", parent, sizeof(parent));
+	if (ret < 0) {
+		msg("cannot create a cgroup: %s", strerror(-ret));
+		return ret;
+	}
+	ret = cg_enable_memory(parent);
+	if (ret == 0)
+		ret = cg_create(parent, "workload", cg, sizeof(cg));
+	if (ret < 0) {
+		msg("cannot create cgroup %s/workload: %s", parent, strerror(-ret));
+		cg[0] = '\0';
+		goto out;
+	}
+	ret = set_toptier_high(cg, alen, &r->high, &r->c);
+	if (ret < 0)
+		goto out;
+	msg("  cgroup %s: memory.high %llu kB, memory.toptier_high (C) %llu kB; A %d MB fast, "
+	    "W %d MB slow; hot threshold %u ms", cg, (unsigned long long)(r->high >> 10),
+	    (unsigned long long)(r->c >> 10), LN_C_MB, LN_W_MB, r->hot_th_ms);
+	if (r->high < alen + wlen + 4 * MB) {
+		msg("memory.high %llu kB leaves no room for A and W: the slow node is too small "
+		    "(run-vm --mem-slow as large as --mem-fast)", (unsigned long long)(r->high >> 10));
+		ret = -ENOSPC;
+		goto out;
+	}
+	x = mmap(NULL, sizeof(*x), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (x == MAP_FAILED) {
+		x = NULL;
+		ret = -errno;
+		goto out;
+	}
+	atomic_init(&x->phase, LN_READ_A);
+	atomic_init(&x->state, LN_SETUP);
+	ret = xc_stat_read(cg, &s0);
+	if (ret < 0)
+		goto out;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (pid == 0)
+		ln_child(cg, x, alen, wlen, self);
+	ret = ln_wait(x, &pid, LN_READY, "setting up A and W");
+	if (ret < 0)
+		goto out;
+	if (pages_on_node_pid(pid, x->w, wlen, SLOW_NODE, &present) < r->w_pages * 95 / 100 ||
+	    pages_on_node_pid(pid, x->a, alen, FAST_NODE, NULL) < r->a_pages * 9 / 10) {
+		msg("placement: A or W not where they were bound");
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	/* The workload reads A: the cgroup settles at C, NUMA balancing marks
+	 * W (the slow node's pages are the only ones a tiering-mode scan
+	 * marks). Bounded: 60 s x time scale. */
+	t0 = now_sec();
+	for (;;) {
+		sleep_sec(0.25);
+		ret = xc_stat_read(cg, &s);
+		if (ret < 0)
+			goto out;
+		t = now_sec();
+		r->walk_pte = s.v[XK_PTE_UPDATES] - s0.v[XK_PTE_UPDATES];
+		/* At C: A is C, and the few pages more are demoted. */
+		if (s.v[XK_TOPTIER] <= r->c + MB && s.v[XK_TOPTIER] + MB >= r->c &&
+		    r->walk_pte >= (uint64_t)r->w_pages)
+			break;
+		if (t - t0 > 60.0 * time_scale) {
+			msg("after %.0f s: toptier %llu kB (C %llu kB), %llu of %ld pages of W marked",
+			    t - t0, (unsigned long long)(s.v[XK_TOPTIER] >> 10),
+			    (unsigned long long)(r->c >> 10), (unsigned long long)r->walk_pte,
+			    r->w_pages);
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+	}
+	r->mark_secs = t - t0;
+	/* Then nothing for longer than the hot threshold: the walk's hinting
+	 * faults come later than that after the scan, W is not hot. */
+	atomic_store(&x->phase, LN_IDLE);
+	r->idle_secs = r->hot_th_ms / 1000.0 + 1.5;
+	sleep_sec(r->idle_secs);
+	r->free_kb = node_memfree_kb(FAST_NODE);
+	r->a_fast_before = pages_on_node_pid(pid, x->a, alen, FAST_NODE, NULL);
+	ret = xc_stat_read(cg, &s0);
+	if (ret < 0)
+		goto out;
+	msg("  W marked after %.1f s (%llu PTE updates), toptier %llu kB; idle %.1f s; node %d "
+	    "MemFree %llu kB; A %ld of %ld pages fast; walking W once", r->mark_secs,
+	    (unsigned long long)r->walk_pte, (unsigned long long)(s0.v[XK_TOPTIER] >> 10),
+	    r->idle_secs, FAST_NODE, (unsigned long long)r->free_kb, r->a_fast_before, r->a_pages);
+	t0 = now_sec();
+	atomic_store(&x->phase, LN_WALK);
+	ret = ln_wait(x, &pid, LN_WALKED, "walking W");
+	if (ret < 0)
+		goto out;
+	r->walk_secs = now_sec() - t0;
+	sleep_sec(LN_OBSERVE);
+	ret = xc_stat_read(cg, &s);
+	if (ret < 0)
+		goto out;
+	ln_delta(&r->walk, &s, &s0);
+	r->a_fast_after = pages_on_node_pid(pid, x->a, alen, FAST_NODE, NULL);
+	r->w_fast_after = pages_on_node_pid(pid, x->w, wlen, FAST_NODE, NULL);
+	msg("  walk: %.2f s; then %.0f s: hint faults %llu, refused %llu, demoted_exchange %llu, "
+	    "promoted %llu; A %ld -> %ld of %ld pages fast, W %ld fast, toptier %llu kB",
+	    r->walk_secs, LN_OBSERVE, (unsigned long long)r->walk.v[XK_HINT_FAULTS],
+	    (unsigned long long)r->walk.v[XK_REFUSED], (unsigned long long)r->walk.v[XK_EXCHANGE],
+	    (unsigned long long)r->walk.v[XK_PROMOTED], r->a_fast_before, r->a_fast_after,
+	    r->a_pages, r->w_fast_after, (unsigned long long)(s.v[XK_TOPTIER] >> 10));
+
+	/* The hot phase: W read over and over is hot, and the exchange brings
+	 * it in at the ceiling on this node too. */
+	s0 = s;
+	t0 = now_sec();
+	atomic_store(&x->phase, LN_READ_W);
+	for (;;) {
+		sleep_sec(0.5);
+		t = now_sec();
+		r->w_fast_hot = pages_on_node_pid(pid, x->w, wlen, FAST_NODE, NULL);
+		if (r->w_fast_hot * 10 >= r->w_pages * 9) {
+			r->hot_secs = t - t0;
+			break;
+		}
+		if (t - t0 >= LN_HOT_LIMIT * time_scale)
+			break;
+	}
+	ret = xc_stat_read(cg, &s);
+	if (ret < 0)
+		goto out;
+	ln_delta(&r->hot, &s, &s0);
+	msg("  hot W: %ld of %ld pages fast after %.1f s: refused %llu, demoted_exchange %llu, "
+	    "promoted %llu, toptier %llu kB", r->w_fast_hot, r->w_pages, t - t0,
+	    (unsigned long long)r->hot.v[XK_REFUSED], (unsigned long long)r->hot.v[XK_EXCHANGE],
+	    (unsigned long long)r->hot.v[XK_PROMOTED], (unsigned long long)(s.v[XK_TOPTIER] >> 10));
+	ret = 0;
+out:
+	if (x)
+		atomic_store(&x->phase, LN_STOP);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (x)
+		munmap(x, sizeof(*x));
+	if (cg[0])
+		tt_leak_check("toptier-large-node", parent, cg);
+	cg_destroy(parent);
+	return ret;
+}
+
+/* toptier-large-node: promotion at the ceiling when the fast node has
+ * plenty of free memory (more than pgdat_free_space_enough()'s 1 GiB: boot
+ * with run-vm --mem-fast 2304M --mem-slow 2304M), where NUMA balancing
+ * promotes without its hot threshold. A cgroup at its top-tier ceiling C
+ * (32 MB, A read on the fast node) walks W (24 MB on the slow node) once,
+ * longer than the hot threshold after NUMA balancing marked it, then reads
+ * W over and over. kernel.numa_balancing=2, demotion and toptier_exchange
+ * on. Passes when
+ *   the walk:  its hinting faults were taken (>= 90% of W), but no promotion
+ *              was refused (pgpromote_refused_toptier counts hot pages only:
+ *              at most 1% of W), nothing was demoted for an exchange, and A
+ *              is still on the fast node (at most 1% of it moved) 4 s later;
+ *   hot W:     >= 90% of W on the fast node within 40 s, through the
+ *              exchange (pgdemote_toptier_exchange > 0);
+ *   both:      the leak check.
+ * Node 0 with less than 1280 MB free: a skip (77). Time bounds x time_scale.
+ * Prints a LARGENODE line. */
+int case_toptier_large_node(const char *name)
+{
+	struct ln_result r;
+	struct tt_env env;
+	uint64_t free_kb;
+	int ret;
+
+	ret = tt_probe(true);
+	if (ret)
+		return ret;
+	free_kb = node_memfree_kb(FAST_NODE);
+	if (free_kb < (uint64_t)LN_FREE_MB << 10) {
+		msg("SKIP: node %d has %llu kB free, the case needs %d MB (pgdat_free_space_enough(): "
+		    "1 GiB above the watermarks): run-vm --mem-fast 2304M --mem-slow 2304M", FAST_NODE,
+		    (unsigned long long)free_kb, LN_FREE_MB);
+		return EXIT_SKIP;
+	}
+	ret = tt_env_begin(&env);
+	if (ret < 0)
+		return 1;
+	ret = tt_mount_tiered(&env, true);
+	if (ret == 0)
+		ret = tt_set(&env.numab, TT_NUMAB, "2");
+	if (ret == 0)
+		ret = tt_set(&env.demotion, TT_DEMOTION, "1");
+	if (ret == 0)
+		ret = tt_set(&env.exchange, TT_EXCHANGE, "1");
+	if (ret == 0)
+		ret = ln_run(&r);
+	tt_restore(&env);
+	if (ret < 0) {
+		msg("FAIL: %s: the workload could not be set up", name);
+		return 1;
+	}
+	printf("LARGENODE C_kb=%llu free_kb=%llu hot_th_ms=%u mark_secs=%.1f idle_secs=%.1f "
+	       "walk_secs=%.2f walk_hint_faults=%llu walk_refused=%llu walk_exchange=%llu "
+	       "walk_promoted=%llu a_fast_before=%ld a_fast_after=%ld a_pages=%ld w_pages=%ld "
+	       "w_fast_after_walk=%ld hot_w_fast=%ld hot_secs=%.1f hot_refused=%llu "
+	       "hot_exchange=%llu hot_promoted=%llu\n", (unsigned long long)(r.c >> 10),
+	       (unsigned long long)r.free_kb, r.hot_th_ms, r.mark_secs, r.idle_secs, r.walk_secs,
+	       (unsigned long long)r.walk.v[XK_HINT_FAULTS],
+	       (unsigned long long)r.walk.v[XK_REFUSED], (unsigned long long)r.walk.v[XK_EXCHANGE],
+	       (unsigned long long)r.walk.v[XK_PROMOTED], r.a_fast_before, r.a_fast_after,
+	       r.a_pages, r.w_pages, r.w_fast_after, r.w_fast_hot, r.hot_secs,
+	       (unsigned long long)r.hot.v[XK_REFUSED], (unsigned long long)r.hot.v[XK_EXCHANGE],
+	       (unsigned long long)r.hot.v[XK_PROMOTED]);
+	fflush(stdout);
+
+	CHECK(r.free_kb >= (uint64_t)LN_FREE_MB << 10, "node %d had %llu kB free before the walk "
+	      "(>= %d MB: NUMA balancing's free-space path)", FAST_NODE,
+	      (unsigned long long)r.free_kb, LN_FREE_MB);
+	CHECK(r.walk.v[XK_HINT_FAULTS] * 10 >= (uint64_t)r.w_pages * 9, "the walk took hinting "
+	      "faults on W: %llu for %ld pages (>= 90%%)",
+	      (unsigned long long)r.walk.v[XK_HINT_FAULTS], r.w_pages);
+	CHECK(r.walk.v[XK_REFUSED] * 100 <= (uint64_t)r.w_pages, "the walk's pages, not hot, were "
+	      "not refused (isolated and put back): pgpromote_refused_toptier %llu (<= 1%% of %ld)",
+	      (unsigned long long)r.walk.v[XK_REFUSED], r.w_pages);
+	CHECK(r.walk.v[XK_EXCHANGE] == 0, "the walk filed no exchange: pgdemote_toptier_exchange "
+	      "%llu in the %.0f s after it", (unsigned long long)r.walk.v[XK_EXCHANGE], LN_OBSERVE);
+	CHECK(r.a_fast_after * 100 >= r.a_fast_before * 99, "A stayed on the fast node: %ld -> %ld "
+	      "of %ld pages", r.a_fast_before, r.a_fast_after, r.a_pages);
+	CHECK(r.hot_secs >= 0, "hot W came to the fast node through the exchange: %ld of %ld pages "
+	      "(>= 90%%) %s%.1f s", r.w_fast_hot, r.w_pages, r.hot_secs >= 0 ? "after " : "not in ",
+	      r.hot_secs >= 0 ? r.hot_secs : LN_HOT_LIMIT * time_scale);
+	CHECK(r.hot.v[XK_EXCHANGE] > 0, "hot W: pgdemote_toptier_exchange %llu > 0",
+	      (unsigned long long)r.hot.v[XK_EXCHANGE]);
+	return verdict(name);
+}
+
+/* --- toptier-demote-only -------------------------------------------------- */
+
+#define DO_ANON_MB	32	/* the workload's anonymous memory, on the fast node */
+#define DO_FILE_MAX_MB	16	/* and up to this much page cache of DO_FILE */
+#define DO_C_MB		6	/* its top-tier ceiling: far below both */
+#define DO_WATCH	5.0	/* demotion disabled: watched this long */
+#define DO_ZRAM		"/sys/block/zram0/disksize"
+/* A file of the host's root (read-only 9p, cache=loose: its page cache is
+ * clean and droppable), there whenever run-vm runs. */
+#define DO_FILE		"/usr/bin/qemu-system-x86_64"
+
+static const char *const do_keys[] = {
+	"toptier", "anon", "file", "pgsteal_direct", "pgsteal_kswapd", "pgscan_direct",
+	"pgdemote_toptier",
+};
+
+enum { DK_TOPTIER, DK_ANON, DK_FILE, DK_STEAL_D, DK_STEAL_K, DK_SCAN_D, DK_DEMOTE, NR_DK };
+
+struct do_stat {
+	uint64_t v[NR_DK];
+	uint64_t found;
+	uint64_t swap_current;		/* memory.swap.current */
+	uint64_t pswpout;		/* /proc/vmstat */
+	uint64_t demote_fail;		/* memory.events toptier_demote_fail */
+};
+
+static int do_stat_read(const char *cg, struct do_stat *s)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (snprintf(path, sizeof(path), "%s/memory.stat", cg) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	ret = read_keys_u64(path, do_keys, NR_DK, s->v, &s->found);
+	if (ret == 0)
+		ret = cg_read_u64(cg, "memory.swap.current", &s->swap_current);
+	if (ret == 0)
+		ret = read_key_u64("/proc/vmstat", "pswpout", &s->pswpout);
+	s->demote_fail = cg_key(cg, "memory.events", "toptier_demote_fail", NULL);
+	return ret;
+}
+
+/* Swap on zram0 (256 MB): 0, or the exit status with the reason printed. */
+static int do_swap_on(void)
+{
+	int ret;
+
+	if (access(DO_ZRAM, F_OK) < 0) {
+		msg("SKIP: no swap: the kernel has no zram0 (CONFIG_ZRAM), and the VM no other "
+		    "swap device (a swap file on tmpfs cannot be used)");
+		return EXIT_SKIP;
+	}
+	ret = write_attr(DO_ZRAM, "256M");
+	if (ret == 0 && system("mkswap /dev/zram0 >/dev/null 2>&1 || "
+			       "busybox mkswap /dev/zram0 >/dev/null 2>&1"))
+		ret = -EIO;
+	if (ret == 0 && swapon("/dev/zram0", 0) < 0)
+		ret = -errno;
+	if (ret < 0) {
+		msg("FAIL: swap on zram0: %s", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+/* The workload, in CG: DO_ANON_MB of anonymous memory and DO_FILE's page
+ * cache (up to DO_FILE_MAX_MB), both on the fast node; then it sleeps
+ * until killed, reading nothing. Writes 0 or -errno to FD when ready. */
+static void __attribute__((noreturn)) do_child(const char *cg, int fd)
+{
+	size_t len = (size_t)DO_ANON_MB * MB, flen = (size_t)DO_FILE_MAX_MB * MB;
+	char *buf = NULL;
+	int ret, f = -1;
+	ssize_t n;
+	void *p;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	ret = cg_enter(cg);
+	if (ret == 0)
+		ret = policy_bind(FAST_NODE);
+	if (ret == 0) {
+		p = map_private(len);
+		if (!p)
+			ret = -errno;
+		else
+			dirty_pages(p, len);
+	}
+	if (ret == 0) {
+		f = open(DO_FILE, O_RDONLY | O_CLOEXEC);
+		buf = malloc(1 << 16);
+		if (f < 0 || !buf)
+			ret = f < 0 ? -errno : -ENOMEM;
+	}
+	if (ret == 0) {
+		/* Out of the page cache first, so that the pages read are
+		 * charged to this cgroup. */
+		posix_fadvise(f, 0, 0, POSIX_FADV_DONTNEED);
+		while (flen > 0 && (n = read(f, buf, 1 << 16)) > 0)
+			flen -= (size_t)n < flen ? (size_t)n : flen;
+	}
+	n = write(fd, &ret, sizeof(ret));
+	for (;;)
+		pause();
+}
+
+/* toptier-demote-only: the ceiling's reclaim only demotes. Swap on zram0,
+ * kernel.numa_balancing 0, cgroup2 with memory_tiered_limits, the top tier
+ * at most 1/8 of the memory (run-vm --mem-slow 2304M; else a skip). A cgroup
+ * holds 32 MB of anonymous memory and up to 16 MB of page cache (of a file
+ * on the 9p root, clean) on the fast node; its ceiling is set to 6 MB, its
+ * memory.high (about 60 MB) above its usage.
+ * With /sys/kernel/mm/numa/demotion_enabled 0, for 5 s: the ceiling acts
+ * (toptier_demote_fail > 0) but nothing is swapped (memory.swap.current 0,
+ * pswpout unchanged) or reclaimed (pgsteal 0, anon and file unchanged).
+ * Then demotion_enabled 1 and the ceiling written again: toptier comes down
+ * to the ceiling within 20 s, still without swap, anon and file unchanged
+ * (the pages moved to the slow node). Prints a DEMOTEONLY line per part. */
+int case_toptier_demote_only(const char *name)
+{
+	struct do_stat s0, s1, s2;
+	uint64_t high, c, slack = MB, fast_kb, total_kb;
+	char parent[PATH_MAX] = "", cg[PATH_MAX] = "", buf[32];
+	int fds[2] = { -1, -1 }, ret, child_ret = 0;
+	struct tt_env env;
+	double t0, t = 0;
+	pid_t pid = -1;
+
+	ret = tt_probe(false);
+	if (ret)
+		return ret;
+	/* memory.high above what the workload uses (a write of memory.high
+	 * below the usage reclaims, and swaps, in the writer), the top-tier
+	 * ceiling far below: the top tier must be a small share of the memory. */
+	ret = tier_capacity(&fast_kb, &total_kb);
+	if (ret < 0 || fast_kb * 8 > total_kb) {
+		msg("SKIP: the top tier is %llu of %llu kB: the case needs at most 1/8 (run-vm "
+		    "--mem-slow 2304M)", (unsigned long long)fast_kb, (unsigned long long)total_kb);
+		return EXIT_SKIP;
+	}
+	ret = do_swap_on();
+	if (ret)
+		return ret;
+	ret = tt_env_begin(&env);
+	if (ret < 0)
+		return 1;
+	ret = tt_mount_tiered(&env, true);
+	if (ret == 0)
+		ret = tt_set(&env.numab, TT_NUMAB, "0");
+	if (ret == 0)
+		ret = tt_set(&env.demotion, TT_DEMOTION, "0");
+	if (ret == 0)
+		ret = cg_create(NULL, "vmtest-toptier-demote-only", parent, sizeof(parent));
+	if (ret < 0)
+		goto out;
+	ret = cg_enable_memory(parent);
+	if (ret == 0)
+		ret = cg_create(parent, "workload", cg, sizeof(cg));
+	if (ret < 0) {
+		cg[0] = '\0';
+		goto out;
+	}
+	if (pipe(fds) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (pid == 0)
+		do_child(cg, fds[1]);
+	if (read(fds[0], &child_ret, sizeof(child_ret)) != sizeof(child_ret) || child_ret < 0) {
+		msg("workload: %s", strerror(child_ret < 0 ? -child_ret : EIO));
+		ret = -EIO;
+		goto out;
+	}
+	lru_drain_all();
+	ret = do_stat_read(cg, &s0);
+	if (ret < 0)
+		goto out;
+	msg("  workload: toptier %llu kB, anon %llu kB, file %llu kB, swap %llu kB; demotion "
+	    "disabled; ceiling to %d MB", (unsigned long long)(s0.v[DK_TOPTIER] >> 10),
+	    (unsigned long long)(s0.v[DK_ANON] >> 10), (unsigned long long)(s0.v[DK_FILE] >> 10),
+	    (unsigned long long)(s0.swap_current >> 10), DO_C_MB);
+	ret = set_toptier_high(cg, (uint64_t)DO_C_MB * MB, &high, &c);
+	if (ret < 0)
+		goto out;
+	msg("  memory.high %llu kB, memory.toptier_high %llu kB", (unsigned long long)(high >> 10),
+	    (unsigned long long)(c >> 10));
+	if (high < (uint64_t)(DO_ANON_MB + DO_FILE_MAX_MB + 4) * MB) {
+		msg("memory.high below the workload's usage: the top tier is too large a share");
+		ret = -ERANGE;
+		goto out;
+	}
+	sleep_sec(DO_WATCH);
+	ret = do_stat_read(cg, &s1);
+	if (ret < 0)
+		goto out;
+	printf("DEMOTEONLY part=disabled C_kb=%llu toptier_kb=%llu->%llu anon_kb=%llu->%llu "
+	       "file_kb=%llu->%llu swap_kb=%llu pswpout=%llu pgsteal=%llu pgscan_direct=%llu "
+	       "demote_fail=%llu\n", (unsigned long long)(c >> 10),
+	       (unsigned long long)(s0.v[DK_TOPTIER] >> 10),
+	       (unsigned long long)(s1.v[DK_TOPTIER] >> 10),
+	       (unsigned long long)(s0.v[DK_ANON] >> 10), (unsigned long long)(s1.v[DK_ANON] >> 10),
+	       (unsigned long long)(s0.v[DK_FILE] >> 10), (unsigned long long)(s1.v[DK_FILE] >> 10),
+	       (unsigned long long)(s1.swap_current >> 10),
+	       (unsigned long long)(s1.pswpout - s0.pswpout),
+	       (unsigned long long)(s1.v[DK_STEAL_D] + s1.v[DK_STEAL_K] - s0.v[DK_STEAL_D] -
+				    s0.v[DK_STEAL_K]),
+	       (unsigned long long)(s1.v[DK_SCAN_D] - s0.v[DK_SCAN_D]),
+	       (unsigned long long)(s1.demote_fail - s0.demote_fail));
+
+	/* Demotion on again: the same ceiling, written again to start the
+	 * worker at once. */
+	ret = tt_set(&env.demotion, TT_DEMOTION, "1");
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)high);
+	if (ret == 0)
+		ret = cg_write(cg, "memory.high", buf);
+	if (ret < 0)
+		goto out;
+	t0 = now_sec();
+	do {
+		sleep_sec(0.25);
+		ret = do_stat_read(cg, &s2);
+		if (ret < 0)
+			goto out;
+		t = now_sec() - t0;
+	} while (s2.v[DK_TOPTIER] > c + slack && t < 20.0 * time_scale);
+	printf("DEMOTEONLY part=enabled secs=%.1f toptier_kb=%llu anon_kb=%llu file_kb=%llu "
+	       "swap_kb=%llu pswpout=%llu pgdemote_toptier=%llu\n", t,
+	       (unsigned long long)(s2.v[DK_TOPTIER] >> 10),
+	       (unsigned long long)(s2.v[DK_ANON] >> 10), (unsigned long long)(s2.v[DK_FILE] >> 10),
+	       (unsigned long long)(s2.swap_current >> 10),
+	       (unsigned long long)(s2.pswpout - s0.pswpout),
+	       (unsigned long long)(s2.v[DK_DEMOTE] - s0.v[DK_DEMOTE]));
+	fflush(stdout);
+	ret = 0;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (cg[0])
+		tt_leak_check("toptier-demote-only", parent, cg);
+	if (parent[0])
+		cg_destroy(parent);
+	tt_restore(&env);
+	swapoff("/dev/zram0");
+	if (ret < 0) {
+		msg("FAIL: %s: the workload could not be set up: %s", name, strerror(-ret));
+		return 1;
+	}
+
+	CHECK(s0.v[DK_FILE] >= 4 * MB, "the workload has page cache to drop: file %llu kB "
+	      "(>= 4 MB of %s)", (unsigned long long)(s0.v[DK_FILE] >> 10), DO_FILE);
+	CHECK(s1.demote_fail > s0.demote_fail, "demotion disabled: the ceiling acted and failed "
+	      "(toptier_demote_fail %llu -> %llu)", (unsigned long long)s0.demote_fail,
+	      (unsigned long long)s1.demote_fail);
+	CHECK(s1.swap_current == 0 && s1.pswpout == s0.pswpout, "demotion disabled: nothing "
+	      "swapped: memory.swap.current %llu, pswpout +%llu",
+	      (unsigned long long)s1.swap_current, (unsigned long long)(s1.pswpout - s0.pswpout));
+	CHECK(s1.v[DK_STEAL_D] + s1.v[DK_STEAL_K] == s0.v[DK_STEAL_D] + s0.v[DK_STEAL_K],
+	      "demotion disabled: nothing reclaimed: pgsteal +%llu",
+	      (unsigned long long)(s1.v[DK_STEAL_D] + s1.v[DK_STEAL_K] - s0.v[DK_STEAL_D] -
+				   s0.v[DK_STEAL_K]));
+	CHECK(s1.v[DK_FILE] >= s0.v[DK_FILE] && s1.v[DK_ANON] >= s0.v[DK_ANON],
+	      "demotion disabled: file %llu -> %llu kB, anon %llu -> %llu kB (none dropped)",
+	      (unsigned long long)(s0.v[DK_FILE] >> 10), (unsigned long long)(s1.v[DK_FILE] >> 10),
+	      (unsigned long long)(s0.v[DK_ANON] >> 10), (unsigned long long)(s1.v[DK_ANON] >> 10));
+	CHECK(s2.v[DK_TOPTIER] <= c + slack, "demotion enabled: toptier %llu kB <= C %llu kB + "
+	      "1 MB after %.1f s", (unsigned long long)(s2.v[DK_TOPTIER] >> 10),
+	      (unsigned long long)(c >> 10), t);
+	CHECK(s2.swap_current == 0 && s2.pswpout == s0.pswpout && s2.v[DK_FILE] >= s0.v[DK_FILE],
+	      "demotion enabled: demoted, not swapped or dropped: swap %llu kB, pswpout +%llu, "
+	      "file %llu -> %llu kB", (unsigned long long)(s2.swap_current >> 10),
+	      (unsigned long long)(s2.pswpout - s0.pswpout),
+	      (unsigned long long)(s0.v[DK_FILE] >> 10), (unsigned long long)(s2.v[DK_FILE] >> 10));
+	return verdict(name);
 }

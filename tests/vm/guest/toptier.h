@@ -6,6 +6,15 @@
  * with /sys/kernel/mm/numa/toptier_exchange off, then on. */
 int case_toptier_exchange(const char *name);
 
+/* toptier-large-node: a cgroup at its ceiling on a fast node with more than
+ * 1 GiB free walks cold data once (no refusal, no exchange), then reads it
+ * hot (exchange). */
+int case_toptier_large_node(const char *name);
+
+/* toptier-demote-only: a ceiling with demotion disabled swaps and drops
+ * nothing; with it enabled, it demotes. */
+int case_toptier_demote_only(const char *name);
+
 /* toptier-charge-cost: the charge path with memory_tiered_limits off and
  * on (a measurement). */
 int case_toptier_charge_cost(const char *name);
