@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Process events through the proc connector (NETLINK_CONNECTOR, CN_IDX_PROC)
- * with libnl: when a process execs a binary that an exe= rule matches, the
- * policy is applied to the process's cgroup right away.  On ENOBUFS (events
+ * with libnl (socket, subscription, and nl_recv() with a check that the
+ * kernel sent it): when a process execs a binary that an exe= rule matches,
+ * the policy is applied to the process's cgroup right away.  On ENOBUFS (events
  * were lost) we resynchronise with a full reconcile, which reads every
  * cgroup's processes and their /proc/PID/exe.  Without the connector (no
  * CONFIG_PROC_EVENTS, no privilege) exe= rules are applied by the periodic
  * reconcile only; we say so once.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +129,48 @@ static int on_exec(struct manager *m, int pid)
 	return manager_cgroup_exec(m, cg, exe, reason);
 }
 
+/* The exec events of one datagram from the kernel. */
+static int proc_datagram(struct manager *m, unsigned char *buf, int len)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	int rem = len, r;
+
+	for (; nlmsg_ok(h, rem); h = nlmsg_next(h, &rem)) {
+		const struct cn_msg *cn;
+		struct proc_event ev;
+		size_t n;
+
+		if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
+			continue;
+		if (nlmsg_datalen(h) < (int)(sizeof(*cn) + sizeof(ev.what)))
+			continue;
+		cn = nlmsg_data(h);
+		if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
+			continue;
+		/* The event sits at offset 36 of the datagram: copy it out
+		 * rather than reading a misaligned struct. */
+		n = (size_t)nlmsg_datalen(h) - sizeof(*cn);
+		if (cn->len < n)
+			n = cn->len;
+		memset(&ev, 0, sizeof(ev));
+		memcpy(&ev, cn->data, n < sizeof(ev) ? n : sizeof(ev));
+		if (ev.what != PROC_EVENT_EXEC)
+			continue;
+		r = on_exec(m, ev.event_data.exec.process_tgid);
+		if (r == -ENOMEM)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Each datagram through libnl's nl_recv(): a buffer of the datagram's own
+ * size (it peeks first), and the sender's address.  Only the kernel
+ * (port 0) sends process events: anyone may send a datagram to tierd's
+ * port, and a forged exec event would make tierd read some other process's
+ * /proc/PID/exe and move its cgroup into a class.  Such datagrams are
+ * dropped, counted and mentioned once.
+ */
 static int on_proc_event(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct manager *m = userdata;
@@ -134,50 +178,36 @@ static int on_proc_event(sd_event_source *s, int fd, uint32_t revents, void *use
 	int r;
 
 	for (;;) {
-		char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
-		struct nlmsghdr *h = (struct nlmsghdr *)buf;
-		ssize_t len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		int rem;
+		_cleanup_free_ unsigned char *buf = NULL;
+		struct sockaddr_nl nla = {};
+		int n;
 
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS) {
-				overrun = true;
-				continue;
-			}
-			if (errno != EAGAIN)
-				log_warning_errno(errno, "Failed to receive process events: %m, ignoring");
+		n = nl_recv(m->proc.sk, &nla, &buf, NULL);
+		if (n == -NLE_NOMEM && errno == ENOBUFS) {
+			/* libnl says ENOBUFS (the socket overran) as NLE_NOMEM:
+			 * errno tells the two apart */
+			overrun = true;
+			continue;
+		}
+		if (n == -NLE_NOMEM)
+			return sd_event_exit(m->event, log_oom());
+		if (n < 0) {
+			r = nle_to_errno(n);
+			if (r != -EAGAIN)
+				log_warning_errno(r, "Failed to receive process events: %m, ignoring");
 			break;
 		}
-		if (len == 0)
+		if (n == 0)
 			break;
-		rem = (int)len;
-		for (; nlmsg_ok(h, rem); h = nlmsg_next(h, &rem)) {
-			const struct cn_msg *cn;
-			struct proc_event ev;
-			size_t n;
-
-			if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_NOOP)
-				continue;
-			if (nlmsg_datalen(h) < (int)(sizeof(*cn) + sizeof(ev.what)))
-				continue;
-			cn = nlmsg_data(h);
-			if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
-				continue;
-			/* The event sits at offset 36 of the datagram: copy it out
-			 * rather than reading a misaligned struct. */
-			n = (size_t)nlmsg_datalen(h) - sizeof(*cn);
-			if (cn->len < n)
-				n = cn->len;
-			memset(&ev, 0, sizeof(ev));
-			memcpy(&ev, cn->data, n < sizeof(ev) ? n : sizeof(ev));
-			if (ev.what != PROC_EVENT_EXEC)
-				continue;
-			r = on_exec(m, ev.event_data.exec.process_tgid);
-			if (r == -ENOMEM)
-				return sd_event_exit(m->event, r);
+		if (nla.nl_pid != 0) {
+			if (m->proc.n_foreign++ == 0)
+				log_warning("Process event from netlink port %" PRIu32 ", not the "
+					    "kernel: ignoring it and any other such", nla.nl_pid);
+			continue;
 		}
+		r = proc_datagram(m, buf, n);
+		if (r == -ENOMEM)
+			return sd_event_exit(m->event, log_oom());
 	}
 	if (overrun) {
 		m->proc.n_overruns++;
@@ -220,6 +250,8 @@ int proc_connector_start(struct manager *m)
 	if (!sk)
 		return log_oom();
 	nl_socket_disable_seq_check(sk);
+	/* nl_recv() peeks at each datagram and reads it into a buffer of its size */
+	nl_socket_enable_msg_peek(sk);
 	nl_join_groups(sk, CN_IDX_PROC);
 	r = nle_to_errno(nl_connect(sk, NETLINK_CONNECTOR));
 	if (r >= 0) {

@@ -18,6 +18,7 @@ struct proc_connector {
 	sd_event_source *source;
 	uint64_t n_exec;
 	uint64_t n_overruns;
+	uint64_t n_foreign;	/* datagrams not from the kernel, dropped */
 };
 
 int proc_connector_start(struct manager *m);
