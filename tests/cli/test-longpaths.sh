@@ -1,7 +1,7 @@
 #!/bin/sh
-# Long paths times many cgroups, fake tree: a chain 249 levels deep of
-# 255-byte names with 100 leaves at its bottom (paths up to 64 KB, 14 MB of
-# paths in all), every one managed.  tierd-metrics once wrote each path
+# Long paths times many cgroups, fake tree (tests/cli/long-tree.py): a
+# chain 249 levels deep of 255-byte names with 100 leaves at its bottom
+# (paths up to 64 KB, 14 MB of paths in all), every one managed.  tierd-metrics once wrote each path
 # whole into eleven series per cgroup (a 2,252-cgroup tree made a 2.8 GB
 # textfile):
 #  1. every label value is at most 256 bytes (the start and end of the path
@@ -25,31 +25,7 @@ mode = promote
 class = deep
 cgroup = /deep/**
 EOC
-# Level by level through fds: no path handed to the kernel is long.
-python3 - "$CG/deep" <<'EOP' || fail "cannot build the long-path tree"
-import os, sys
-
-def cgroup(parent, name):
-    os.mkdir(name, dir_fd=parent)
-    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=parent)
-    for f, v in (("memory.numa_balancing", "inherit\n"), ("memory.low", "0\n"),
-                 ("memory.high", "max\n"), ("memory.current", "8192\n"),
-                 ("memory.stat", "anon 4096\nfile 0\n"),
-                 ("memory.numa_stat", "anon N0=4096 N1=0\nfile N0=0 N1=0\n"),
-                 ("cgroup.procs", ""), ("cgroup.controllers", "cpu io memory pids\n")):
-        w = os.open(f, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(w, v.encode())
-        os.close(w)
-    return fd
-
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
-for i in range(249):
-    nfd = cgroup(fd, ("d%03d-" % i).ljust(255, "0"))
-    os.close(fd)
-    fd = nfd
-for i in range(100):
-    os.close(cgroup(fd, "0" * 246 + "-leaf%03d" % i))
-EOP
+python3 "$SRCDIR/tests/cli/long-tree.py" "$CG/deep" || fail "cannot build the long-path tree"
 N=349
 
 metrics() {

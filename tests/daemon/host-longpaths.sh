@@ -1,7 +1,7 @@
 #!/bin/sh
 # Long paths at scale, host, fake tree: a chain 249 levels deep of 255-byte
-# names with 100 leaves at its bottom (each path about 64 KB, 6.4 MB of
-# paths in all), every one managed.  Once, one ListCgroups reply held every
+# names with 100 leaves at its bottom (tests/cli/long-tree.py: each leaf's
+# path about 64 KB, 14 MB of paths in all), every one managed.  Once, one ListCgroups reply held every
 # path (ENOBUFS from sd-bus past 128 MiB, for every caller, after building
 # it all) and DryRun likewise; now both come in pages:
 #  1. ListCgroups(all, offset) pages: each page at most BUS_LIST_PAGE_BYTES
@@ -29,29 +29,7 @@ class = deep
 cgroup = /deep/**
 EOC
 mk_cgroup deep
-# Level by level through fds: no path handed to the kernel is long.
-python3 - "$CG/deep" <<'EOP' || fail "cannot build the long-path tree"
-import os, sys
-
-def cgroup(parent, name):
-    os.mkdir(name, dir_fd=parent)
-    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=parent)
-    for f, v in (("memory.numa_balancing", "inherit\n"), ("memory.low", "0\n"),
-                 ("memory.high", "max\n"), ("memory.current", "0\n"), ("cgroup.procs", ""),
-                 ("cgroup.events", "populated 0\nfrozen 0\n")):
-        w = os.open(f, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
-        os.write(w, v.encode())
-        os.close(w)
-    return fd
-
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
-for i in range(249):
-    nfd = cgroup(fd, ("d%03d-" % i).ljust(255, "x"))
-    os.close(fd)
-    fd = nfd
-for i in range(100):
-    os.close(cgroup(fd, ("leaf%03d-" % i).ljust(255, "y")))
-EOP
+python3 "$SRCDIR/tests/cli/long-tree.py" "$CG/deep" || fail "cannot build the long-path tree"
 N=349	# 249 levels below /deep (which /deep/** does not match), 100 leaves
 
 start_tierd
@@ -72,7 +50,7 @@ pages() { # METHOD ALL
 	echo "$i"
 }
 np=$(pages ListCgroups false)
-[ "$np" -ge 2 ] || fail "$np page(s) for 6.4 MB of paths"
+[ "$np" -ge 2 ] || fail "$np page(s) for 14 MB of paths"
 python3 - "$T" "$np" "$N" <<'EOP' || fail "ListCgroups pages"
 import json, sys
 t, np, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -108,23 +86,12 @@ EOP
 echo "ok 2 tierctl status: $N rows of at most $long characters; --json has every path whole"
 
 # 3. DryRun pages: the leaves set back to inherit are changes again.
-python3 - "$CG/deep" <<'EOP' || fail "cannot reset the leaves"
-import os, sys
-fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
-for i in range(249):
-    nfd = os.open(("d%03d-" % i).ljust(255, "x"), os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-    os.close(fd)
-    fd = nfd
-for i in range(100):
-    w = os.open(("leaf%03d-" % i).ljust(255, "y") + "/memory.numa_balancing",
-                os.O_WRONLY | os.O_TRUNC, dir_fd=fd)
-    os.write(w, b"inherit\n")
-    os.close(w)
-EOP
+python3 "$SRCDIR/tests/cli/long-tree.py" "$CG/deep" memory.numa_balancing=inherit ||
+	fail "cannot reset the leaves"
 busctl --timeout=60 --json=short --address="unix:path=$T/bus" call org.tierd.Manager1 \
 	/org/tierd/Manager1 org.tierd.Manager1 DryRun t 0 >"$T/dry" || fail "DryRun failed"
 next=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["data"][1])' <"$T/dry")
-[ "$next" != 0 ] || fail "DryRun of 6.4 MB of changes came in one page"
+[ "$next" != 0 ] || fail "DryRun of 100 changes of 64 KB paths came in one page"
 $TC apply --dry-run >"$T/apply" 2>"$T/apply.err"
 changes=$(grep -c 'memory.numa_balancing inherit -> promote' "$T/apply")
 [ "$changes" = 100 ] || { tail -3 "$T/apply"; cat "$T/apply.err"; fail "apply --dry-run: $changes changes, expected 100"; }
