@@ -28,9 +28,25 @@
 #define DAMON_OWNER_MAX 4096u
 #define DAMON_OWNER_MAGIC "tierd-damon-owner 1"
 
+/* Directories opened during one tier_damon_stage(): a scheme's dozens of
+ * attributes are written below a few directories, and walking each path
+ * from the admin directory again was most of the cost (a 2-filter scheme:
+ * ~900 syscalls).  Only while staging, and flushed whenever a count file
+ * is written (the kernel recreates the directories below it). */
+#define DAMON_DCACHE 8
+
+struct dcache_entry {
+	char *path;		/* below admin, no trailing '/' */
+	int fd;
+	uint64_t used;		/* LRU: a parent walked from stays */
+};
+
 struct tier_damon {
 	int admin_fd;		/* <sys>/kernel/mm/damon/admin */
 	int proc_fd;		/* <proc>, or -1 */
+	bool caching;
+	struct dcache_entry dc[DAMON_DCACHE];
+	uint64_t dc_clock;
 };
 
 static const char *const action_names[_TIER_DAMON_ACTION_MAX] = {
@@ -82,6 +98,103 @@ static int dir_walk(int dfd, const char *rel)
 	return TAKE_FD(fd);
 }
 
+static void dcache_flush(struct tier_damon *d)
+{
+	for (unsigned i = 0; i < DAMON_DCACHE; i++) {
+		free(d->dc[i].path);
+		if (d->dc[i].path && d->dc[i].fd >= 0)
+			close(d->dc[i].fd);
+		d->dc[i].path = NULL;
+		d->dc[i].fd = -1;
+	}
+	d->dc_clock = 0;
+}
+
+/* The directory rel below admin (a new fd), from the longest cached prefix. */
+static int dir_open_cached(struct tier_damon *d, const char *rel)
+{
+	size_t best_len = 0, n = strlen(rel);
+	struct dcache_entry *best = NULL, *e = NULL;
+	int fd;
+
+	for (unsigned i = 0; i < DAMON_DCACHE; i++) {
+		struct dcache_entry *c = &d->dc[i];
+		size_t l;
+
+		if (!c->path)
+			continue;
+		l = strlen(c->path);
+		if (l > n || l <= best_len || strncmp(c->path, rel, l) ||
+		    (rel[l] != '\0' && rel[l] != '/'))
+			continue;
+		best = c;
+		best_len = l;
+	}
+	if (best)
+		best->used = ++d->dc_clock;
+	if (best && best_len == n) {
+		fd = fcntl(best->fd, F_DUPFD_CLOEXEC, 3);
+		return fd < 0 ? negative_errno() : fd;
+	}
+	fd = dir_walk(best ? best->fd : d->admin_fd, rel + best_len + (best ? 1 : 0));
+	if (fd < 0)
+		return fd;
+	/* a free entry, else the least recently used one (never best: just
+	 * used) */
+	for (unsigned i = 0; i < DAMON_DCACHE; i++) {
+		struct dcache_entry *c = &d->dc[i];
+
+		if (!c->path) {
+			e = c;
+			break;
+		}
+		if (!e || c->used < e->used)
+			e = c;
+	}
+	e->used = ++d->dc_clock;
+	if (e->path && e->fd >= 0)
+		close(e->fd);
+	free(e->path);
+	e->path = strdup(rel);
+	e->fd = e->path ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (e->fd < 0) {
+		free(e->path);
+		e->path = NULL;
+	}
+	return fd;
+}
+
+/* The path of fmt below admin, split into its directory (opened) and the
+ * last component (*ret_name, malloc'ed). */
+static int vpath_open_cached(struct tier_damon *d, char **ret_name, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *path = NULL;
+	char *slash, *name;
+	int fd;
+
+	if (vasprintf(&path, fmt, ap) < 0)
+		return -ENOMEM;
+	slash = strrchr(path, '/');
+	if (!slash) {
+		fd = fcntl(d->admin_fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return negative_errno();
+		name = strdup(path);
+	} else {
+		*slash = '\0';
+		fd = dir_open_cached(d, path);
+		if (fd < 0)
+			return fd;
+		name = strdup(slash + 1);
+	}
+	if (!name) {
+		close(fd);
+		return -ENOMEM;
+	}
+	*ret_name = name;
+	return fd;
+}
+
 /* The path of fmt below admin, split into its directory (opened) and the
  * last component (*ret_name, malloc'ed). */
 static int vpath_open(int dfd, char **ret_name, const char *fmt, va_list ap)
@@ -127,7 +240,10 @@ static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ..
 	int r;
 
 	va_start(ap, fmt);
-	fd = vpath_open(d->admin_fd, &name, fmt, ap);
+	if (d->caching)
+		fd = vpath_open_cached((struct tier_damon *)d, &name, fmt, ap);
+	else
+		fd = vpath_open(d->admin_fd, &name, fmt, ap);
 	va_end(ap);
 	if (fd < 0)
 		return fd;
@@ -150,7 +266,10 @@ static int attr_write(const struct tier_damon *d, const char *value, const char 
 	va_list ap;
 
 	va_start(ap, fmt);
-	fd = vpath_open(d->admin_fd, &name, fmt, ap);
+	if (d->caching)
+		fd = vpath_open_cached((struct tier_damon *)d, &name, fmt, ap);
+	else
+		fd = vpath_open(d->admin_fd, &name, fmt, ap);
 	va_end(ap);
 	if (fd < 0)
 		return fd;
@@ -252,6 +371,8 @@ int tier_damon_open(const char *sys_root, const char *proc_root, struct tier_dam
 		return -ENOMEM;
 	d->admin_fd = TAKE_FD(admin_fd);
 	d->proc_fd = TAKE_FD(proc_fd);
+	for (unsigned i = 0; i < DAMON_DCACHE; i++)
+		d->dc[i].fd = -1;
 	*ret = d;
 	return 0;
 }
@@ -260,6 +381,7 @@ void tier_damon_free(struct tier_damon *d)
 {
 	if (!d)
 		return;
+	dcache_flush(d);
 	if (d->admin_fd >= 0)
 		close(d->admin_fd);
 	if (d->proc_fd >= 0)
@@ -372,6 +494,8 @@ static int write_count(struct tier_damon *d, uint64_t n, const char *path)
 		return r;
 	if (cur == n)
 		return 0;
+	/* the kernel recreates every directory below it */
+	dcache_flush(d);
 	return attr_write_u64(d, n, path);
 }
 
@@ -385,11 +509,11 @@ static int config_validate(const struct tier_damon_config *cfg)
 {
 	uint64_t prev_end = 0;
 
-	if (!cfg || cfg->nr_regions == 0 || !cfg->regions)
+	if (!cfg || (!cfg->keep_regions && (cfg->nr_regions == 0 || !cfg->regions)))
 		return -EINVAL;
 	if (cfg->nr_schemes && !cfg->schemes)
 		return -EINVAL;
-	for (size_t i = 0; i < cfg->nr_regions; i++) {
+	for (size_t i = 0; !cfg->keep_regions && i < cfg->nr_regions; i++) {
 		const struct tier_damon_range *g = &cfg->regions[i];
 
 		/* the kernel wants them sorted and disjoint */
@@ -465,8 +589,9 @@ static uint64_t config_fingerprint(const struct tier_damon_config *cfg)
 	struct fp fp = { DAMON_FNV_OFFSET };
 
 	fp_add(&fp, "paddr");
-	fp_add_u64(&fp, cfg->nr_regions);
-	for (size_t i = 0; i < cfg->nr_regions; i++) {
+	/* what is staged: no regions with keep_regions */
+	fp_add_u64(&fp, cfg->keep_regions ? 0 : cfg->nr_regions);
+	for (size_t i = 0; !cfg->keep_regions && i < cfg->nr_regions; i++) {
 		fp_add_u64(&fp, cfg->regions[i].start);
 		fp_add_u64(&fp, cfg->regions[i].end);
 	}
@@ -708,8 +833,23 @@ static int stage_scheme(struct tier_damon *d, unsigned index, size_t i,
 	return 0;
 }
 
+static int stage_inner(struct tier_damon *d, unsigned index, const struct tier_damon_config *cfg,
+		       uint64_t *ret_fingerprint);
+
 int tier_damon_stage(struct tier_damon *d, unsigned index, const struct tier_damon_config *cfg,
 		     uint64_t *ret_fingerprint)
+{
+	int r;
+
+	d->caching = true;
+	r = stage_inner(d, index, cfg, ret_fingerprint);
+	dcache_flush(d);
+	d->caching = false;
+	return r;
+}
+
+static int stage_inner(struct tier_damon *d, unsigned index, const struct tier_damon_config *cfg,
+		       uint64_t *ret_fingerprint)
 {
 	const char *ma = "contexts/0/monitoring_attrs";
 	const char *tg = "contexts/0/targets/0/regions";
@@ -738,10 +878,10 @@ int tier_damon_stage(struct tier_damon *d, unsigned index, const struct tier_dam
 	r = KCOUNT(d, 1, index, "contexts/0/targets/nr_targets");
 	if (r < 0)
 		return r;
-	r = KCOUNT(d, cfg->nr_regions, index, "%s/nr_regions", tg);
+	r = KCOUNT(d, cfg->keep_regions ? 0 : cfg->nr_regions, index, "%s/nr_regions", tg);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < cfg->nr_regions; i++) {
+	for (size_t i = 0; !cfg->keep_regions && i < cfg->nr_regions; i++) {
 		r = KWRITE_U64(d, cfg->regions[i].start, index, "%s/%zu/start", tg, i);
 		if (r < 0)
 			return r;

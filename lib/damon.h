@@ -28,6 +28,10 @@
  *    at "on" fails with ENOMEM (not EINVAL).
  *  - DAMON_RECLAIM and DAMON_LRU_SORT start their contexts exclusively:
  *    while one of them is enabled, state "on" fails with EBUSY.
+ *  - An addr (or target) filter with matching N filters out everything on
+ *    paddr: the operations layer runs all of a scheme's filters again per
+ *    folio (damos_pa_filter_out()), and a core filter type never matches
+ *    there.  Use matching-Y addr filters on the ranges to leave out.
  */
 #ifndef LIBTIER_DAMON_H
 #define LIBTIER_DAMON_H
@@ -162,6 +166,15 @@ struct tier_damon_config {
 	size_t nr_regions;
 	const struct tier_damon_scheme *schemes;
 	size_t nr_schemes;
+	/*
+	 * Stage no regions (nr_regions 0; regions and nr_regions are ignored):
+	 * a commit then keeps the running kdamond's regions and what it has
+	 * learnt in them (6.12's damon_commit_target_regions() sets regions
+	 * only when some are given, and resets them to the given ones
+	 * otherwise), and costs two writes per region less.  Never for "on":
+	 * paddr has no default regions, it would monitor nothing.
+	 */
+	bool keep_regions;
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -34,6 +35,14 @@
 #define DAMON_DEMOTE_RESET_MS 1000
 #define DAMON_DEMOTE_MAX_BYTES (256ull << 20)
 #define DAMON_PAGE 4096
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
 
 /* ------------------------------------------------------------------------
  * The plan (pure)
@@ -114,7 +123,7 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 			    (!any || (eff != TIER_MODE_PROMOTE && eff != TIER_MODE_FULL) ||
 			     (sharer && sharer->throttled)))
 				continue;
-			if (k == DAMON_DEMOTE && (!sharer || sharer->target == 0))
+			if (k == DAMON_DEMOTE && (!sharer || !damon_fair_contended(sharer)))
 				continue;
 			if (p.n >= DAMON_SCHEMES_MAX) {
 				p.n_dropped++;
@@ -270,7 +279,7 @@ int damon_memcgs_collect(int root_fd, const struct damon_managed *managed, size_
 		if (managed[i].mode == TIER_MODE_PROMOTE || managed[i].mode == TIER_MODE_FULL)
 			roots[n_roots++] = managed[i].path;
 	for (size_t i = 0; i < n_fair; i++)
-		if (fair[i].target > 0)
+		if (damon_fair_contended(&fair[i]))
 			roots[n_roots++] = fair[i].path;
 	if (n_roots)
 		qsort(roots, n_roots, sizeof(*roots), strp_cmp);
@@ -476,27 +485,37 @@ _printf_(4, 5) static void dlog(const struct damon_driver *drv, int priority, in
 }
 
 /*
- * addr filters that leave only the pages of ranges (sorted): out of
- * [first start, last end) (matching N), and each gap (matching Y).
+ * addr filters that leave a scheme only the pages of one tier: each range of
+ * the other tier filtered out (matching Y).  Not "out of the tier's window"
+ * (matching N): in 6.12 the paddr operations run every filter of a scheme
+ * again per folio (damos_pa_filter_out()), where a core filter type (addr,
+ * target) never matches, so a matching-N addr filter filters out every
+ * folio.  Matching-Y filters are then harmless there, and the core splits
+ * and skips the regions they match.  The target's regions are these ranges
+ * alone, so nothing between them needs a filter.
  */
-static int tier_filters(const struct tier_damon_range *r, size_t n, struct tier_damon_filter **ret,
-			size_t *ret_n)
+static int tier_filters(const struct tier_damon_range *other, size_t n,
+			struct tier_damon_filter **ret, size_t *ret_n)
 {
 	struct tier_damon_filter *f;
 	size_t k = 0;
 
 	if (n == 0)
 		return -EINVAL;
-	f = calloc(n + 1, sizeof(*f));
+	f = calloc(n, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f[k++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ADDR, .matching = false,
-					     .addr = { r[0].start, r[n - 1].end } };
-	for (size_t i = 1; i < n; i++)
-		if (r[i].start > r[i - 1].end)
-			f[k++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ADDR,
-							     .matching = true,
-							     .addr = { r[i - 1].end, r[i].start } };
+	for (size_t i = 0; i < n; i++) {
+		/* touching ranges as one */
+		if (k > 0 && other[i].start <= f[k - 1].addr.end) {
+			if (other[i].end > f[k - 1].addr.end)
+				f[k - 1].addr.end = other[i].end;
+			continue;
+		}
+		f[k++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ADDR,
+						     .matching = true,
+						     .addr = { other[i].start, other[i].end } };
+	}
 	*ret = f;
 	*ret_n = k;
 	return 0;
@@ -526,10 +545,12 @@ int damon_driver_new(const struct damon_driver_args *args, struct damon_driver *
 		r = ranges_append(&drv->fast, &drv->n_fast, args->fast, args->n_fast);
 	if (r == 0)
 		r = ranges_append(&drv->slow, &drv->n_slow, args->slow, args->n_slow);
+	/* fast_filters confine to the fast tier: the slow ranges out; and
+	 * the other way round */
 	if (r == 0)
-		r = tier_filters(drv->fast, drv->n_fast, &drv->fast_filters, &drv->n_fast_filters);
+		r = tier_filters(drv->slow, drv->n_slow, &drv->fast_filters, &drv->n_fast_filters);
 	if (r == 0)
-		r = tier_filters(drv->slow, drv->n_slow, &drv->slow_filters, &drv->n_slow_filters);
+		r = tier_filters(drv->fast, drv->n_fast, &drv->slow_filters, &drv->n_slow_filters);
 	/* the target's regions: both tiers, merged where they touch, cut in
 	 * pieces of at least 2 MB and at most DAMON_INIT_REGIONS of them */
 	if (r == 0)
@@ -590,6 +611,7 @@ void damon_driver_stats(const struct damon_driver *drv, struct damon_stats *ret)
 	ret->index = drv->index;
 	ret->pid = drv->have && drv->running ? drv->owner.pid : -1;
 	ret->n_schemes = drv->committed_valid ? drv->committed.n : 0;
+	ret->blocked = !drv->have && drv->said_busy;
 }
 
 static void forget(struct damon_driver *drv)
@@ -708,7 +730,9 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 	return 0;
 }
 
-static int stage(struct damon_driver *drv, const struct damon_plan *plan, uint64_t *ret_fp)
+/* keep_regions: for a commit to the running kdamond (its regions stay). */
+static int stage(struct damon_driver *drv, const struct damon_plan *plan, bool keep_regions,
+		 uint64_t *ret_fp)
 {
 	size_t n = plan->n, nf = (drv->n_slow_filters > drv->n_fast_filters ? drv->n_slow_filters
 									      : drv->n_fast_filters) + 1;
@@ -726,6 +750,7 @@ static int stage(struct damon_driver *drv, const struct damon_plan *plan, uint64
 		.nr_regions = drv->n_regions,
 		.schemes = schemes,
 		.nr_schemes = n,
+		.keep_regions = keep_regions,
 	};
 	int r = 0;
 
@@ -796,8 +821,8 @@ static const char *start_error(int r)
 
 int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 {
+	double t_stage = 0, t_cmd = 0;
 	uint64_t fp = 0;
-	bool added = false;
 	int r;
 
 	r = check_ours(drv);
@@ -828,19 +853,21 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 		drv->said_busy = false;
 		drv->have = true;
 		drv->running = false;
-		added = true;
 		dlog(drv, LOG_INFO, 0, "DAMON: added kdamond %u, tierd's own", drv->index);
 	}
-	r = stage(drv, plan, &fp);
+	t_stage = mono_ms();
+	r = stage(drv, plan, drv->running, &fp);
+	t_stage = mono_ms() - t_stage;
 	if (r < 0) {
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot stage %zu schemes in kdamond %u: %m; it "
 		     "keeps running what it had, retrying", plan->n, drv->index);
 		goto fail;
 	}
-	/* the record before it runs: a crash in between leaves a stopped
-	 * kdamond with our input, which the next tierd takes over */
-	if (added)
-		record_save(drv, fp);
+	/* the record names what is staged now: a stopped kdamond is ours by
+	 * its input (a crash before the start, a refused commit), so the
+	 * record follows every stage */
+	record_save(drv, fp);
+	t_cmd = mono_ms();
 	if (drv->running) {
 		r = tier_damon_commit(drv->d, drv->index);
 		if (r == -ESRCH) {
@@ -867,6 +894,7 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 		drv->running = true;
 		drv->st.n_starts++;
 	}
+	t_cmd = mono_ms() - t_cmd;
 	record_save(drv, fp);
 	r = plan_copy(plan, &drv->committed);
 	if (r < 0)
@@ -880,6 +908,8 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 	drv->committed_valid = true;
 	dlog(drv, LOG_INFO, 0, "DAMON: kdamond %u (pid %d) runs %zu schemes", drv->index,
 	     drv->owner.pid, plan->n);
+	dlog(drv, LOG_DEBUG, 0, "DAMON: staged in %.1f ms, %s in %.1f ms", t_stage,
+	     drv->st.n_starts && !drv->st.n_commits ? "started" : "committed", t_cmd);
 	return 0;
 fail:
 	drv->st.n_failures++;
@@ -922,20 +952,30 @@ int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan)
 
 int damon_driver_stop(struct damon_driver *drv)
 {
-	int r = 0;
+	int r;
 
 	if (!drv || !drv->have)
 		return 0;
-	if (check_ours(drv) == 0 && drv->have && drv->running) {
-		r = tier_damon_stop(drv->d, drv->index);
-		if (r < 0)
-			dlog(drv, LOG_WARNING, r, "DAMON: cannot stop kdamond %u: %m", drv->index);
-		else
-			dlog(drv, LOG_INFO, 0, "DAMON: stopped kdamond %u", drv->index);
+	r = check_ours(drv);
+	if (r < 0) {
+		/* not sure it is still ours: leave it, and the record for the
+		 * next start to decide */
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamond %u before stopping it: %m; "
+		     "left as it is, with its record", drv->index);
+		return r;
 	}
-	if (r == 0 && drv->have)
+	if (drv->have && drv->running) {
+		r = tier_damon_stop(drv->d, drv->index);
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot stop kdamond %u: %m; its record "
+			     "stays for the next start", drv->index);
+			return r;
+		}
+		dlog(drv, LOG_INFO, 0, "DAMON: stopped kdamond %u", drv->index);
+	}
+	if (drv->have)
 		forget(drv);
-	return r;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------

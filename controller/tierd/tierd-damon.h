@@ -68,6 +68,7 @@ struct damon_managed {
 struct damon_fair {
 	const char *path;		/* a cgroup that shares the fast tier */
 	uint64_t target;		/* its target (bytes), 0: none */
+	uint64_t demand;		/* what it could use, UINT64_MAX: unknown */
 	uint64_t fast_bytes;
 	bool throttled;			/* above target x (1 + h): promotion held off */
 };
@@ -93,20 +94,29 @@ void damon_plan_done(struct damon_plan *p);
  * decisions of the last round (may be n_fair 0).  A memcg gets a PROMOTE
  * scheme when its effective mode is promote or full and the fair sharer
  * above it (or it) is not throttled; a DEMOTE scheme when that sharer has
- * a target.  -ENOMEM, -EINVAL.
+ * a target below its demand (a sharer whose demand fits never needs
+ * demotion; leaving its scheme out saves DAMON the walks).  -ENOMEM,
+ * -EINVAL.
  */
 int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
 		     size_t n_fair, struct damon_plan *ret);
 /* Same schemes (memcg and kind, in order)?  Goal values do not count. */
 bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b);
+/* A sharer that demotion serves: a target, and a demand above it. */
+static inline bool damon_fair_contended(const struct damon_fair *f)
+{
+	return f->target > 0 && f->target < f->demand;
+}
+
 /* The demotion goal's current value of a sharer with this target and fast
  * bytes: DAMON_GOAL_TARGET x target x (1 - overlap) / fast, capped. */
 uint64_t damon_goal_current(uint64_t target, uint64_t fast_bytes);
 
 /*
  * The memcgs with pages below (and including) each managed cgroup whose
- * class sets a mode or that shares the fast tier, read from the tree at
+ * class promotes or that shares the fast tier with a target below its
+ * demand, read from the tree at
  * root_fd (tierd's cgroup root): a malloc'ed strv, sorted, unique.
  */
 int damon_memcgs_collect(int root_fd, const struct damon_managed *managed, size_t n_managed,
@@ -175,6 +185,7 @@ int damon_driver_stop(struct damon_driver *drv);
 
 struct damon_stats {
 	bool have_kdamond, running;
+	bool blocked;			/* another kdamond runs: none of ours can be added */
 	unsigned index;
 	int pid;
 	size_t n_schemes;

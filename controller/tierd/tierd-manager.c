@@ -784,8 +784,10 @@ void manager_cgroup_removed(struct manager *m, const char *cgroup, bool subtree)
  * while they go on. */
 #define DAMON_QUIET_USEC (200 * 1000ull)
 #define DAMON_MAX_DELAY_USEC (2 * 1000000ull)
-/* After a refused commit (a cgroup went away in between): try again soon. */
+/* After a failed sync (a refused commit, EBUSY from a concurrent user of
+ * DAMON's sysfs, a failed write): try again soon. */
 #define DAMON_RETRY_USEC (1000 * 1000ull)
+#define DAMON_RETRY_MAX_USEC (60 * 1000000ull)
 
 static void damon_log(void *userdata, int priority, int error, const char *message)
 {
@@ -813,6 +815,7 @@ static int fair_damon(void *userdata, size_t n, const struct fair_decision *dec)
 		f[i] = (struct damon_fair){
 			.path = strdup(dec[i].path),
 			.target = dec[i].target,
+			.demand = dec[i].demand,
 			.fast_bytes = dec[i].fast_bytes,
 			.throttled = dec[i].damon_off,
 		};
@@ -881,8 +884,22 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 		damon_plan_done(&plan);
 		return log_oom();
 	}
-	if (r == -ESRCH)
-		damon_schedule_in(m, DAMON_RETRY_USEC);
+	if (r < 0) {
+		struct damon_stats st;
+
+		/* a refused commit, a busy sysfs (a concurrent reader), a failed
+		 * write: again soon; while another kdamond runs, at the next
+		 * rebalance */
+		damon_driver_stats(m->damon, &st);
+		/* 1 s, doubling up to a minute while it keeps failing */
+		m->damon_retry_usec = m->damon_retry_usec ? m->damon_retry_usec * 2 : DAMON_RETRY_USEC;
+		if (m->damon_retry_usec > DAMON_RETRY_MAX_USEC)
+			m->damon_retry_usec = DAMON_RETRY_MAX_USEC;
+		if (!st.blocked)
+			damon_schedule_in(m, m->damon_retry_usec);
+	} else {
+		m->damon_retry_usec = 0;
+	}
 	if (r >= 0)
 		(void)damon_driver_goals(m->damon, &plan);
 	log_debug("DAMON: synced %zu schemes for %zu managed cgroups, %zu memcgs (%s) in %.1f ms",
@@ -1165,6 +1182,8 @@ static int on_host_file_changed(sd_event_source *s, int fd, uint32_t revents, vo
 
 	/* The kernel raises POLLPRI once per mount or swapon/swapoff. */
 	log_debug("%s changed", s == m->mountinfo_source ? "mountinfo" : "swaps");
+	if (s == m->mountinfo_source)
+		tier_ctx_mounts_changed(m->ctx);
 	if (m->fair)
 		fair_state_host_changed(m->fair);
 	return 0;
@@ -1342,10 +1361,13 @@ int manager_rebalance(struct manager *m, const char *reason)
 	if (r < 0)
 		return log_warning_errno(r, "Fair-share rebalance failed: %m, ignoring"), 0;
 	m->n_rebalances++;
-	/* the damon backend: the scheme set and the goals of this round */
-	r = manager_damon_sync(m, reason);
-	if (r < 0)
-		return r;
+	/* the damon backend: the scheme set and the goals of this round,
+	 * unless a burst of events is being batched (its sync comes soon) */
+	if (!damon_pending(m)) {
+		r = manager_damon_sync(m, reason);
+		if (r < 0)
+			return r;
+	}
 	sum = fair_state_summary(m->fair);
 	m->n_writes += sum->n_writes - w0;
 	log_debug("Rebalanced %zu cgroups (%s): %zu limited, %zu with promotion off, Jain %.3f, "

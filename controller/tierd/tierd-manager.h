@@ -96,6 +96,7 @@ struct manager {
 	struct damon_driver *damon;
 	sd_event_source *damon_debounce;
 	uint64_t damon_first_usec;
+	uint64_t damon_retry_usec;		/* after a failed sync; 0 after a good one */
 	struct damon_fair *damon_fair;
 	size_t n_damon_fair;
 	uint64_t n_damon_syncs;

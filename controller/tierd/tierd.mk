@@ -175,10 +175,15 @@ $(DAMON_UNIT): $(DAMON_UNIT_OBJS) $(LIBTIER_INTERNAL_ASAN_A)
 	$(Q)$(CC) $(LIBTIER_NOSAN_CFLAGS) $(LIBTIER_ASAN_FLAGS) -o $@ $(DAMON_UNIT_OBJS) \
 		$(LIBTIER_INTERNAL_ASAN_LIBS) $(call pc_libs,check)
 
-.PHONY: check-damon-unit check-damon-vm
+.PHONY: check-damon-unit check-damon-host check-damon-vm
 check-damon-unit: $(DAMON_UNIT)
 	$(Q)$(call run_test,damon-unit,env $(CK_ENV) ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(DAMON_UNIT))
+
+# The ASan tierd on the damon backend against a fake host and DAMON sysfs:
+# a burst's commits, one scheme per memcg, the sysctl, SIGTERM.
+check-damon-host: $(TIERD_ASAN) $(TIERD_WAITFOR)
+	$(Q)$(call run_test,damon-host,env $(DAEMON_HOST_ENV) sh $(TOP)/tests/unit-damon/host-damon.sh)
 
 # The real tierd with backend = damon in the two-tier VM (tests/vm/guest/
 # damon.c, case damon-tierd): on the stock kernel when it is built, else on
@@ -191,8 +196,8 @@ check-damon-vm: $(TIERD) vm-guest
 		--timeout $(DAMON_VM_TIMEOUT) --kernel $(DAMON_VM_KERNEL) damon-tierd)
 
 ALL_TARGETS        += tierd
-CHECK_UNIT_TARGETS += check-daemon-host check-damon-unit
-CHECK_TARGETS      += check-damon-unit check-damon-vm
+CHECK_UNIT_TARGETS += check-daemon-host check-damon-unit check-damon-host
+CHECK_TARGETS      += check-damon-unit check-damon-host check-damon-vm
 CLEAN_FILES        += $(DAMON_UNIT) $(BUILD)/obj/damon-asan
 CHECK_TARGETS      += check-daemon-host check-daemon
 INSTALL_TARGETS    += install-tierd

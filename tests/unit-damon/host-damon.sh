@@ -1,0 +1,152 @@
+#!/bin/sh
+# tierd (the ASan build) on the damon backend against a fake host with a fake
+# DAMON sysfs tree: the kdamond is added only when a class needs a scheme, a
+# burst of cgroups below a promote class costs few commits and every memcg
+# with pages gets its scheme, memory.numa_balancing is never written, the
+# sysctl is set to 0 and restored (numa_balancing_sysctl = off), SIGTERM
+# stops the kdamond and removes the record, and tierd exits 0 (no leak).
+#
+# The fake cannot make directories when a count file is written, so
+# kdamonds/0 is there ahead with room for up to MAXS schemes.
+. "$SRCDIR/tests/daemon/lib-host.sh"
+
+N=${DAMON_BURST:-60}
+MAXS=$((2 * N + 8))
+ADMIN=$SYS/kernel/mm/damon/admin
+K=$ADMIN/kdamonds/0
+
+mk_fake_host
+# node 0 at [0, 64 MB), node 1 at [64 MB, 128 MB) (4 kB pages)
+cat >"$PROC/zoneinfo" <<EOZ
+Node 0, zone   Normal
+  pages free     8192
+        spanned  16384
+        present  16384
+        managed  16384
+  start_pfn:           0
+Node 1, zone   Normal
+  pages free     8192
+        spanned  16384
+        present  16384
+        managed  16384
+  start_pfn:           16384
+EOZ
+
+# kdamonds/0 as nr_kdamonds 1 and the staged counts would make it
+w() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" >"$1"; }
+mkdir -p "$ADMIN/kdamonds"
+w "$ADMIN/kdamonds/nr_kdamonds" 0
+w "$K/state" off
+w "$K/pid" 4242
+C=$K/contexts/0
+w "$K/contexts/nr_contexts" 1
+w "$C/operations" vaddr
+for f in sample_us aggr_us update_us; do w "$C/monitoring_attrs/intervals/$f" 0; done
+w "$C/monitoring_attrs/nr_regions/min" 0
+w "$C/monitoring_attrs/nr_regions/max" 0
+w "$C/targets/nr_targets" 1
+w "$C/targets/0/regions/nr_regions" 64
+i=0
+while [ $i -lt 64 ]; do
+	w "$C/targets/0/regions/$i/start" 0
+	w "$C/targets/0/regions/$i/end" 0
+	i=$((i + 1))
+done
+w "$C/schemes/nr_schemes" $MAXS
+i=0
+while [ $i -lt $MAXS ]; do
+	s=$C/schemes/$i
+	mkdir -p "$s/access_pattern/sz" "$s/access_pattern/nr_accesses" "$s/access_pattern/age" \
+		"$s/quotas/weights" "$s/quotas/goals/0" "$s/watermarks" "$s/filters/0" \
+		"$s/filters/1"
+	for f in action target_nid apply_interval_us access_pattern/sz/min access_pattern/sz/max \
+		access_pattern/nr_accesses/min access_pattern/nr_accesses/max \
+		access_pattern/age/min access_pattern/age/max quotas/ms quotas/bytes \
+		quotas/reset_interval_ms quotas/weights/sz_permil \
+		quotas/weights/nr_accesses_permil quotas/weights/age_permil watermarks/metric \
+		quotas/goals/0/target_metric quotas/goals/0/target_value \
+		quotas/goals/0/current_value filters/0/type filters/0/matching \
+		filters/0/memcg_path filters/0/addr_start filters/0/addr_end filters/1/type \
+		filters/1/matching filters/1/memcg_path filters/1/addr_start filters/1/addr_end; do
+		printf '0\n' >"$s/$f"
+	done
+	printf '1\n' >"$s/quotas/goals/nr_goals"
+	printf '2\n' >"$s/filters/nr_filters"
+	i=$((i + 1))
+done
+
+cat >"$CONF" <<EOC
+[daemon]
+backend = damon
+numa_balancing_sysctl = off
+reconcile_interval = 1h
+rebalance_interval = 1h
+[class:hot]
+mode = promote
+[class:cold]
+mode = off
+[rule:burst]
+class = hot
+cgroup = /burst/**
+[rule:cold]
+class = cold
+cgroup = /cold
+EOC
+mk_cgroup cold
+printf '4096\n' >"$CG/cold/memory.current"
+mk_cgroup burst
+rm -f "$CG/cold/memory.numa_balancing" "$CG/burst/memory.numa_balancing"
+
+start_tierd
+wait_log 'Backend damon'
+wait_log 'kernel.numa_balancing 2 -> 0'
+[ "$(cat "$PROC/sys/kernel/numa_balancing")" = 0 ] || fail "sysctl not 0"
+# nothing promotes yet: no kdamond
+[ "$(cat "$ADMIN/kdamonds/nr_kdamonds")" = 0 ] || { cat $C/schemes/0/filters/1/memcg_path; ls -la $CG/burst; cat $CG/burst/memory.current; fail "a kdamond was added for nothing"; }
+echo "ok 1 no kdamond while no class needs a scheme; sysctl 2 -> 0"
+
+# the burst: N cgroups below /burst, one after the other, each with pages
+runs0=$(grep -c ') runs ' "$LOG")
+t0=$(date +%s%N)
+i=0
+while [ $i -lt "$N" ]; do
+	s=$T/stage/b.$i
+	mkdir -p "$s"
+	fill_cgroup "$s"
+	rm -f "$s/memory.numa_balancing"
+	printf '8192\n' >"$s/memory.current"
+	mv "$s" "$CG/burst/c$i"
+	i=$((i + 1))
+done
+t1=$(date +%s%N)
+wait_log "runs $N schemes" 20
+# that was the last commit: the plan is complete, a later sync finds it so
+runs=$(($(grep -c ') runs ' "$LOG") - runs0))
+secs=$(((t1 - t0) / 1000000000 + 1))
+[ "$(cat "$ADMIN/kdamonds/nr_kdamonds")" = 1 ] || fail "nr_kdamonds is not 1"
+[ "$(cat "$K/state")" = on ] || [ "$(cat "$K/state")" = commit ] || fail "kdamond not started"
+# one commit per 2 s of burst at most (the first one starts the kdamond)
+[ "$runs" -ge 1 ] && [ "$runs" -le $((secs / 2 + 2)) ] ||
+	fail "a burst of $N cgroups over ${secs}s cost $runs commits"
+i=0
+while [ $i -lt "$N" ]; do
+	grep -qx "/burst/c$i" "$C"/schemes/*/filters/1/memcg_path ||
+		fail "/burst/c$i has no scheme"
+	i=$((i + 1))
+done
+grep -qx /cold "$C"/schemes/*/filters/1/memcg_path && fail "/cold (mode off) has a scheme"
+grep -qx /burst "$C"/schemes/*/filters/1/memcg_path && fail "/burst (no pages) has a scheme"
+grep -q 'migrate_hot' "$C/schemes/0/action" || fail "scheme 0 is not migrate_hot"
+[ -f "$T/damon-owner" ] || fail "no record $T/damon-owner"
+echo "ok 2 a burst of $N cgroups in ${secs}s: $runs commit(s), one scheme each"
+
+# never the knob
+[ ! -e "$CG/burst/c0/memory.numa_balancing" ] || fail "memory.numa_balancing written"
+
+w "$K/state" on	# what the kernel shows after a commit (the fake keeps the command)
+stop_tierd
+[ ! -e "$T/damon-owner" ] || fail "the record stayed"
+[ "$(cat "$K/state")" = off ] || fail "SIGTERM did not stop the kdamond"
+[ "$(cat "$PROC/sys/kernel/numa_balancing")" = 2 ] || fail "sysctl not restored"
+grep -q 'DAMON: stopped kdamond 0' "$LOG" || fail "no stop logged"
+echo "ok 3 SIGTERM: kdamond stopped, sysctl restored, tierd exits 0"
