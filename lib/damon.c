@@ -110,8 +110,10 @@ static void dcache_flush(struct tier_damon *d)
 	d->dc_clock = 0;
 }
 
-/* The directory rel below admin (a new fd), from the longest cached prefix. */
-static int dir_open_cached(struct tier_damon *d, const char *rel)
+/* The directory rel below admin, from the longest cached prefix: the
+ * cache's fd (*ret_borrowed: do not close it), or a new one if it could
+ * not be cached. */
+static int dir_open_cached(struct tier_damon *d, const char *rel, bool *ret_borrowed)
 {
 	size_t best_len = 0, n = strlen(rel);
 	struct dcache_entry *best = NULL, *e = NULL;
@@ -133,8 +135,8 @@ static int dir_open_cached(struct tier_damon *d, const char *rel)
 	if (best)
 		best->used = ++d->dc_clock;
 	if (best && best_len == n) {
-		fd = fcntl(best->fd, F_DUPFD_CLOEXEC, 3);
-		return fd < 0 ? negative_errno() : fd;
+		*ret_borrowed = true;
+		return best->fd;
 	}
 	fd = dir_walk(best ? best->fd : d->admin_fd, rel + best_len + (best ? 1 : 0));
 	if (fd < 0)
@@ -151,47 +153,51 @@ static int dir_open_cached(struct tier_damon *d, const char *rel)
 		if (!e || c->used < e->used)
 			e = c;
 	}
-	e->used = ++d->dc_clock;
 	if (e->path && e->fd >= 0)
 		close(e->fd);
 	free(e->path);
 	e->path = strdup(rel);
-	e->fd = e->path ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
-	if (e->fd < 0) {
-		free(e->path);
-		e->path = NULL;
+	if (!e->path) {
+		e->fd = -1;
+		*ret_borrowed = false;
+		return fd;
 	}
+	e->fd = fd;
+	e->used = ++d->dc_clock;
+	*ret_borrowed = true;
 	return fd;
 }
 
-/* The path of fmt below admin, split into its directory (opened) and the
- * last component (*ret_name, malloc'ed). */
-static int vpath_open_cached(struct tier_damon *d, char **ret_name, const char *fmt, va_list ap)
+/* The path of fmt below admin, split into its directory (opened, or the
+ * cache's: *ret_borrowed) and the last component (*ret_name, malloc'ed). */
+static int vpath_open_cached(struct tier_damon *d, char **ret_name, bool *ret_borrowed,
+			     const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *path = NULL;
 	char *slash, *name;
+	bool borrowed = true;
 	int fd;
 
 	if (vasprintf(&path, fmt, ap) < 0)
 		return -ENOMEM;
 	slash = strrchr(path, '/');
 	if (!slash) {
-		fd = fcntl(d->admin_fd, F_DUPFD_CLOEXEC, 3);
-		if (fd < 0)
-			return negative_errno();
+		fd = d->admin_fd;
 		name = strdup(path);
 	} else {
 		*slash = '\0';
-		fd = dir_open_cached(d, path);
+		fd = dir_open_cached(d, path, &borrowed);
 		if (fd < 0)
 			return fd;
 		name = strdup(slash + 1);
 	}
 	if (!name) {
-		close(fd);
+		if (!borrowed)
+			close(fd);
 		return -ENOMEM;
 	}
 	*ret_name = name;
+	*ret_borrowed = borrowed;
 	return fd;
 }
 
@@ -234,6 +240,7 @@ static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ..
 {
 	_cleanup_free_ char *name = NULL;
 	_cleanup_close_ int fd = -1;
+	bool borrowed = false;
 	char *buf;
 	size_t size;
 	va_list ap;
@@ -241,7 +248,7 @@ static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ..
 
 	va_start(ap, fmt);
 	if (d->caching)
-		fd = vpath_open_cached((struct tier_damon *)d, &name, fmt, ap);
+		fd = vpath_open_cached((struct tier_damon *)d, &name, &borrowed, fmt, ap);
 	else
 		fd = vpath_open(d->admin_fd, &name, fmt, ap);
 	va_end(ap);
@@ -249,6 +256,8 @@ static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ..
 		return fd;
 	r = read_file_at_max(fd, name, DAMON_ATTR_MAX, READ_NOFOLLOW | READ_SHORT_EOF, &buf,
 			     &size);
+	if (borrowed)
+		fd = -1;	/* the cache's */
 	if (r < 0)
 		return r;
 	if (size > 0 && buf[size - 1] == '\n')
@@ -263,17 +272,22 @@ static int attr_write(const struct tier_damon *d, const char *value, const char 
 {
 	_cleanup_free_ char *name = NULL;
 	_cleanup_close_ int fd = -1;
+	bool borrowed = false;
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
 	if (d->caching)
-		fd = vpath_open_cached((struct tier_damon *)d, &name, fmt, ap);
+		fd = vpath_open_cached((struct tier_damon *)d, &name, &borrowed, fmt, ap);
 	else
 		fd = vpath_open(d->admin_fd, &name, fmt, ap);
 	va_end(ap);
 	if (fd < 0)
 		return fd;
-	return sysfs_write_at(fd, name, value);
+	r = sysfs_write_at(fd, name, value);
+	if (borrowed)
+		fd = -1;	/* the cache's */
+	return r;
 }
 
 /* The value of an attribute file as u64 or int: "%s" built by the caller
@@ -496,7 +510,8 @@ static int write_count(struct tier_damon *d, uint64_t n, const char *path)
 		return 0;
 	/* the kernel recreates every directory below it */
 	dcache_flush(d);
-	return attr_write_u64(d, n, path);
+	r = attr_write_u64(d, n, path);
+	return r < 0 ? r : 1;
 }
 
 #define KCOUNT(d, n, index, ...)                                           \
@@ -848,12 +863,69 @@ int tier_damon_stage(struct tier_damon *d, unsigned index, const struct tier_dam
 	return r;
 }
 
+/* What 6.12 makes of a scheme directory when nr_schemes is written
+ * (damon_sysfs_scheme_alloc(DAMOS_STAT, 0) and zeroed ranges, quotas,
+ * weights; no watermarks, filters or goals): such a scheme needs no write
+ * right after the count was. */
+static bool scheme_is_default(const struct tier_damon_scheme *s)
+{
+	return s->action == TIER_DAMON_STAT && s->target_nid == -1 && !s->apply_interval_us &&
+	       !s->sz.min && !s->sz.max && !s->nr_accesses.min && !s->nr_accesses.max &&
+	       !s->age.min && !s->age.max && !s->quota_ms && !s->quota_bytes &&
+	       !s->quota_reset_interval_ms && !s->weight_sz && !s->weight_nr_accesses &&
+	       !s->weight_age && !s->nr_goals && !s->nr_filters;
+}
+
+static int stage_changed_inner(struct tier_damon *d, unsigned index,
+			       const struct tier_damon_config *cfg, const bool *changed)
+{
+	int r, wrote;
+
+	r = KCOUNT(d, 0, index, "contexts/0/targets/0/regions/nr_regions");
+	if (r < 0)
+		return r;
+	wrote = KCOUNT(d, cfg->nr_schemes, index, "contexts/0/schemes/nr_schemes");
+	if (wrote < 0)
+		return wrote;
+	/* a new count recreated every scheme with the kernel's defaults */
+	for (size_t i = 0; i < cfg->nr_schemes; i++) {
+		if (wrote ? scheme_is_default(&cfg->schemes[i]) : !changed[i])
+			continue;
+		r = stage_scheme(d, index, i, &cfg->schemes[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int tier_damon_stage_changed(struct tier_damon *d, unsigned index,
+			     const struct tier_damon_config *cfg, const bool *changed,
+			     uint64_t *ret_fingerprint)
+{
+	int r;
+
+	if (!changed || !cfg || !cfg->keep_regions)
+		return tier_damon_stage(d, index, cfg, ret_fingerprint);
+	r = config_validate(cfg);
+	if (r < 0)
+		return r;
+	d->caching = true;
+	r = stage_changed_inner(d, index, cfg, changed);
+	dcache_flush(d);
+	d->caching = false;
+	if (r < 0)
+		return r;
+	if (ret_fingerprint)
+		*ret_fingerprint = config_fingerprint(cfg);
+	return 0;
+}
+
 static int stage_inner(struct tier_damon *d, unsigned index, const struct tier_damon_config *cfg,
 		       uint64_t *ret_fingerprint)
 {
 	const char *ma = "contexts/0/monitoring_attrs";
 	const char *tg = "contexts/0/targets/0/regions";
-	int r;
+	int r, wrote;
 
 	r = config_validate(cfg);
 	if (r < 0)
@@ -889,10 +961,13 @@ static int stage_inner(struct tier_damon *d, unsigned index, const struct tier_d
 		if (r < 0)
 			return r;
 	}
-	r = KCOUNT(d, cfg->nr_schemes, index, "contexts/0/schemes/nr_schemes");
-	if (r < 0)
-		return r;
+	wrote = KCOUNT(d, cfg->nr_schemes, index, "contexts/0/schemes/nr_schemes");
+	if (wrote < 0)
+		return wrote;
 	for (size_t i = 0; i < cfg->nr_schemes; i++) {
+		/* fresh directories hold the defaults already */
+		if (wrote && scheme_is_default(&cfg->schemes[i]))
+			continue;
 		r = stage_scheme(d, index, i, &cfg->schemes[i]);
 		if (r < 0)
 			return r;

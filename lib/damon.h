@@ -191,6 +191,17 @@ struct tier_damon_config {
 int tier_damon_stage(struct tier_damon *d, unsigned index, const struct tier_damon_config *cfg,
 		     uint64_t *ret_fingerprint);
 
+/*
+ * tier_damon_stage() for a kdamond that holds the rest of cfg already (what
+ * the caller staged last, with keep_regions): only the schemes whose
+ * changed[i] is set are written, and nr_regions 0.  If nr_schemes differs
+ * from what is staged, the kernel recreates every scheme and all of them
+ * are written.  changed NULL or keep_regions false: tier_damon_stage().
+ */
+int tier_damon_stage_changed(struct tier_damon *d, unsigned index,
+			     const struct tier_damon_config *cfg, const bool *changed,
+			     uint64_t *ret_fingerprint);
+
 /* state on / off.  on: -EBUSY if it runs already or DAMON is exclusively
  * in use (DAMON_RECLAIM, DAMON_LRU_SORT), -EINVAL for an input the kernel
  * refuses (bad regions or attributes, a goal with target_value 0), and

@@ -439,6 +439,25 @@ int damon_layout_read(const struct tier_topology *topo, const char *procfs_root,
  * The driver
  * ------------------------------------------------------------------------ */
 
+/* One scheme index of our kdamond. */
+struct slot {
+	char *memcg;			/* NULL: free, an inert scheme */
+	enum damon_kind kind;
+	uint64_t goal;			/* DEMOTE: the goal's current value staged */
+};
+
+/* Scheme indexes come in chunks: nr_schemes (whose every change makes the
+ * kernel recreate all schemes) changes only when they run out, or when at
+ * most half of them are used. */
+#define DAMON_SLOT_CHUNK 16
+
+static void slots_free(struct slot *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].memcg);
+	free(v);
+}
+
 struct damon_driver {
 	struct tier_damon *d;
 	int run_fd;
@@ -460,7 +479,14 @@ struct damon_driver {
 	struct tier_damon_owner owner;
 	struct damon_plan committed;	/* what it runs (memcgs and kinds) */
 	bool committed_valid;
-	uint64_t *goals;		/* the current values committed, per scheme */
+	size_t *slot_of;		/* committed.w[i]'s scheme index */
+	/* The kdamond's schemes, by index: a memcg keeps its index while it
+	 * has a scheme (its stats stay with it, and a change rewrites only
+	 * the indexes that change); free ones hold an inert scheme.  Valid
+	 * while slots_staged (the kernel's staged input is this). */
+	struct slot *slots;
+	size_t n_slots;
+	bool slots_staged;
 	bool said_busy;
 	struct damon_stats st;
 };
@@ -593,7 +619,8 @@ void damon_driver_free(struct damon_driver *drv)
 		return;
 	tier_damon_free(drv->d);
 	damon_plan_done(&drv->committed);
-	free(drv->goals);
+	free(drv->slot_of);
+	slots_free(drv->slots, drv->n_slots);
 	free(drv->memcg_prefix);
 	free(drv->fast);
 	free(drv->slow);
@@ -618,6 +645,7 @@ static void forget(struct damon_driver *drv)
 {
 	drv->have = drv->running = false;
 	drv->committed_valid = false;
+	drv->slots_staged = false;
 	damon_plan_done(&drv->committed);
 	if (drv->run_fd >= 0)
 		(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
@@ -730,11 +758,127 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 	return 0;
 }
 
-/* keep_regions: for a commit to the running kdamond (its regions stay). */
-static int stage(struct damon_driver *drv, const struct damon_plan *plan, bool keep_regions,
-		 uint64_t *ret_fp)
+/* A free index: stat, and a region size nothing has (sz max 0), so that it
+ * never matches and costs DAMON one pattern check per region. */
+static const struct tier_damon_scheme inert_scheme = {
+	.action = TIER_DAMON_STAT,
+	.target_nid = -1,
+	.sz = { 0, 0 },
+	.nr_accesses = { 0, 0 },
+	.age = { 0, 0 },
+};
+
+static int round_up_slots(size_t n)
 {
-	size_t n = plan->n, nf = (drv->n_slow_filters > drv->n_fast_filters ? drv->n_slow_filters
+	return (int)((n ? n : 1) + DAMON_SLOT_CHUNK - 1) / DAMON_SLOT_CHUNK * DAMON_SLOT_CHUNK;
+}
+
+/*
+ * The scheme indexes for plan: *ret_slots (n *ret_n), *ret_slot_of[i] for
+ * plan->w[i], *ret_changed[j] for each index whose scheme differs from what
+ * is staged; *ret_full when all of them must be written (the count changes,
+ * or nothing is known of what is staged).  Kept memcgs keep their index.
+ */
+static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
+			struct slot **ret_slots, size_t *ret_n, size_t **ret_slot_of,
+			bool **ret_changed, bool *ret_full)
+{
+	size_t n_old = drv->slots_staged ? drv->n_slots : 0, n, missing = 0, n_free = 0;
+	_cleanup_free_ size_t *slot_of = calloc(plan->n ?: 1, sizeof(*slot_of));
+	_cleanup_free_ bool *taken = calloc(n_old ?: 1, sizeof(*taken));
+	struct slot *v = NULL;
+	bool *changed = NULL, full = !drv->slots_staged;
+	size_t cap;
+
+	if (!slot_of || !taken)
+		return -ENOMEM;
+	/* the indexes that keep their memcg (plan is sorted, the old slots
+	 * are not: a lookup per entry; a few thousand at most) */
+	for (size_t i = 0; i < plan->n; i++) {
+		slot_of[i] = SIZE_MAX;
+		for (size_t j = 0; !full && j < n_old; j++) {
+			const struct slot *o = &drv->slots[j];
+
+			if (!taken[j] && o->memcg && o->kind == plan->w[i].kind &&
+			    !strcmp(o->memcg, plan->w[i].memcg)) {
+				taken[j] = true;
+				slot_of[i] = j;
+				break;
+			}
+		}
+		missing += slot_of[i] == SIZE_MAX;
+	}
+	for (size_t j = 0; j < n_old; j++)
+		n_free += !taken[j];
+	cap = (size_t)round_up_slots(plan->n);
+	/* growing: at least twice what there was, so that a burst regrows
+	 * (and restages everything) a few times, not every chunk */
+	if (!full && missing > n_free && cap < 2 * n_old)
+		cap = 2 * n_old;
+	if (full || missing > n_free || n_old > 2 * cap) {
+		/* a new count: the plan in order, free indexes after it */
+		full = true;
+		n = cap;
+		for (size_t i = 0; i < plan->n; i++)
+			slot_of[i] = i;
+	} else {
+		n = n_old;
+	}
+	v = calloc(n, sizeof(*v));
+	changed = calloc(n, sizeof(*changed));
+	if (!v || !changed)
+		goto oom;
+	if (!full) {
+		size_t next_free = 0;
+
+		for (size_t i = 0; i < plan->n; i++) {
+			if (slot_of[i] != SIZE_MAX)
+				continue;
+			/* a free index: one no plan entry keeps */
+			while (taken[next_free])
+				next_free++;
+			taken[next_free] = true;
+			slot_of[i] = next_free;
+			changed[next_free] = true;
+		}
+		for (size_t j = 0; j < n; j++) {
+			/* an index nobody keeps or gets goes inert (if it was not) */
+			v[j].goal = drv->slots[j].goal;
+			if (!taken[j] && drv->slots[j].memcg)
+				changed[j] = true;
+		}
+	} else {
+		for (size_t j = 0; j < n; j++)
+			changed[j] = true;
+	}
+	for (size_t i = 0; i < plan->n; i++) {
+		struct slot *x = &v[slot_of[i]];
+
+		x->memcg = strdup(plan->w[i].memcg);
+		if (!x->memcg)
+			goto oom;
+		x->kind = plan->w[i].kind;
+		if (changed[slot_of[i]])
+			x->goal = plan->w[i].goal_current;
+	}
+	*ret_slots = v;
+	*ret_n = n;
+	*ret_slot_of = TAKE_PTR(slot_of);
+	*ret_changed = changed;
+	*ret_full = full;
+	return 0;
+oom:
+	slots_free(v, n);
+	free(changed);
+	return -ENOMEM;
+}
+
+/* keep_regions: for a commit to the running kdamond (its regions stay);
+ * changed (may be NULL: all): the indexes to write. */
+static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
+		 const bool *changed, bool keep_regions, uint64_t *ret_fp)
+{
+	size_t nf = (drv->n_slow_filters > drv->n_fast_filters ? drv->n_slow_filters
 									      : drv->n_fast_filters) + 1;
 	_cleanup_free_ struct tier_damon_scheme *schemes = calloc(n ?: 1, sizeof(*schemes));
 	_cleanup_free_ struct tier_damon_filter *filters = calloc((n ?: 1) * nf, sizeof(*filters));
@@ -756,10 +900,19 @@ static int stage(struct damon_driver *drv, const struct damon_plan *plan, bool k
 
 	if (!schemes || !filters || !goals || !paths)
 		return -ENOMEM;
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		r = scheme_of(drv, &plan->w[i], &paths[i], &filters[i * nf], &goals[i], &schemes[i]);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		struct damon_want w = { .memcg = slots[i].memcg, .kind = slots[i].kind,
+					.goal_current = slots[i].goal };
+
+		if (!slots[i].memcg)
+			schemes[i] = inert_scheme;
+		else
+			r = scheme_of(drv, &w, &paths[i], &filters[i * nf], &goals[i], &schemes[i]);
+	}
 	if (r >= 0)
-		r = tier_damon_stage(drv->d, drv->index, &cfg, ret_fp);
+		r = keep_regions && changed ?
+			    tier_damon_stage_changed(drv->d, drv->index, &cfg, changed, ret_fp) :
+			    tier_damon_stage(drv->d, drv->index, &cfg, ret_fp);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	return r;
@@ -822,6 +975,10 @@ static const char *start_error(int r)
 int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 {
 	double t_stage = 0, t_cmd = 0;
+	struct slot *slots = NULL;
+	_cleanup_free_ size_t *slot_of = NULL;
+	size_t n_slots = 0, n_changed = 0;
+	bool *changed = NULL, full = false;
 	uint64_t fp = 0;
 	int r;
 
@@ -855,9 +1012,20 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 		drv->running = false;
 		dlog(drv, LOG_INFO, 0, "DAMON: added kdamond %u, tierd's own", drv->index);
 	}
+	r = slots_assign(drv, plan, &slots, &n_slots, &slot_of, &changed, &full);
+	if (r < 0)
+		return r;
+	for (size_t j = 0; j < n_slots; j++)
+		n_changed += changed[j];
 	t_stage = mono_ms();
-	r = stage(drv, plan, drv->running, &fp);
+	r = stage(drv, slots, n_slots, full ? NULL : changed, drv->running, &fp);
 	t_stage = mono_ms() - t_stage;
+	free(changed);
+	/* what is staged now: these slots, or (failed half-way) unknown */
+	slots_free(drv->slots, drv->n_slots);
+	drv->slots = slots;
+	drv->n_slots = n_slots;
+	drv->slots_staged = r >= 0;
 	if (r < 0) {
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot stage %zu schemes in kdamond %u: %m; it "
 		     "keeps running what it had, retrying", plan->n, drv->index);
@@ -896,19 +1064,16 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 	}
 	t_cmd = mono_ms() - t_cmd;
 	record_save(drv, fp);
+	free(drv->slot_of);
+	drv->slot_of = TAKE_PTR(slot_of);
 	r = plan_copy(plan, &drv->committed);
 	if (r < 0)
 		return r;
-	free(drv->goals);
-	drv->goals = calloc(plan->n ?: 1, sizeof(*drv->goals));
-	if (!drv->goals)
-		return -ENOMEM;
-	for (size_t i = 0; i < plan->n; i++)
-		drv->goals[i] = plan->w[i].goal_current;
 	drv->committed_valid = true;
 	dlog(drv, LOG_INFO, 0, "DAMON: kdamond %u (pid %d) runs %zu schemes", drv->index,
 	     drv->owner.pid, plan->n);
-	dlog(drv, LOG_DEBUG, 0, "DAMON: staged in %.1f ms, %s in %.1f ms", t_stage,
+	dlog(drv, LOG_DEBUG, 0, "DAMON: staged %zu of %zu scheme indexes in %.1f ms, %s in "
+	     "%.1f ms", full ? n_slots : n_changed, n_slots, t_stage,
 	     drv->st.n_starts && !drv->st.n_commits ? "started" : "committed", t_cmd);
 	return 0;
 fail:
@@ -925,16 +1090,18 @@ int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan)
 	    !damon_plan_same(plan, &drv->committed))
 		return 0;
 	for (size_t i = 0; i < plan->n; i++) {
-		if (plan->w[i].kind != DAMON_DEMOTE || plan->w[i].goal_current == drv->goals[i])
+		size_t j = drv->slot_of[i];
+
+		if (plan->w[i].kind != DAMON_DEMOTE || plan->w[i].goal_current == drv->slots[j].goal)
 			continue;
-		r = tier_damon_goal_set_current(drv->d, drv->index, i, 0, plan->w[i].goal_current);
+		r = tier_damon_goal_set_current(drv->d, drv->index, j, 0, plan->w[i].goal_current);
 		if (r < 0) {
 			dlog(drv, LOG_WARNING, r, "DAMON: cannot set the goal of scheme %zu: %m, "
 			     "ignoring", i);
 			drv->st.n_failures++;
 			return r;
 		}
-		drv->goals[i] = plan->w[i].goal_current;
+		drv->slots[j].goal = plan->w[i].goal_current;
 		changed = true;
 	}
 	if (!changed)

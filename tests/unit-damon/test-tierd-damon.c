@@ -24,6 +24,8 @@
 #include "tierd-fair.h"
 
 #define ADMIN "sys/kernel/mm/damon/admin"
+/* tierd-damon.c's chunk of scheme indexes */
+#define DAMON_SLOT_CHUNK_TEST 16
 
 /* ------------------------------------------------------------------------
  * The plan
@@ -452,7 +454,7 @@ START_TEST(test_driver_lifecycle)
 	kw(fx, 0, "contexts/0/schemes/0/action", "stat\n");
 	/* ours, index 1, as nr_kdamonds 2 would make it (its pid shown ahead:
 	 * the fake cannot start a thread) */
-	fake_kdamond(fx, 1, "off\n", 4242, nr_regions, 2, 2);
+	fake_kdamond(fx, 1, "off\n", 4242, nr_regions, DAMON_SLOT_CHUNK_TEST, 2);
 	drv = driver(fx, run_fd);
 
 	/* nothing to do: no kdamond added */
@@ -483,6 +485,11 @@ START_TEST(test_driver_lifecycle)
 	/* the target covers both tiers */
 	assert_file(fx, 1, "contexts/0/targets/0/regions/0/start", "0");
 	assert_file(fx, 1, "contexts/0/targets/0/regions/63/end", "134217728");
+	/* scheme indexes come in chunks: the free ones are inert */
+	assert_file(fx, 1, "contexts/0/schemes/nr_schemes", "16\n");	/* as the fake had it */
+	assert_file(fx, 1, "contexts/0/schemes/2/action", "stat");
+	assert_file(fx, 1, "contexts/0/schemes/2/access_pattern/sz/max", "0");
+	assert_file(fx, 1, "contexts/0/schemes/2/filters/nr_filters", "0");
 	/* someone else's: untouched */
 	assert_file(fx, 0, "state", "off\n");
 	assert_file(fx, 0, "contexts/0/schemes/0/action", "stat\n");
@@ -497,16 +504,20 @@ START_TEST(test_driver_lifecycle)
 	damon_driver_stats(drv, &st);
 	ck_assert_uint_eq(st.n_commits, 0);
 
-	/* a change: one commit */
+	/* a change: one commit, and only the index that changes is written
+	 * (/a keeps index 0: a mark there stays) */
 	{
 		const char *other[] = { "/a", "/c" };
 
+		kw(fx, 1, "contexts/0/schemes/0/apply_interval_us", "12345\n");
 		plan_of(&q, other, 2);
 		ck_assert_int_eq(damon_driver_apply(drv, &q), 0);
 		assert_file(fx, 1, "state", "commit");
 		assert_file(fx, 1, "contexts/0/schemes/1/filters/1/memcg_path", "/c");
 		/* a commit keeps the running kdamond's regions: none staged */
 		assert_file(fx, 1, "contexts/0/targets/0/regions/nr_regions", "0");
+		assert_file(fx, 1, "contexts/0/schemes/0/apply_interval_us", "12345\n");
+		assert_file(fx, 1, "contexts/0/schemes/0/filters/1/memcg_path", "/a");
 		damon_driver_stats(drv, &st);
 		ck_assert_uint_eq(st.n_commits, 1);
 		damon_plan_done(&q);
