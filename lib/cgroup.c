@@ -485,6 +485,10 @@ int toptier_from_stat_buf(struct tier_ctx *ctx, const char *cgroup, const char *
 	uint64_t v;
 	int r;
 
+	/* The kernel counts top-tier pages only while cgroup2 is mounted with
+	 * memory_tiered_limits (a static key): without it the key reads 0. */
+	if (!tier_ctx_toptier_counted(ctx))
+		return 0;
 	r = stat_buf_lookup(buf, "toptier", &v);
 	if (r == -ENOMEM)
 		return r;

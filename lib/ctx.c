@@ -12,6 +12,7 @@
 #include <sys/vfs.h>
 
 #include "libtier-private.h"
+#include "tier-internal.h"
 
 void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int line,
 	      const char *fn, const char *format, ...)
@@ -162,6 +163,78 @@ static int cgroup_mounts_scan(const char *procfs_root, bool want_memory, struct 
 		}
 	}
 	return 0;
+}
+
+/*
+ * Does the cgroup2 mount at mount_point carry the superblock option option
+ * (e.g. "memory_tiered_limits")?  1 or 0; -ENOENT when mountinfo has no
+ * cgroup2 mount there (a fake tree); -errno when it cannot be read.  The
+ * last mount on the path counts: it is the one covering it.
+ */
+int tier_cgroup_mount_has_option(const char *procfs_root, const char *mount_point,
+				 const char *option)
+{
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	char *line, *save = NULL;
+	int r, found = -ENOENT;
+
+	if (!mount_point || !option)
+		return -EINVAL;
+	r = path_join(&path, procfs_root ?: "/proc", "self/mountinfo", NULL);
+	if (r < 0)
+		return r;
+	r = read_file_full(path, &buf, NULL);
+	if (r < 0)
+		return r;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sep = strstr(line, " - ");
+		char *f[5], *fstype, *src, *tok, *s2 = NULL;
+		const char *superopts;
+		int i = 0;
+
+		if (!sep)
+			continue;
+		*sep = '\0';
+		fstype = sep + 3;
+		src = strchr(fstype, ' ');
+		if (!src)
+			continue;
+		*src++ = '\0';
+		if (strcmp(fstype, "cgroup2") != 0)
+			continue;
+		superopts = strchr(src, ' ');
+		superopts = superopts ? superopts + 1 : "";
+		for (tok = strtok_r(line, " ", &s2); tok && i < 5; tok = strtok_r(NULL, " ", &s2))
+			f[i++] = tok;
+		if (i < 5)
+			continue;
+		unescape_mount(f[4]);
+		if (strcmp(f[4], mount_point) == 0)
+			found = word_in(superopts, option, ',');
+	}
+	return found;
+}
+
+bool tier_ctx_toptier_counted(struct tier_ctx *ctx)
+{
+	if (!ctx)
+		return true;
+	if (!ctx->toptier_known) {
+		int r = tier_cgroup_mount_has_option(ctx->procfs_root, ctx->cgroup_root,
+						     "memory_tiered_limits");
+
+		/* Only a cgroup2 mount seen without the option says no: a
+		 * fake tree or an unreadable mountinfo keeps the key. */
+		ctx->toptier_counted = r != 0;
+		ctx->toptier_known = true;
+	}
+	return ctx->toptier_counted;
+}
+
+void tier_ctx_mounts_changed(struct tier_ctx *ctx)
+{
+	if (ctx)
+		ctx->toptier_known = false;
 }
 
 /* The first cgroup2 mount point of mountinfo (-ENOENT if none). */

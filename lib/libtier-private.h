@@ -21,6 +21,8 @@ struct tier_ctx {
 	char *cgroup_root;
 	char *sysfs_root;
 	char *procfs_root;
+	bool toptier_known;	/* toptier_counted read from mountinfo */
+	bool toptier_counted;	/* memory.stat "toptier" is live: see tier_ctx_toptier_counted() */
 };
 
 void tier_log(const struct tier_ctx *ctx, int priority, const char *file, int line,

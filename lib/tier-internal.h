@@ -97,6 +97,29 @@ int tier_cgroup_root_find(const char *root, const char *procfs_root, char **ret_
 			  char **ret_why);
 
 /*
+ * The one reader of a cgroup2 mount's options in <procfs_root>/self/mountinfo
+ * (mount points unescaped): does the cgroup2 mount at mount_point carry the
+ * superblock option option, e.g. "memory_tiered_limits"?  1 or 0; -ENOENT
+ * when no cgroup2 mount is there (a fake tree); -EINVAL, -ENOMEM, or what
+ * reading mountinfo failed with.  The last mount on the path counts.
+ */
+int tier_cgroup_mount_has_option(const char *procfs_root, const char *mount_point,
+				 const char *option);
+
+/*
+ * Is memory.stat's "toptier" (the kernel's exact top-tier count) live for
+ * ctx's cgroup root?  The series counts top-tier pages only while cgroup2 is
+ * mounted with memory_tiered_limits (a static key the option turns on), so
+ * without the option the key is there and reads 0: readers then use
+ * memory.numa_stat.  True unless mountinfo shows the root as a cgroup2 mount
+ * without the option (a fake tree keeps the key).  Read once per ctx;
+ * tier_ctx_mounts_changed() makes the next call read mountinfo again (tierd
+ * calls it when /proc/self/mountinfo changes).
+ */
+bool tier_ctx_toptier_counted(struct tier_ctx *ctx);
+void tier_ctx_mounts_changed(struct tier_ctx *ctx);
+
+/*
  * tier_class_apply() with the cgroup's files opened below its directory dfd
  * (O_NOFOLLOW, regular files only, as tier_apply_entry_at()) and never by
  * path, not even to tell a vanished cgroup from a missing file: for a caller

@@ -106,23 +106,6 @@ static const char *sysctl_meaning(long v)
 	}
 }
 
-/* Unescape mountinfo's octal escapes ("\040") in place. */
-static void unescape(char *s)
-{
-	char *w = s;
-
-	for (char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*w++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-			p += 3;
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
-}
-
 /*
  * Is the cgroup2 mount at root mounted with memory_tiered_limits?  1, 0, or
  * -1 if mountinfo cannot be read or has no cgroup2 mount there (a fake
@@ -130,53 +113,9 @@ static void unescape(char *s)
  */
 static int tiered_limits_mounted(const char *procfs_root, const char *root)
 {
-	_cleanup_free_ char *path = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	size_t size = 0;
-	int found = -1;
+	int r = tier_cgroup_mount_has_option(procfs_root, root, "memory_tiered_limits");
 
-	if (asprintf(&path, "%s/self/mountinfo", procfs_root ?: "/proc") < 0) {
-		path = NULL;
-		return -1;
-	}
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (getline(&line, &size, f) > 0) {
-		char *sep, *p, *mnt, *fstype, *opts, *tok, *save = NULL;
-
-		line[strcspn(line, "\n")] = '\0';
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		/* id parent maj:min root mountpoint ... - fstype source superopts */
-		p = line;
-		for (int i = 0; i < 4 && p; i++)
-			p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
-		if (!p)
-			continue;
-		mnt = p;
-		p = strchr(mnt, ' ');
-		if (p)
-			*p = '\0';
-		unescape(mnt);
-		fstype = sep + 3;
-		p = strchr(fstype, ' ');
-		if (!p)
-			continue;
-		*p++ = '\0';
-		if (strcmp(fstype, "cgroup2") != 0 || strcmp(mnt, root) != 0)
-			continue;
-		opts = strchr(p, ' ');
-		found = 0;
-		for (tok = opts ? strtok_r(opts + 1, ",", &save) : NULL; tok;
-		     tok = strtok_r(NULL, ",", &save))
-			if (strcmp(tok, "memory_tiered_limits") == 0)
-				found = 1;
-	}
-	return found;
+	return r < 0 ? -1 : r;
 }
 
 static int probe_cgroups(struct tierctl *t, struct doctor *d)

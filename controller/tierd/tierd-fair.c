@@ -502,56 +502,6 @@ fail:
  * I/O: observe, enforce
  * ------------------------------------------------------------------------ */
 
-int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root)
-{
-	_cleanup_free_ char *path = NULL, *line = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
-	size_t size = 0;
-	int found = 0;
-
-	if (asprintf(&path, "%s/self/mountinfo", procfs_root ?: "/proc") < 0)
-		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f)
-		return negative_errno();
-	while (getline(&line, &size, f) > 0) {
-		char *mnt, *sep, *fstype, *superopts, *save = NULL, *tok;
-		char *p = line;
-
-		line[strcspn(line, "\n")] = '\0';
-		/* id parent maj:min root mountpoint opts [optional...] - fstype source superopts */
-		for (int i = 0; i < 4 && p; i++)
-			p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
-		if (!p)
-			continue;
-		mnt = p;
-		sep = strstr(p, " - ");
-		if (!sep)
-			continue;
-		p = strchr(mnt, ' ');
-		if (!p)
-			continue;
-		*p = '\0';
-		if (strcmp(mnt, cgroup_root) != 0)
-			continue;
-		fstype = sep + 3;
-		p = strchr(fstype, ' ');
-		if (!p)
-			continue;
-		*p++ = '\0';
-		if (strcmp(fstype, "cgroup2") != 0)
-			continue;
-		superopts = strchr(p, ' ');
-		if (!superopts)
-			continue;
-		found = 0; /* the last mount on the path counts */
-		for (tok = strtok_r(superopts + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			if (strcmp(tok, "memory_tiered_limits") == 0)
-				found = 1;
-	}
-	return found;
-}
-
 _printf_(3, 0) static void fair_vlog(const struct fair_ops *ops, int priority, const char *fmt,
 				    va_list ap, const struct log_fields *f)
 {
@@ -825,8 +775,10 @@ static bool demotion_without_swap(struct fair_state *s, struct tier_ctx *ctx)
 static bool limits_mounted(struct fair_state *s, struct tier_ctx *ctx)
 {
 	if (!s->host_cached || !s->limits_known) {
-		s->limits_mounted = fair_tiered_limits_mounted(tier_ctx_get_procfs_root(ctx),
-								tier_ctx_get_cgroup_root(ctx)) > 0;
+		tier_ctx_mounts_changed(ctx);
+		s->limits_mounted = tier_cgroup_mount_has_option(tier_ctx_get_procfs_root(ctx),
+								 tier_ctx_get_cgroup_root(ctx),
+								 "memory_tiered_limits") > 0;
 		s->limits_known = true;
 	}
 	return s->limits_mounted;

@@ -250,12 +250,6 @@ const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 						const struct tier_plan_entry *e,
 						struct tier_plan_entry **ret_copy);
 
-/*
- * Is the cgroup2 mount at cgroup_root mounted with memory_tiered_limits?
- * Reads <procfs_root>/self/mountinfo.  1 yes, 0 no, negative errno.
- */
-int fair_tiered_limits_mounted(const char *procfs_root, const char *cgroup_root);
-
 /* high = target x total / fast, page-aligned down; target if fast >= total. */
 uint64_t fair_high_for_target(uint64_t target, uint64_t fast_capacity, uint64_t total_capacity);
 

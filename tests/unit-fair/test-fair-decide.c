@@ -641,6 +641,9 @@ START_TEST(test_state_file)
 }
 END_TEST
 
+#define LIMITS "memory_tiered_limits"
+
+/* tierd-fair reads the option through libtier's one mountinfo reader. */
 START_TEST(test_mountinfo)
 {
 	struct fx *fx = fx_new();
@@ -649,16 +652,17 @@ START_TEST(test_mountinfo)
 		 "22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw\n"
 		 "30 22 0:26 / /sys/fs/cgroup rw,nosuid,nodev - cgroup2 cgroup2 "
 		 "rw,nsdelegate,memory_recursiveprot\n");
-	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/sys/fs/cgroup"), 0);
+	ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/sys/fs/cgroup", LIMITS), 0);
 	fx_write(fx->proc, "self/mountinfo",
 		 "30 22 0:26 / /sys/fs/cgroup rw,nosuid,nodev shared:4 - cgroup2 cgroup2 "
 		 "rw,nsdelegate,memory_tiered_limits\n"
 		 "31 22 0:27 / /other rw - tmpfs tmpfs rw,memory_tiered_limits\n");
-	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/sys/fs/cgroup"), 1);
-	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/other"), 0);
-	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/nowhere"), 0);
+	ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/sys/fs/cgroup", LIMITS), 1);
+	/* not cgroup2, nothing there, no mountinfo: -ENOENT (fair: not mounted) */
+	ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/other", LIMITS), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/nowhere", LIMITS), -ENOENT);
 	fx_unlink(fx->proc, "self/mountinfo");
-	ck_assert_int_eq(fair_tiered_limits_mounted(fx->proc, "/sys/fs/cgroup"), -ENOENT);
+	ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/sys/fs/cgroup", LIMITS), -ENOENT);
 	fx_free(fx);
 }
 END_TEST

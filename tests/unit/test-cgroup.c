@@ -644,6 +644,52 @@ START_TEST(test_toptier_residency)
 		tier_cgroup_info_free(info);
 	}
 
+	/*
+	 * The series counts top-tier pages only while cgroup2 is mounted with
+	 * memory_tiered_limits: mounted without it the key is there and reads
+	 * 0, so numa_stat gives the fast bytes; the option (seen after
+	 * tier_ctx_mounts_changed()) brings the counter back.  The mount
+	 * point in mountinfo is escaped ("\040" for a space) as the kernel
+	 * writes it.
+	 */
+	fx_cgroup_stat(fx, "/db", 3000, 70000, "0");
+	{
+		_cleanup_free_ char *mi = NULL;
+		const char *root = tier_ctx_get_cgroup_root(fx->ctx);
+
+		ck_assert_int_ge(asprintf(&mi, "25 1 0:22 / %s rw,nosuid - cgroup2 cgroup2 "
+					  "rw,nsdelegate\n", root), 0);
+		fx_write(fx->proc, "self/mountinfo", mi);
+		tier_ctx_mounts_changed(fx->ctx);
+		ck_assert(!tier_ctx_toptier_counted(fx->ctx));
+		ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+		ck_assert_uint_eq(fast, 31000);
+		free(mi);
+		ck_assert_int_ge(asprintf(&mi, "25 1 0:22 / %s rw,nosuid - cgroup2 cgroup2 "
+					  "rw,nsdelegate,memory_tiered_limits\n", root), 0);
+		fx_write(fx->proc, "self/mountinfo", mi);
+		/* cached until told */
+		ck_assert(!tier_ctx_toptier_counted(fx->ctx));
+		tier_ctx_mounts_changed(fx->ctx);
+		ck_assert(tier_ctx_toptier_counted(fx->ctx));
+		ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);
+		ck_assert_uint_eq(fast, 0);
+		ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, root, "memory_tiered"), 0);
+		ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/elsewhere",
+							      "memory_tiered_limits"), -ENOENT);
+		/* an escaped mount point */
+		fx_write(fx->proc, "self/mountinfo",
+			 "25 1 0:22 / /sys/fs/cgroup\\040x rw - cgroup2 cgroup2 rw,memory_tiered_limits\n"
+			 "26 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+		ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/sys/fs/cgroup x",
+							      "memory_tiered_limits"), 1);
+		ck_assert_int_eq(tier_cgroup_mount_has_option(fx->proc, "/sys/fs/cgroup",
+							      "memory_tiered_limits"), 0);
+		fx_unlink(fx->proc, "self/mountinfo");
+		tier_ctx_mounts_changed(fx->ctx);
+		ck_assert(tier_ctx_toptier_counted(fx->ctx));
+	}
+
 	/* no memory.stat at all: numa_stat */
 	fx_unlink(fx->cg, "db/memory.stat");
 	ck_assert_int_eq(tier_cgroup_read_residency(fx->ctx, t, "/db", &fast, &slow), 0);

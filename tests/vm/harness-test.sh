@@ -127,6 +127,15 @@ else
 	echo "FAILED: no serial log kept for the failed run"
 	fail=1
 fi
+# A failed run ends with the test's own last lines, after the kernel log
+# dump, so a caller showing the tail (scripts/run-test.sh) shows the reason.
+if echo "$out" | tail -n 6 | grep -q 'run-vm:   | hello from the guest'; then
+	echo "ok: the failed test's last lines close run-vm's output"
+else
+	echo "FAILED: run-vm's output does not end with the test's last lines:"
+	echo "$out" | tail -n 6 | sed 's/^/    /'
+	fail=1
+fi
 
 out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c 'echo "SKIP: no widget"; exit 77')
 rc=$?
