@@ -51,3 +51,23 @@ $(BENCH_HASH_BIN): bench/hash-flood.c controller/tierd/tierd-table.c \
 .PHONY: bench-hash
 bench-hash: $(BENCH_HASH_BIN)
 	$(Q)$(BENCH_HASH_BIN) $(BENCH_HASH_ARGS)
+
+# bench/bench-scale.sh: tierd, tierctl status and tierd-metrics on large fake
+# trees (bench/scale-tree.c): start-up, RSS, the largest ListCgroups reply,
+# output sizes and times.  Figures only; results in bench/README.md.
+#   make bench-scale [BENCH_SCALE_CASES="long:2252 long:10000 plain:100000"]
+BENCH_SCALE_TREE  := $(BUILD)/bench/scale-tree
+BENCH_SCALE_CASES ?= long:2252 long:10000 plain:100000
+
+$(BENCH_SCALE_TREE): bench/scale-tree.c
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  CC      $@")
+	$(Q)$(CC) -O2 -g -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -o $@ $<
+
+.PHONY: bench-scale
+# (literal paths: tierd.mk and metrics.mk are included after this file)
+bench-scale: $(BENCH_SCALE_TREE) $(BUILD)/bin/tierd $(TIERCTL) $(BUILD)/bin/tierd-metrics \
+		$(BUILD)/test/tierd-waitfor
+	$(Q)TIERD=$(BUILD)/bin/tierd TIERCTL=$(TIERCTL) METRICS=$(BUILD)/bin/tierd-metrics \
+		SCALE_TREE=$(BENCH_SCALE_TREE) WAITFOR=$(BUILD)/test/tierd-waitfor \
+		CASES="$(BENCH_SCALE_CASES)" sh $(TOP)/bench/bench-scale.sh
