@@ -16,6 +16,7 @@
 
 #include <tier.h>
 
+#include "escape.h"
 #include "json.h"
 #include "macro.h"
 #include "tierctl.h"
@@ -43,6 +44,7 @@ struct status_row {
 	struct status_info info;
 	bool shared;		/* takes part in the fair share (top-most managed) */
 	uint64_t target;
+	bool path_shown;	/* path is already the table's cell (escaped, capped) */
 };
 
 /*
@@ -219,6 +221,7 @@ static int status_row_read(const struct session *s, struct status_row *row)
 /* The rows of status_rows_daemon(), their strings copied from the pages. */
 struct daemon_rows {
 	const struct session *s;
+	bool shorten;		/* keep the table's cell of each path, not the path */
 	struct status_row *rows;
 	size_t n, alloc;
 	char **strs;		/* every copy, freed by daemon_rows_free() */
@@ -250,14 +253,28 @@ static int daemon_row(void *userdata, const char *path, const char *cls, const c
 	};
 	int r;
 
-	row.path = rows_strdup(dr, path);
-	if (!row.path || (cls[0] && !(row.class_name = rows_strdup(dr, cls))) ||
-	    (rule[0] && !(row.rule_name = rows_strdup(dr, rule))))
-		return -ENOMEM;
+	row.path = path;
 	r = status_row_read(dr->s, &row);
 	if (r < 0)
 		dr->rc = EXIT_SYSTEM;
-	if (r > 0 && ARRAY_PUSH(dr->rows, dr->n, dr->alloc, row) < 0)
+	if (r <= 0)
+		return 0;
+	if (dr->shorten) {
+		/* Only the cell is shown: a tree of 64 KB paths is not kept whole. */
+		_cleanup_free_ char *e = text_is_plain(path) ? NULL : text_escape(path);
+		char buf[CELL_BUF];
+
+		if (!text_is_plain(path) && !e)
+			return -ENOMEM;
+		row.path = rows_strdup(dr, cell(e ?: path, STATUS_PATH_COLS, true, false, buf));
+		row.path_shown = true;
+	} else {
+		row.path = rows_strdup(dr, path);
+	}
+	if (!row.path || (cls[0] && !(row.class_name = rows_strdup(dr, cls))) ||
+	    (rule[0] && !(row.rule_name = rows_strdup(dr, rule))))
+		return -ENOMEM;
+	if (ARRAY_PUSH(dr->rows, dr->n, dr->alloc, row) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -279,7 +296,7 @@ static int status_rows_daemon(struct tierctl *t, struct daemon_status *d, bool a
 			      char ***ret_strs, size_t *ret_n_strs)
 {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
-	struct daemon_rows dr = { .s = s, .rc = EXIT_OK };
+	struct daemon_rows dr = { .s = s, .shorten = !t->json && !t->wide, .rc = EXIT_OK };
 	int rc, r;
 
 	rc = open_ctx(t, NULL, NULL, &s->ctx);
@@ -372,7 +389,8 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 table:
 	for (size_t i = 0; i < n_rows && !t->json; i++) {
 		char buf[CELL_BUF];
-		size_t w = text_cols(cell(esc(rows[i].path), STATUS_PATH_COLS, true, t->wide, buf));
+		size_t w = text_cols(rows[i].path_shown ? rows[i].path :
+				     cell(esc(rows[i].path), STATUS_PATH_COLS, true, t->wide, buf));
 
 		if (w > width)
 			width = w;
@@ -434,7 +452,8 @@ table:
 		} else {
 			char c1[CELL_BUF], c2[CELL_BUF];
 
-			print_cell(cell(esc(row->path), STATUS_PATH_COLS, true, t->wide, c1), width);
+			print_cell(row->path_shown ? row->path :
+				   cell(esc(row->path), STATUS_PATH_COLS, true, t->wide, c1), width);
 			print_cell(row->class_name ? cell(esc(row->class_name), STATUS_CLASS_COLS,
 							  false, t->wide, c2) : "-",
 				   cwidth);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tierd-client.h"
 
@@ -143,10 +144,21 @@ static int list_page_read(sd_bus_message *reply, bool paged, uint64_t *next,
 	return !paged || *next == 0;
 }
 
+/*
+ * An unprivileged caller gets BUS_RL_BURST calls at once, then
+ * BUS_RL_PER_SEC per second (tierd-bus.c): a listing of more pages than
+ * the burst waits for the next token, a tenth of a second, rather than
+ * failing half-way (for at most LIST_RATE_TRIES waits a page); the first
+ * page is refused as any call is.
+ */
+#define LIST_RATE_WAIT_NSEC (100 * 1000 * 1000L)
+#define LIST_RATE_TRIES 100
+
 int tierd_client_list_cgroups(struct tierd_client *c, bool all, sd_bus_error *error,
 			      tierd_list_row_t row, void *userdata)
 {
 	uint64_t offset = 0, next = 0;
+	unsigned limited = 0;
 	bool paged = true;
 	int r;
 
@@ -157,6 +169,15 @@ int tierd_client_list_cgroups(struct tierd_client *c, bool all, sd_bus_error *er
 			r = tierd_client_call(c, "ListCgroups", error, &reply, "bt", (int)all, offset);
 		else
 			r = tierd_client_call(c, "ListCgroups", error, &reply, "b", (int)all);
+		if (r < 0 && offset > 0 && limited < LIST_RATE_TRIES &&
+		    sd_bus_error_has_name(error, SD_BUS_ERROR_LIMITS_EXCEEDED)) {
+			struct timespec ts = { .tv_nsec = LIST_RATE_WAIT_NSEC };
+
+			sd_bus_error_free(error);
+			limited++;
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		if (r < 0 && paged && offset == 0 &&
 		    (sd_bus_error_has_name(error, SD_BUS_ERROR_INVALID_ARGS) ||
 		     sd_bus_error_has_name(error, SD_BUS_ERROR_UNKNOWN_METHOD))) {
@@ -174,6 +195,7 @@ int tierd_client_list_cgroups(struct tierd_client *c, bool all, sd_bus_error *er
 		if (next <= offset)
 			return -EBADMSG; /* no progress: a page never ends the listing */
 		offset = next;
+		limited = 0;	/* the bound is per page */
 	}
 }
 
