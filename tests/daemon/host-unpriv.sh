@@ -50,14 +50,16 @@ grep -q 'No cgroup /no/such' "$T/nobody" || { cat "$T/nobody"; fail "no NoSuchCg
 # at most 20 (a bound, not a clock).
 limited=0 ok=0 batch=0 calls=0
 while [ "$limited" = 0 ] && [ $batch -lt 20 ]; do
-	i=0 pids=
-	while [ $i -lt 30 ]; do
-		{ nb Status >"$T/nobody.$i" 2>&1; echo $? >"$T/nobody.$i.rc"; } &
-		pids="$pids $!"
-		i=$((i + 1))
-	done
-	# shellcheck disable=SC2086 # the callers only, not tierd
-	wait $pids
+	# In a subshell, whose wait is for the callers only, not tierd (dash's
+	# "wait PID..." on 30 finished jobs hung here).
+	(
+		i=0
+		while [ $i -lt 30 ]; do
+			{ nb Status >"$T/nobody.$i" 2>&1; echo $? >"$T/nobody.$i.rc"; } &
+			i=$((i + 1))
+		done
+		wait
+	)
 	i=0
 	while [ $i -lt 30 ]; do
 		if [ "$(cat "$T/nobody.$i.rc")" = 0 ]; then
