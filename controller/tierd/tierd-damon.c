@@ -32,8 +32,10 @@
 /* Demotion: a region untouched for 1 s (10 aggregation intervals) at the
  * earliest, at most 256 MB per second, the goal tuning the quota below. */
 #define DAMON_COLD_MIN_AGE 10
-#define DAMON_DEMOTE_RESET_MS 1000
-#define DAMON_DEMOTE_MAX_BYTES (256ull << 20)
+/* DAMON tunes a goal's quota once per reset interval, multiplying it by
+ * up to 2 from 1 byte: 100 ms reaches MBs in about 2 s; the quota's cap
+ * per interval is the want's quota_bytes (DAMON_DEMOTE_RATE_DIV). */
+#define DAMON_DEMOTE_RESET_MS 100
 #define DAMON_PAGE 4096
 
 static double mono_ms(void)
@@ -70,13 +72,20 @@ static bool path_covers(const char *a, const char *b)
 
 uint64_t damon_goal_current(uint64_t target, uint64_t fast_bytes)
 {
-	uint64_t low = target - target / 10000 * DAMON_OVERLAP_BP;
+	uint64_t low = target - target / 10000 * DAMON_OVERLAP_BP, dev;
 	unsigned __int128 v;
 
-	if (fast_bytes == 0)
-		return DAMON_GOAL_MAX;
-	v = (unsigned __int128)DAMON_GOAL_TARGET * low / fast_bytes;
-	return v > DAMON_GOAL_MAX ? DAMON_GOAL_MAX : (uint64_t)v;
+	if (low == 0)
+		return fast_bytes ? 0 : DAMON_GOAL_MAX;
+	/* the score is 1 at low, falls DAMON_GOAL_GAIN times faster than
+	 * the excess grows (0 at low x (1 + 1/gain): the quota doubles every
+	 * interval), and rises as fast below it (2 and more: its minimum) */
+	dev = fast_bytes > low ? fast_bytes - low : low - fast_bytes;
+	v = (unsigned __int128)DAMON_GOAL_TARGET * DAMON_GOAL_GAIN * dev / low;
+	if (fast_bytes > low)
+		return v >= DAMON_GOAL_TARGET ? 0 : DAMON_GOAL_TARGET - (uint64_t)v;
+	return v >= DAMON_GOAL_MAX - DAMON_GOAL_TARGET ? DAMON_GOAL_MAX
+						       : DAMON_GOAL_TARGET + (uint64_t)v;
 }
 
 static int want_cmp(const void *x, const void *y)
@@ -129,8 +138,13 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				p.n_dropped++;
 				continue;
 			}
-			if (k == DAMON_DEMOTE)
+			if (k == DAMON_DEMOTE) {
 				w.goal_current = damon_goal_current(sharer->target, sharer->fast_bytes);
+				w.quota_bytes = sharer->target / DAMON_DEMOTE_RATE_DIV;
+				w.quota_bytes &= ~(uint64_t)(DAMON_PAGE - 1);
+				if (w.quota_bytes < DAMON_DEMOTE_MIN_BYTES)
+					w.quota_bytes = DAMON_DEMOTE_MIN_BYTES;
+			}
 			w.memcg = strdup(memcgs[i]);
 			if (!w.memcg || ARRAY_PUSH(p.w, p.n, alloc, w) < 0) {
 				free(w.memcg);
@@ -150,7 +164,8 @@ bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b)
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
-		if (a->w[i].kind != b->w[i].kind || strcmp(a->w[i].memcg, b->w[i].memcg))
+		if (a->w[i].kind != b->w[i].kind || a->w[i].quota_bytes != b->w[i].quota_bytes ||
+		    strcmp(a->w[i].memcg, b->w[i].memcg))
 			return false;
 	return true;
 }
@@ -443,6 +458,7 @@ int damon_layout_read(const struct tier_topology *topo, const char *procfs_root,
 struct slot {
 	char *memcg;			/* NULL: free, an inert scheme */
 	enum damon_kind kind;
+	uint64_t quota_bytes;		/* DEMOTE */
 	uint64_t goal;			/* DEMOTE: the goal's current value staged */
 };
 
@@ -744,7 +760,7 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 						.memcg_path = *memcg_path };
 	if (!promote) {
 		/* the coldest first, as much as the goal asks */
-		s.quota_bytes = DAMON_DEMOTE_MAX_BYTES;
+		s.quota_bytes = w->quota_bytes;
 		s.quota_reset_interval_ms = DAMON_DEMOTE_RESET_MS;
 		s.weight_nr_accesses = 1000;
 		s.weight_age = 1000;
@@ -800,6 +816,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 			const struct slot *o = &drv->slots[j];
 
 			if (!taken[j] && o->memcg && o->kind == plan->w[i].kind &&
+			    o->quota_bytes == plan->w[i].quota_bytes &&
 			    !strcmp(o->memcg, plan->w[i].memcg)) {
 				taken[j] = true;
 				slot_of[i] = j;
@@ -858,6 +875,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 		if (!x->memcg)
 			goto oom;
 		x->kind = plan->w[i].kind;
+		x->quota_bytes = plan->w[i].quota_bytes;
 		if (changed[slot_of[i]])
 			x->goal = plan->w[i].goal_current;
 	}
@@ -902,7 +920,8 @@ static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
 		return -ENOMEM;
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct damon_want w = { .memcg = slots[i].memcg, .kind = slots[i].kind,
-					.goal_current = slots[i].goal };
+					.goal_current = slots[i].goal,
+					.quota_bytes = slots[i].quota_bytes };
 
 		if (!slots[i].memcg)
 			schemes[i] = inert_scheme;
@@ -983,8 +1002,11 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 	int r;
 
 	r = check_ours(drv);
-	if (r < 0)
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamond %u: %m; it keeps what it "
+		     "had, retrying", drv->index);
 		goto fail;
+	}
 	if (drv->have && drv->running && drv->committed_valid && damon_plan_same(plan, &drv->committed))
 		return 0;
 	if (!drv->have) {
@@ -1102,6 +1124,63 @@ int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan)
 			return r;
 		}
 		drv->slots[j].goal = plan->w[i].goal_current;
+		changed = true;
+	}
+	if (!changed)
+		return 0;
+	r = tier_damon_commit_goals(drv->d, drv->index);
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
+		     "ignoring", drv->index);
+		drv->st.n_failures++;
+		return r;
+	}
+	drv->st.n_goal_commits++;
+	return 0;
+}
+
+bool damon_driver_has_demote(const struct damon_driver *drv)
+{
+	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++)
+		if (drv->slots[j].memcg && drv->slots[j].kind == DAMON_DEMOTE)
+			return true;
+	return false;
+}
+
+int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *fair, size_t n)
+{
+	bool changed = false;
+	int r;
+
+	if (!drv->have || !drv->running || !drv->committed_valid || !drv->slots_staged)
+		return 0;
+	for (size_t j = 0; j < drv->n_slots; j++) {
+		const struct damon_fair *sharer = NULL;
+		uint64_t v;
+
+		if (!drv->slots[j].memcg || drv->slots[j].kind != DAMON_DEMOTE)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (path_covers(fair[i].path, drv->slots[j].memcg) &&
+			    (!sharer || strlen(fair[i].path) < strlen(sharer->path)))
+				sharer = &fair[i];
+		if (!sharer || !damon_fair_contended(sharer))
+			continue;
+		v = damon_goal_current(sharer->target, sharer->fast_bytes);
+		if (v == drv->slots[j].goal)
+			continue;
+		dlog(drv, LOG_DEBUG, 0, "DAMON: demotion goal of %s (scheme %zu): %" PRIu64
+		     " -> %" PRIu64 " (fast %" PRIu64 " MB, target %" PRIu64 " MB)",
+		     drv->slots[j].memcg, j, drv->slots[j].goal, v, sharer->fast_bytes >> 20,
+		     sharer->target >> 20);
+		r = tier_damon_goal_set_current(drv->d, drv->index, j, 0, v);
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot set the goal of scheme %zu: %m, "
+			     "ignoring", j);
+			drv->st.n_failures++;
+			return r;
+		}
+		drv->slots[j].goal = v;
 		changed = true;
 	}
 	if (!changed)

@@ -53,6 +53,16 @@
  * (score 2: the kernel's quota falls to its minimum). */
 #define DAMON_GOAL_TARGET 10000
 #define DAMON_GOAL_MAX 20000
+/* How much faster than the excess the score falls: 4, so that 25% above
+ * the target the quota doubles every reset interval. */
+#define DAMON_GOAL_GAIN 4
+/* A demotion scheme moves at most target / DAMON_DEMOTE_RATE_DIV per 100 ms
+ * (2% of the target a second; 64 kB at least): what the cgroup's
+ * memory.numa_stat lags (up to 2 s, the memcg stats' flush period) plus a
+ * goal feed (1 s) is then about 6% of the target, the most a cgroup can
+ * overshoot below its target. */
+#define DAMON_DEMOTE_RATE_DIV 512
+#define DAMON_DEMOTE_MIN_BYTES (64ull << 10)
 
 enum damon_kind {
 	DAMON_PROMOTE,
@@ -78,6 +88,7 @@ struct damon_want {
 	char *memcg;			/* tierd path of the memcg it is filtered to */
 	enum damon_kind kind;
 	uint64_t goal_current;		/* DEMOTE: the user_input goal's current value */
+	uint64_t quota_bytes;		/* DEMOTE: at most this much per 100 ms */
 };
 
 struct damon_plan {
@@ -101,16 +112,22 @@ void damon_plan_done(struct damon_plan *p);
 int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
 		     size_t n_fair, struct damon_plan *ret);
-/* Same schemes (memcg and kind, in order)?  Goal values do not count. */
+/* Same schemes (memcg, kind and quota, in order)?  Goal values do not
+ * count. */
 bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b);
-/* A sharer that demotion serves: a target, and a demand above it. */
+/* A sharer that demotion serves: a target, and a demand clearly above it
+ * (5%: fairness keeps a target within its hysteresis of the share, so a
+ * cgroup that is still growing has a target a little below its usage). */
 static inline bool damon_fair_contended(const struct damon_fair *f)
 {
-	return f->target > 0 && f->target < f->demand;
+	return f->target > 0 && f->demand != 0 &&
+	       (f->demand == UINT64_MAX || f->target + f->target / 20 < f->demand);
 }
 
 /* The demotion goal's current value of a sharer with this target and fast
- * bytes: DAMON_GOAL_TARGET x target x (1 - overlap) / fast, capped. */
+ * bytes: with low = target x (1 - overlap), DAMON_GOAL_TARGET x (1 - gain x
+ * (fast - low) / low) above low (0 at least), 1 + gain x (low - fast) / low
+ * below it (DAMON_GOAL_MAX at most). */
 uint64_t damon_goal_current(uint64_t target, uint64_t fast_bytes);
 
 /*
@@ -179,6 +196,14 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan);
 /* The goals of the running plan (same schemes as the last apply): writes
  * the current values that changed and commits them once. */
 int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan);
+
+/* Does the running plan have migrate_cold schemes (goals to feed)? */
+bool damon_driver_has_demote(const struct damon_driver *drv);
+/* The goals again from fair's fast bytes (read since the round): each
+ * demotion scheme's sharer is the top-most of fair covering its memcg.
+ * Writes what changed, commits once.  DAMON_GOAL_USEC apart. */
+int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *fair, size_t n);
+#define DAMON_GOAL_USEC (1000 * 1000ull)
 
 /* Stop our kdamond and remove the record (tierd exits). */
 int damon_driver_stop(struct damon_driver *drv);

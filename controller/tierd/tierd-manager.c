@@ -833,6 +833,7 @@ static int fair_damon(void *userdata, size_t n, const struct fair_decision *dec)
 }
 
 static void damon_schedule_in(struct manager *m, uint64_t usec);
+static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata);
 
 /*
  * The scheme set the table and fairness ask for, made the kdamond's input:
@@ -902,9 +903,73 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 	}
 	if (r >= 0)
 		(void)damon_driver_goals(m->damon, &plan);
+	/* demotion schemes run: feed their goals every second */
+	if (r >= 0 && damon_driver_has_demote(m->damon)) {
+		int enabled = SD_EVENT_OFF;
+
+		if (!m->damon_goal_timer ||
+		    sd_event_source_get_enabled(m->damon_goal_timer, &enabled) < 0 ||
+		    enabled == SD_EVENT_OFF)
+			(void)arm_timer(m, &m->damon_goal_timer, DAMON_GOAL_USEC, on_damon_goal,
+					"damon-goal");
+	}
 	log_debug("DAMON: synced %zu schemes for %zu managed cgroups, %zu memcgs (%s) in %.1f ms",
 		  plan.n, n, n_memcgs, reason, (double)(now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
 	damon_plan_done(&plan);
+	return 0;
+}
+
+/*
+ * Between two rebalances, the demotion goals are fed once a second from
+ * the sharers' memory.numa_stat: DAMON grows a goal's quota every 100 ms,
+ * and a goal fed only every rebalance_interval would let it demote far
+ * past the target in between.  Armed while demotion schemes run.
+ */
+/* anon + file of memory.numa_stat on the top-tier nodes: what DAMON's
+ * schemes move (not memory.stat's toptier, which the tierd series counts
+ * only under memory_tiered_limits). */
+static int damon_fast_bytes(struct manager *m, const char *cgroup, uint64_t *ret)
+{
+	static const char *const keys[] = { "anon", "file" };
+	uint64_t sum = 0;
+
+	for (size_t k = 0; k < 2; k++) {
+		_cleanup_free_ uint64_t *v = NULL;
+		unsigned n = 0;
+		int r = tier_cgroup_read_numa_stat(m->ctx, cgroup, keys[k], &v, &n);
+
+		if (r < 0)
+			return r;
+		for (unsigned i = 0; i < n; i++)
+			if (tier_topology_node_is_toptier(m->topo, (int)i))
+				sum += v[i];
+	}
+	*ret = sum;
+	return 0;
+}
+
+static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	int r;
+
+	if (!m->damon || m->exiting || !m->topo || !damon_driver_has_demote(m->damon)) {
+		log_debug("DAMON: goal timer stops (no demotion scheme)");
+		return 0;	/* re-armed by the sync that adds demotion */
+	}
+	{
+		for (size_t i = 0; i < m->n_damon_fair; i++) {
+			struct damon_fair *f = &m->damon_fair[i];
+			uint64_t fast;
+
+			if (damon_fair_contended(f) && damon_fast_bytes(m, f->path, &fast) == 0)
+				f->fast_bytes = fast;
+		}
+		(void)damon_driver_goals_fast(m->damon, m->damon_fair, m->n_damon_fair);
+	}
+	r = arm_timer(m, &m->damon_goal_timer, DAMON_GOAL_USEC, on_damon_goal, "damon-goal");
+	if (r < 0)
+		log_warning_errno(r, "DAMON: cannot re-arm the goal timer: %m, ignoring");
 	return 0;
 }
 
@@ -1648,6 +1713,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	(void)sd_event_source_set_enabled(m->rebalance_debounce, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->demote_source, SD_EVENT_OFF);
 	(void)sd_event_source_set_enabled(m->damon_debounce, SD_EVENT_OFF);
+	(void)sd_event_source_set_enabled(m->damon_goal_timer, SD_EVENT_OFF);
 	r = manager_release_fairness(m);
 	if (r == -ENOMEM)
 		return sd_event_exit(m->event, r);
@@ -1860,6 +1926,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->exit_timer);
 	sd_event_source_disable_unref(m->demote_source);
 	sd_event_source_disable_unref(m->damon_debounce);
+	sd_event_source_disable_unref(m->damon_goal_timer);
 	manager_damon_stop(m);
 	sd_event_source_disable_unref(m->mountinfo_source);
 	sd_event_source_disable_unref(m->swaps_source);

@@ -95,6 +95,7 @@ struct manager {
 	 * from fairness's decisions (damon_fair). */
 	struct damon_driver *damon;
 	sd_event_source *damon_debounce;
+	sd_event_source *damon_goal_timer;	/* feeds the demotion goals, 1 s */
 	uint64_t damon_first_usec;
 	uint64_t damon_retry_usec;		/* after a failed sync; 0 after a good one */
 	struct damon_fair *damon_fair;

@@ -136,13 +136,18 @@ END_TEST
 
 START_TEST(test_goal_current)
 {
-	/* overlap: demotion goes on a little below the target */
+	/* low = target x 0.98: the score is 1 there (the quota holds) */
+	ck_assert_uint_eq(damon_goal_current(10000, 9800), DAMON_GOAL_TARGET);
+	/* above it the score falls 4 times faster: 0 at 25% above (doubling) */
+	ck_assert_uint_eq(damon_goal_current(10000, 9800 + 245), 10000 - 1000);
+	ck_assert_uint_eq(damon_goal_current(10000, 9800 + 2450), 0);
+	ck_assert_uint_eq(damon_goal_current(10000, 40000), 0);
+	/* below it, 2 and more (the quota's minimum) soon */
+	ck_assert_uint_eq(damon_goal_current(10000, 9800 - 245), 10000 + 1000);
 	ck_assert_uint_eq(damon_goal_current(10000, 0), DAMON_GOAL_MAX);
-	ck_assert_uint_eq(damon_goal_current(10000, 10000), 10000 - DAMON_OVERLAP_BP);
-	ck_assert_uint_eq(damon_goal_current(10000, 20000), (10000 - DAMON_OVERLAP_BP) / 2);
-	ck_assert_uint_eq(damon_goal_current(10000, 1), DAMON_GOAL_MAX);
 	/* no overflow at TB scale */
-	ck_assert_uint_eq(damon_goal_current(1ull << 42, 1ull << 43), (10000 - DAMON_OVERLAP_BP) / 2);
+	ck_assert_uint_eq(damon_goal_current(1ull << 42, 1ull << 43), 0);
+	ck_assert_uint_eq(damon_goal_current(1ull << 42, 0), DAMON_GOAL_MAX);
 }
 END_TEST
 

@@ -23,4 +23,9 @@ int case_damon_reclaim(const char *name);
  * else's alone; SIGTERM stops ours. */
 int case_damon_tierd(const char *name);
 
+/* damon-tierd-share: two promote cgroups wanting more fast tier than there
+ * is end within 10% of their targets (migrate_cold with a user_input goal,
+ * migrate_hot).  run-vm --mem-fast 512M --mem-slow 512M. */
+int case_damon_tierd_share(const char *name);
+
 #endif

@@ -1946,6 +1946,8 @@ static int run_case(const char *name)
 		return case_damon_reclaim(name);
 	if (!strcmp(name, "damon-tierd"))
 		return case_damon_tierd(name);
+	if (!strcmp(name, "damon-tierd-share"))
+		return case_damon_tierd_share(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1958,6 +1960,7 @@ static const char *const cases[] = {
 	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-large-node",
 	"toptier-demote-only", "toptier-charge-cost",
 	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
+	"damon-tierd-share",
 };
 
 /*
