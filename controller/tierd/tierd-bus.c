@@ -23,10 +23,10 @@
  *   Backend() -> s s b s            the tiering backend: requested ([daemon]
  *                                   backend), used (knob, damon, none), whether
  *                                   the request is served, and why (tierd(8))
- *   ListCgroups(b all, t offset) -> a(ssst) rows, t next
+ *   ListCgroups(b all, t cursor) -> a(ssst) rows, t next
  *                                   managed (all: every) cgroup in tree order,
- *                                   a page from the offset-th on (next: where
- *                                   the next page starts, 0 after the last):
+ *                                   a page from the cursor (0 first; next:
+ *                                   the next page's, 0 after the last):
  *                                   cgroup, class, rule ("" if unmanaged),
  *                                   fast-tier target in bytes of the last
  *                                   rebalance (UINT64_MAX: not shared)
@@ -776,13 +776,17 @@ static int cmp_managed_path(const void *a, const void *b)
  * order of the last full pass, then those that appeared since, by path;
  * with all, the others as the last full pass saw them.
  *
- * One page at a time: the rows from the offset-th on, until the page holds
- * BUS_LIST_PAGE_BYTES of strings or BUS_LIST_PAGE_ROWS rows (at least one
- * row, which a cgroup path bounds at 256 levels of 255 bytes), and the
- * offset of the next page, 0 after the last.  A tree of long paths once made
- * the one reply larger than sd-bus allows (ENOBUFS for every caller) after
- * building all of it.  Pages are cut from the state of the moment: a cgroup
- * created or removed between two pages can shift the rows of the next.
+ * One page at a time, from a cursor (0 first): its rows until the page
+ * holds BUS_LIST_PAGE_BYTES of strings or BUS_LIST_PAGE_ROWS rows (at least
+ * one row, which a cgroup path bounds at 256 levels of 255 bytes), and the
+ * cursor of the next page, 0 after the last.  A tree of long paths once
+ * made the one reply larger than sd-bus allows (ENOBUFS for every caller)
+ * after building all of it.  The cursor is a position in the last full
+ * pass's plan, then (past its end) in the cgroups managed since, so a page
+ * costs its own rows: nothing before the cursor is looked at again, and
+ * the cgroups managed since are gathered only by the page that reaches
+ * them.  Pages are cut from the state of the moment: a cgroup created or
+ * removed between two pages can be missed or listed twice.
  */
 static size_t list_row_bytes(const char *path, const struct tier_plan_entry *e)
 {
@@ -793,27 +797,19 @@ static size_t list_row_bytes(const char *path, const struct tier_plan_entry *e)
 }
 
 struct list_page {
-	uint64_t offset;	/* the first row to send */
-	uint64_t i;		/* rows seen so far */
 	size_t rows, bytes;	/* sent */
 	bool full;
 };
 
-/* Row i of the listing: skipped before the offset, sent if the page has room. */
+/* One row, if the page has room (else it is full, and the row is the next page's). */
 static int list_page_row(struct list_page *pg, sd_bus_message *reply, struct str_pool *pool,
 			 struct manager *m, const char *epath, const struct tier_plan_entry *e)
 {
-	size_t b, pooled = pool->n;
+	size_t b = list_row_bytes(epath, e), pooled = pool->n;
 	int r;
 
-	if (pg->full)
-		return 0;
-	if (pg->i++ < pg->offset)
-		return 0;
-	b = list_row_bytes(epath, e);
 	if (pg->rows && (pg->rows >= BUS_LIST_PAGE_ROWS || pg->bytes + b > BUS_LIST_PAGE_BYTES)) {
 		pg->full = true;
-		pg->i--;
 		return 0;
 	}
 	r = list_row(reply, pool, m, epath, e);
@@ -833,43 +829,56 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 	sd_bus_message *reply = NULL;
 	struct str_pool pool = {};
 	struct list_page pg = {};
+	uint64_t cursor, n_plan;
 	size_t n_fresh = 0;
 	bool privileged;
 	int all, r;
 
 	r = bus_caller(m, msg, error, &privileged);
 	if (r >= 0)
-		r = sd_bus_message_read(msg, "bt", &all, &pg.offset);
+		r = sd_bus_message_read(msg, "bt", &all, &cursor);
 	if (r >= 0)
 		r = cached_tree(m, error);
 	if (r < 0)
 		return r;
-	fresh = calloc(m->managed.n ?: 1, sizeof(*fresh));
-	if (!fresh)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->managed.n_buckets; i++)
-		for (struct managed *x = m->managed.buckets[i]; x; x = x->next)
-			if (!tier_plan_find(plan, x->path) && n_fresh < m->managed.n)
-				fresh[n_fresh++] = x;
-	qsort(fresh, n_fresh, sizeof(*fresh), cmp_managed_path);
+	n_plan = tier_plan_count(plan);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssst)");
-	for (size_t i = 0; r >= 0 && !pg.full && i < tier_plan_count(plan); i++) {
-		const char *epath = tier_plan_entry_path(tier_plan_entry(plan, i));
+	for (; r >= 0 && cursor < n_plan; cursor++) {
+		const char *epath = tier_plan_entry_path(tier_plan_entry(plan, cursor));
 		const struct managed *x = managed_table_get(&m->managed, epath);
 
 		if (x)
 			r = list_page_row(&pg, reply, &pool, m, epath, x->entry);
 		else if (all)
 			r = list_page_row(&pg, reply, &pool, m, epath, NULL);
+		if (pg.full)
+			break;
 	}
-	for (size_t i = 0; r >= 0 && !pg.full && i < n_fresh; i++)
-		r = list_page_row(&pg, reply, &pool, m, fresh[i]->path, fresh[i]->entry);
+	if (r >= 0 && !pg.full && m->managed.n) {
+		/* the cgroups managed since the full pass, by path */
+		fresh = calloc(m->managed.n, sizeof(*fresh));
+		if (!fresh)
+			r = -ENOMEM;
+		for (size_t i = 0; r >= 0 && i < m->managed.n_buckets; i++)
+			for (struct managed *x = m->managed.buckets[i]; x; x = x->next)
+				if (!tier_plan_find(plan, x->path) && n_fresh < m->managed.n)
+					fresh[n_fresh++] = x;
+		if (r >= 0)
+			qsort(fresh, n_fresh, sizeof(*fresh), cmp_managed_path);
+		for (; r >= 0 && cursor - n_plan < n_fresh; cursor++) {
+			const struct managed *x = fresh[cursor - n_plan];
+
+			r = list_page_row(&pg, reply, &pool, m, x->path, x->entry);
+			if (pg.full)
+				break;
+		}
+	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	if (r >= 0)
-		r = sd_bus_message_append(reply, "t", pg.full ? pg.i : (uint64_t)0);
+		r = sd_bus_message_append(reply, "t", pg.full ? cursor : (uint64_t)0);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
