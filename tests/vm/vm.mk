@@ -39,7 +39,8 @@ VM_LDFLAGS  := -static -pthread
 VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 	promote-no-toptier-faults file-ro-promote shmem-promote cow-shared-promote \
 	pid-inactive-promote pid-inactive-large knob-hierarchy knob-einval global-off \
-	toptier-exchange damon-promote damon-reclaim kselftest
+	toptier-exchange toptier-large-node toptier-demote-only damon-promote damon-reclaim \
+	kselftest
 
 VM_LRU_GEN ?= on
 RUN_VM_BASE := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
@@ -186,9 +187,10 @@ check-vmclassic-%: vm-guest
 # toptier-large-node: node 0 with more than 1 GiB free
 # (pgdat_free_space_enough(), where NUMA balancing promotes without its hot
 # threshold) and a slow node as large, so that memory.high leaves room for
-# the workload; about 100 s of VM time, its own target (not in VM_CASES).
-# toptier-demote-only: the top tier at most 1/8 of the memory, so that the
-# ceiling is far below the usage while memory.high is above it.
+# the workload; 58-72 s of VM time on the patched kernel.
+# toptier-demote-only (30 s): the top tier at most 1/8 of the memory, so
+# that the ceiling is far below the usage while memory.high is above it.
+# On the debug kernel KASAN takes most of a 256M fast node: 1024M there.
 VM_LARGE_MEM := --mem-fast 2304M --mem-slow 2304M
 VM_DO_MEM    := --mem-slow 2304M
 
@@ -210,8 +212,8 @@ check-vmdebug-toptier-large-node: vm-guest
 
 check-vmdebug-toptier-demote-only: vm-guest
 	$(Q)$(call run_test,vmdebug-toptier-demote-only,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
-		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) $(VM_DO_MEM) \
-		--kernel $(VM_DEBUG_KERNEL) toptier-demote-only)
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) \
+		--mem-fast 1024M --mem-slow 7168M --kernel $(VM_DEBUG_KERNEL) toptier-demote-only)
 
 vm-run: vm-guest
 	$(RUN_VM) --kernel $(VM_KERNEL) $(VM_TEST)
