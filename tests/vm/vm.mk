@@ -100,7 +100,7 @@ check-vm-%: vm-guest
 # charge, reservation, demotion and exchange paths.
 VM_DEBUG_KERNEL  ?= $(BUILD)/kernel/debug/bzImage
 VM_DEBUG_CASES   ?= lkdtm-warn topology trace-numab cow-shared-promote knob-hierarchy \
-	kselftest
+	kselftest toptier-demote-only
 VM_DEBUG_TIMEOUT ?= 600
 VM_SMP8_CASES    ?= anon-promote-full anon-promote-promote pid-inactive-promote \
 	cow-shared-promote kselftest

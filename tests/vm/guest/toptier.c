@@ -1503,6 +1503,34 @@ static uint64_t node_memfree_kb(int node)
 	return kb;
 }
 
+/* Prints free and high pages of node 0's zones (/proc/zoneinfo): which
+ * of them is above pgdat_free_space_enough()'s 1 GiB mark. */
+static void ln_print_zones(void)
+{
+	char line[256], zone[32] = "";
+	unsigned long long v, freep = 0;
+	bool node0 = false;
+	FILE *f = fopen("/proc/zoneinfo", "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int node;
+
+		if (sscanf(line, "Node %d, zone %31s", &node, zone) == 2) {
+			node0 = node == FAST_NODE;
+			continue;
+		}
+		if (!node0)
+			continue;
+		if (sscanf(line, " pages free %llu", &v) == 1)
+			freep = v;
+		else if (sscanf(line, " high %llu", &v) == 1 && freep)
+			msg("  node %d zone %s: free %llu pages, high %llu", FAST_NODE, zone, freep, v);
+	}
+	fclose(f);
+}
+
 static void ln_delta(struct xc_stat *d, const struct xc_stat *s1, const struct xc_stat *s0)
 {
 	*d = *s1;
@@ -1518,6 +1546,7 @@ static int ln_run(struct ln_result *r)
 	struct xc_stat s0, s;
 	struct ln_ctl *x = NULL;
 	pid_t pid = -1, self = getpid();
+	uint64_t cand0 = 0, cand1 = 0;
 	long present;
 	double t0, t;
 	int ret;
@@ -1622,12 +1651,17 @@ static int ln_run(struct ln_result *r)
 	    "MemFree %llu kB; A %ld of %ld pages fast; walking W once", r->mark_secs,
 	    (unsigned long long)r->walk_pte, (unsigned long long)(s0.v[XK_TOPTIER] >> 10),
 	    r->idle_secs, FAST_NODE, (unsigned long long)r->free_kb, r->a_fast_before, r->a_pages);
+	ln_print_zones();
+	read_key_u64("/proc/vmstat", "pgpromote_candidate", &cand0);
 	t0 = now_sec();
 	atomic_store(&x->phase, LN_WALK);
 	ret = ln_wait(x, &pid, LN_WALKED, "walking W");
 	if (ret < 0)
 		goto out;
 	r->walk_secs = now_sec() - t0;
+	read_key_u64("/proc/vmstat", "pgpromote_candidate", &cand1);
+	msg("  pgpromote_candidate during the walk: %llu (counted on the full-node path only)",
+	    (unsigned long long)(cand1 - cand0));
 	sleep_sec(LN_OBSERVE);
 	ret = xc_stat_read(cg, &s);
 	if (ret < 0)
