@@ -277,6 +277,11 @@ static void families(const struct doctor *d, struct family f[_FAM_MAX])
 		f[FAM_SHARE] = (struct family){ f[FAM_SHARE].keys, EFFECT_PARTLY,
 			"no memory_tiered_limits: enforced by switching promotion off for a "
 			"cgroup above its target (memory.numa_balancing)" };
+	else if (b == TIER_BACKEND_DAMON && TIER_BACKEND_DAMON_DRIVEN)
+		f[FAM_SHARE] = (struct family){ f[FAM_SHARE].keys, EFFECT_PARTLY,
+			"through DAMON: a cgroup above its target gets no promotion and a "
+			"migrate_cold scheme whose goal follows its fast-tier bytes; it "
+			"approaches the target but is not held at it (no kernel ceiling)" };
 	else
 		f[FAM_SHARE] = (struct family){ f[FAM_SHARE].keys, EFFECT_NO,
 			"neither tier-aware limits nor memory.numa_balancing: fair-share targets "

@@ -120,8 +120,9 @@ txt "^memory.numa_balancing: not present \(looked in /batch.slice\)"
 txt "^DAMON: +present, 0 kdamonds, 0 running; DAMON_RECLAIM off, DAMON_LRU_SORT off"
 txt "^backend: +damon \(memory.numa_balancing not present \(kernel without the tierd series\); DAMON sysfs present; 2 memory tiers\)$"
 txt "^  partly +mode$"
-txt "^  no +weight, toptier_min"
-txt "^ +neither tier-aware limits nor memory.numa_balancing: .*computed \(tierctl status\) but not enforced"
+txt "^  partly +weight, toptier_min"
+txt "^ +through DAMON: a cgroup above its target gets no promotion and a migrate_cold scheme"
+notxt "but not enforced"
 notxt "does not drive DAMON"
 jqt '.ok == true and .backend.backend == "damon" and .knob.present == false and .knob.effective == null'
 jqt '.damon == {"present": true, "kdamonds": [], "damon_reclaim": false, "damon_lru_sort": false}'
