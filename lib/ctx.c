@@ -104,6 +104,39 @@ static void cgroup_mounts_done(struct cgroup_mounts *m)
 }
 
 /*
+ * One line of mountinfo, split in place: its filesystem type, its mount
+ * point (unescaped) and its superblock options.  -EINVAL for a line that
+ * does not have the fields.
+ */
+static int mountinfo_split(char *line, const char **ret_fstype, char **ret_point,
+			   const char **ret_superopts)
+{
+	char *sep = strstr(line, " - ");
+	char *f[5], *fstype, *src, *tok, *save = NULL;
+	const char *superopts;
+	int i = 0;
+
+	if (!sep)
+		return -EINVAL;
+	*sep = '\0';
+	fstype = sep + 3;
+	src = strchr(fstype, ' ');
+	if (!src)
+		return -EINVAL;
+	*src++ = '\0';
+	superopts = strchr(src, ' ');
+	for (tok = strtok_r(line, " ", &save); tok && i < 5; tok = strtok_r(NULL, " ", &save))
+		f[i++] = tok;
+	if (i < 5)
+		return -EINVAL;
+	unescape_mount(f[4]);
+	*ret_fstype = fstype;
+	*ret_point = f[4];
+	*ret_superopts = superopts ? superopts + 1 : "";
+	return 0;
+}
+
+/*
  * id parent maj:min root mountpoint opts [optional...] - fstype source superopts
  * (proc_pid_mountinfo(5)); spaces in the fields are escaped as \040, so " - "
  * separates the halves.  want_memory: look at each cgroup2 mount's controllers.
@@ -122,21 +155,11 @@ static int cgroup_mounts_scan(const char *procfs_root, bool want_memory, struct 
 	if (r < 0)
 		return r;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sep = strstr(line, " - ");
-		char *f[5], *fstype, *src, *tok, *s2 = NULL;
-		const char *superopts;
-		int i = 0;
+		const char *fstype, *superopts;
+		char *point;
 
-		if (!sep)
+		if (mountinfo_split(line, &fstype, &point, &superopts) < 0)
 			continue;
-		*sep = '\0';
-		fstype = sep + 3;
-		src = strchr(fstype, ' ');
-		if (!src)
-			continue;
-		*src++ = '\0';
-		superopts = strchr(src, ' ');
-		superopts = superopts ? superopts + 1 : "";
 		if (strcmp(fstype, "cgroup") == 0) {
 			if (word_in(superopts, "memory", ','))
 				m->v1_memory = true;
@@ -144,20 +167,15 @@ static int cgroup_mounts_scan(const char *procfs_root, bool want_memory, struct 
 		}
 		if (strcmp(fstype, "cgroup2") != 0)
 			continue;
-		for (tok = strtok_r(line, " ", &s2); tok && i < 5; tok = strtok_r(NULL, " ", &s2))
-			f[i++] = tok;
-		if (i < 5)
-			continue;
-		unescape_mount(f[4]);
 		if (!m->first) {
-			m->first = strdup(f[4]);
+			m->first = strdup(point);
 			if (!m->first)
 				return -ENOMEM;
 		}
 		if (!want_memory)
 			break;
-		if (!m->memory && controllers_have_memory(f[4]) > 0) {
-			m->memory = strdup(f[4]);
+		if (!m->memory && controllers_have_memory(point) > 0) {
+			m->memory = strdup(point);
 			if (!m->memory)
 				return -ENOMEM;
 		}
@@ -187,29 +205,12 @@ int tier_cgroup_mount_has_option(const char *procfs_root, const char *mount_poin
 	if (r < 0)
 		return r;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sep = strstr(line, " - ");
-		char *f[5], *fstype, *src, *tok, *s2 = NULL;
-		const char *superopts;
-		int i = 0;
+		const char *fstype, *superopts;
+		char *point;
 
-		if (!sep)
+		if (mountinfo_split(line, &fstype, &point, &superopts) < 0)
 			continue;
-		*sep = '\0';
-		fstype = sep + 3;
-		src = strchr(fstype, ' ');
-		if (!src)
-			continue;
-		*src++ = '\0';
-		if (strcmp(fstype, "cgroup2") != 0)
-			continue;
-		superopts = strchr(src, ' ');
-		superopts = superopts ? superopts + 1 : "";
-		for (tok = strtok_r(line, " ", &s2); tok && i < 5; tok = strtok_r(NULL, " ", &s2))
-			f[i++] = tok;
-		if (i < 5)
-			continue;
-		unescape_mount(f[4]);
-		if (strcmp(f[4], mount_point) == 0)
+		if (strcmp(fstype, "cgroup2") == 0 && strcmp(point, mount_point) == 0)
 			found = word_in(superopts, option, ',');
 	}
 	return found;
