@@ -1103,6 +1103,21 @@ fail:
 	return r;
 }
 
+/* Commit the goals staged in the kdamond's files; counts the commit or the failure. */
+static int goals_commit(struct damon_driver *drv)
+{
+	int r = tier_damon_commit_goals(drv->d, drv->index);
+
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
+		     "ignoring", drv->index);
+		drv->st.n_failures++;
+		return r;
+	}
+	drv->st.n_goal_commits++;
+	return 0;
+}
+
 int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan)
 {
 	bool changed = false;
@@ -1126,17 +1141,7 @@ int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan)
 		drv->slots[j].goal = plan->w[i].goal_current;
 		changed = true;
 	}
-	if (!changed)
-		return 0;
-	r = tier_damon_commit_goals(drv->d, drv->index);
-	if (r < 0) {
-		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
-		     "ignoring", drv->index);
-		drv->st.n_failures++;
-		return r;
-	}
-	drv->st.n_goal_commits++;
-	return 0;
+	return changed ? goals_commit(drv) : 0;
 }
 
 bool damon_driver_has_demote(const struct damon_driver *drv)
@@ -1183,17 +1188,7 @@ int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *f
 		drv->slots[j].goal = v;
 		changed = true;
 	}
-	if (!changed)
-		return 0;
-	r = tier_damon_commit_goals(drv->d, drv->index);
-	if (r < 0) {
-		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
-		     "ignoring", drv->index);
-		drv->st.n_failures++;
-		return r;
-	}
-	drv->st.n_goal_commits++;
-	return 0;
+	return changed ? goals_commit(drv) : 0;
 }
 
 int damon_driver_stop(struct damon_driver *drv)
