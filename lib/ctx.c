@@ -103,6 +103,19 @@ static void cgroup_mounts_done(struct cgroup_mounts *m)
 	free(m->memory);
 }
 
+/* <procfs_root>/self/mountinfo, whole (read_file_full(): seq_file ends a read
+ * early when its page is full). */
+static int mountinfo_read(const char *procfs_root, char **ret)
+{
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	r = path_join(&path, procfs_root ?: "/proc", "self/mountinfo", NULL);
+	if (r < 0)
+		return r;
+	return read_file_full(path, ret, NULL);
+}
+
 /*
  * One line of mountinfo, split in place: its filesystem type, its mount
  * point (unescaped) and its superblock options.  -EINVAL for a line that
@@ -143,15 +156,12 @@ static int mountinfo_split(char *line, const char **ret_fstype, char **ret_point
  */
 static int cgroup_mounts_scan(const char *procfs_root, bool want_memory, struct cgroup_mounts *m)
 {
-	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_free_ char *buf = NULL;
 	char *line, *save = NULL;
 	int r;
 
 	*m = (struct cgroup_mounts){};
-	r = path_join(&path, procfs_root, "self/mountinfo", NULL);
-	if (r < 0)
-		return r;
-	r = read_file_full(path, &buf, NULL);
+	r = mountinfo_read(procfs_root, &buf);
 	if (r < 0)
 		return r;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -192,16 +202,13 @@ static int cgroup_mounts_scan(const char *procfs_root, bool want_memory, struct 
 int tier_cgroup_mount_has_option(const char *procfs_root, const char *mount_point,
 				 const char *option)
 {
-	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_free_ char *buf = NULL;
 	char *line, *save = NULL;
 	int r, found = -ENOENT;
 
 	if (!mount_point || !option)
 		return -EINVAL;
-	r = path_join(&path, procfs_root ?: "/proc", "self/mountinfo", NULL);
-	if (r < 0)
-		return r;
-	r = read_file_full(path, &buf, NULL);
+	r = mountinfo_read(procfs_root, &buf);
 	if (r < 0)
 		return r;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
