@@ -39,7 +39,9 @@ VM_LDFLAGS  := -static -pthread
 VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 	promote-no-toptier-faults file-ro-promote shmem-promote cow-shared-promote \
 	pid-inactive-promote pid-inactive-large knob-hierarchy knob-einval global-off \
-	toptier-exchange damon-promote damon-reclaim kselftest
+	toptier-exchange toptier-large-node toptier-demote-only toptier-offline damon-promote \
+	damon-reclaim \
+	kselftest
 
 VM_LRU_GEN ?= on
 RUN_VM_BASE := env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(VM_TIMEOUT)
@@ -99,7 +101,7 @@ check-vm-%: vm-guest
 # charge, reservation, demotion and exchange paths.
 VM_DEBUG_KERNEL  ?= $(BUILD)/kernel/debug/bzImage
 VM_DEBUG_CASES   ?= lkdtm-warn topology trace-numab cow-shared-promote knob-hierarchy \
-	kselftest
+	kselftest toptier-demote-only
 VM_DEBUG_TIMEOUT ?= 600
 VM_SMP8_CASES    ?= anon-promote-full anon-promote-promote pid-inactive-promote \
 	cow-shared-promote kselftest
@@ -186,9 +188,10 @@ check-vmclassic-%: vm-guest
 # toptier-large-node: node 0 with more than 1 GiB free
 # (pgdat_free_space_enough(), where NUMA balancing promotes without its hot
 # threshold) and a slow node as large, so that memory.high leaves room for
-# the workload; about 100 s of VM time, its own target (not in VM_CASES).
-# toptier-demote-only: the top tier at most 1/8 of the memory, so that the
-# ceiling is far below the usage while memory.high is above it.
+# the workload; 58-72 s of VM time on the patched kernel.
+# toptier-demote-only (30 s): the top tier at most 1/8 of the memory, so
+# that the ceiling is far below the usage while memory.high is above it.
+# On the debug kernel KASAN takes most of a 256M fast node: 1024M there.
 VM_LARGE_MEM := --mem-fast 2304M --mem-slow 2304M
 VM_DO_MEM    := --mem-slow 2304M
 
@@ -203,6 +206,10 @@ check-vm-toptier-demote-only: vm-guest
 	$(Q)$(call run_test,vm-toptier-demote-only,$(RUN_VM) $(VM_DO_MEM) --kernel $(VM_KERNEL) \
 		toptier-demote-only)
 
+check-vm-toptier-offline: vm-guest
+	$(Q)$(call run_test,vm-toptier-offline,$(RUN_VM) $(VM_DO_MEM) --kernel $(VM_KERNEL) \
+		toptier-offline)
+
 check-vmdebug-toptier-large-node: vm-guest
 	$(Q)$(call run_test,vmdebug-toptier-large-node,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) $(VM_LARGE_MEM) \
@@ -210,8 +217,8 @@ check-vmdebug-toptier-large-node: vm-guest
 
 check-vmdebug-toptier-demote-only: vm-guest
 	$(Q)$(call run_test,vmdebug-toptier-demote-only,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
-		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) $(VM_DO_MEM) \
-		--kernel $(VM_DEBUG_KERNEL) toptier-demote-only)
+		--timeout $(VM_DEBUG_TIMEOUT) --time-scale 3 --lru-gen $(VM_LRU_GEN) \
+		--mem-fast 1024M --mem-slow 7168M --kernel $(VM_DEBUG_KERNEL) toptier-demote-only)
 
 vm-run: vm-guest
 	$(RUN_VM) --kernel $(VM_KERNEL) $(VM_TEST)

@@ -15,6 +15,10 @@ int case_toptier_large_node(const char *name);
  * nothing; with it enabled, it demotes. */
 int case_toptier_demote_only(const char *name);
 
+/* toptier-offline: a removed cgroup above its ceiling is no longer demoted
+ * for it (its worker stops). */
+int case_toptier_offline(const char *name);
+
 /* toptier-charge-cost: the charge path with memory_tiered_limits off and
  * on (a measurement). */
 int case_toptier_charge_cost(const char *name);
