@@ -26,6 +26,12 @@ KERNEL_ENV := BUILD=$(BUILD)
 kernel:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) build $(KERNEL)
 
+# Debian's 6.12 without the series, for the cases that run on both kernels
+# (check-damon-vm, check-apps-vm): from ccache it takes a minute or two.
+.PHONY: kernel-stock
+kernel-stock:
+	$(Q)$(KERNEL_ENV) $(KERNEL_SH) build stock
+
 # Builds every kselftest the series adds (test_numa_balancing, test_toptier).
 kselftest-numa kselftests:
 	$(Q)$(KERNEL_ENV) $(KERNEL_SH) kselftest

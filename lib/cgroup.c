@@ -765,9 +765,13 @@ _public_ int tier_cgroup_info_get(const struct tier_cgroup_info *info, unsigned 
 	return 0;
 }
 
-_public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topology *topo,
-				   const char *cgroup, unsigned want,
-				   struct tier_cgroup_info **ret_info)
+/* tier_cgroup_info_read() below the cgroup's directory dfd; where the
+ * kernel does not say the effective mode: from parent_effective (resolved),
+ * none if it is TIER_MODE_INHERIT (the walk fails above the cgroup), by the
+ * walk if it is TIER_MODE_INVALID. */
+static int info_read_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+			const char *cgroup, unsigned want, enum tier_mode parent_effective,
+			struct tier_cgroup_info **ret_info)
 {
 	static const struct {
 		const char *file;
@@ -784,20 +788,11 @@ _public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topol
 		{ "memory.toptier_max", TIER_INFO_TOPTIER_MAX },
 	};
 	_cleanup_free_ struct tier_cgroup_info *info = NULL;
-	_cleanup_close_ int dfd = -1;
 	int r;
 
-	if (!ctx || !ret_info || !cgroup_path_valid(cgroup))
-		return -EINVAL;
 	info = calloc(1, sizeof(*info));
 	if (!info)
 		return -ENOMEM;
-	/* One lookup of the directory, then each file relative to it: a
-	 * missing file is a clear bit, without a second lookup to tell a
-	 * missing file from a vanished cgroup. */
-	dfd = cgroup_open_dir(ctx, cgroup);
-	if (dfd < 0)
-		return dfd == -ENOTDIR ? -ENOENT : dfd;
 	for (size_t i = 0; i < ARRAY_SIZE(u64s); i++) {
 		uint64_t v;
 
@@ -820,8 +815,17 @@ _public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topol
 			r = mode_from_file(ctx, cgroup, buf, &mode);
 		if (r >= 0 && (want & TIER_INFO_EFFECTIVE_MODE)) {
 			r = effective_mode_kernel(ctx, dfd, cgroup, &eff);
-			if (r == 0)
+			if (r == 0 && parent_effective == TIER_MODE_INHERIT) {
+				/* as the walk: it fails where the parent's did */
+				r = -EOPNOTSUPP;
+			} else if (r == 0 && parent_effective != TIER_MODE_INVALID) {
+				/* what the walk would find below the parent's */
+				eff = tier_mode_restrict(parent_effective, mode);
+				if (eff == TIER_MODE_INHERIT)
+					eff = TIER_MODE_FULL;
+			} else if (r == 0) {
 				r = effective_mode_walk(ctx, cgroup, &eff, &len);
+			}
 		}
 		if (r >= 0) {
 			if (want & TIER_INFO_MODE)
@@ -846,6 +850,179 @@ _public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topol
 		}
 	}
 	*ret_info = TAKE_PTR(info);
+	return 0;
+}
+
+_public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topology *topo,
+				   const char *cgroup, unsigned want,
+				   struct tier_cgroup_info **ret_info)
+{
+	_cleanup_close_ int dfd = -1;
+
+	if (!ctx || !ret_info || !cgroup_path_valid(cgroup))
+		return -EINVAL;
+	/* One lookup of the directory, then each file relative to it: a
+	 * missing file is a clear bit, without a second lookup to tell a
+	 * missing file from a vanished cgroup. */
+	dfd = cgroup_open_dir(ctx, cgroup);
+	if (dfd < 0)
+		return dfd == -ENOTDIR ? -ENOENT : dfd;
+	return info_read_at(ctx, topo, dfd, cgroup, want, TIER_MODE_INVALID, ret_info);
+}
+
+/*
+ * The reader of cgroups in tree order (tier-internal.h): the directories of
+ * the last cgroup read and of its ancestors among those read (prefixes of
+ * its path), open, with their effective modes.
+ */
+#define READER_LEVELS 260
+
+struct tier_cgroup_reader {
+	struct tier_ctx *ctx;
+	char *last;		/* the last cgroup read */
+	size_t alloc;
+	size_t n;
+	struct {
+		size_t len;		/* of the prefix of last that is this level */
+		int fd;
+		enum tier_mode eff;	/* resolved; TIER_MODE_INHERIT: it has none */
+	} lv[READER_LEVELS];
+};
+
+int tier_cgroup_reader_new(struct tier_ctx *ctx, struct tier_cgroup_reader **ret)
+{
+	struct tier_cgroup_reader *rd;
+
+	if (!ctx || !ret)
+		return -EINVAL;
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd->ctx = tier_ctx_ref(ctx);
+	*ret = rd;
+	return 0;
+}
+
+static void reader_forget(struct tier_cgroup_reader *rd)
+{
+	while (rd->n > 0) {
+		rd->n--;
+		close(rd->lv[rd->n].fd);
+	}
+}
+
+void tier_cgroup_reader_free(struct tier_cgroup_reader *rd)
+{
+	if (!rd)
+		return;
+	reader_forget(rd);
+	free(rd->last);
+	tier_ctx_unref(rd->ctx);
+	free(rd);
+}
+
+/* Is the prefix of rd->last of length len path itself or an ancestor of it? */
+static bool reader_above(const struct tier_cgroup_reader *rd, size_t len, const char *path,
+			 size_t plen)
+{
+	if (len > plen || memcmp(rd->last, path, len) != 0)
+		return false;
+	return len == plen || path[len] == '/' || (len == 1 && rd->last[0] == '/');
+}
+
+/* Remember path, its directory fd (taken) and its effective mode. */
+static void reader_push(struct tier_cgroup_reader *rd, const char *path, int fd,
+			enum tier_mode eff)
+{
+	size_t plen = strlen(path);
+
+	if (plen + 1 > rd->alloc) {
+		char *p = realloc(rd->last, plen + 1);
+
+		if (!p) {
+			/* no memory of it: the next cgroups are read from the root */
+			reader_forget(rd);
+			close(fd);
+			return;
+		}
+		rd->last = p;
+		rd->alloc = plen + 1;
+	}
+	/* The levels kept are prefixes of path: tier_cgroup_reader_read() popped
+	 * the others. */
+	memcpy(rd->last, path, plen + 1);
+	if (rd->n == READER_LEVELS || (rd->n > 0 && rd->lv[rd->n - 1].len == plen)) {
+		close(fd);
+		return;
+	}
+	rd->lv[rd->n].len = plen;
+	rd->lv[rd->n].fd = fd;
+	rd->lv[rd->n].eff = eff;
+	rd->n++;
+}
+
+int tier_cgroup_reader_read(struct tier_cgroup_reader *rd, const struct tier_topology *topo,
+			    const char *cgroup, unsigned want, struct tier_cgroup_info **ret_info)
+{
+	_cleanup_free_ struct tier_cgroup_info *info = NULL;
+	enum tier_mode parent_eff = TIER_MODE_INVALID, known;
+	_cleanup_close_ int fd = -1;
+	const char *slash;
+	size_t plen, parent_len;
+	int r;
+
+	if (!rd || !ret_info || !cgroup_path_valid(cgroup))
+		return -EINVAL;
+	plen = strlen(cgroup);
+	slash = strrchr(cgroup, '/');
+	parent_len = slash == cgroup ? 1 : (size_t)(slash - cgroup);
+	while (rd->n > 0 && !reader_above(rd, rd->lv[rd->n - 1].len, cgroup, plen)) {
+		rd->n--;
+		close(rd->lv[rd->n].fd);
+	}
+	if (rd->n > 0 && plen > 1 && rd->lv[rd->n - 1].len == parent_len) {
+		/* one component below the parent's directory, never a symlink */
+		fd = open_child_dir(rd->lv[rd->n - 1].fd, slash + 1);
+		parent_eff = rd->lv[rd->n - 1].eff;
+	} else {
+		fd = cgroup_open_dir(rd->ctx, cgroup);
+	}
+	if (fd < 0)
+		return fd == -ENOTDIR ? -ENOENT : fd;
+	r = info_read_at(rd->ctx, topo, fd, cgroup, want, parent_eff, &info);
+	if (r < 0)
+		return r;
+	if (!(want & TIER_INFO_EFFECTIVE_MODE))
+		known = TIER_MODE_INVALID; /* not read: the children walk */
+	else if (info->valid & TIER_INFO_EFFECTIVE_MODE)
+		known = (enum tier_mode)info->values[__builtin_ctz(TIER_INFO_EFFECTIVE_MODE)];
+	else if (plen == 1)
+		known = TIER_MODE_FULL; /* nothing above the root restricts */
+	else
+		known = TIER_MODE_INHERIT; /* none: nor have its children */
+	reader_push(rd, cgroup, TAKE_FD(fd), known);
+	*ret_info = TAKE_PTR(info);
+	return 0;
+}
+
+int tier_cgroup_reader_read_stat(struct tier_cgroup_reader *rd, const char *cgroup,
+				 const char *file, const char *key, uint64_t *ret_value)
+{
+	_cleanup_free_ char *buf = NULL;
+	uint64_t v;
+	int r;
+
+	if (!rd || !cgroup || !file || !key || !ret_value)
+		return -EINVAL;
+	if (rd->n == 0 || strcmp(rd->last, cgroup) != 0 || rd->lv[rd->n - 1].len != strlen(cgroup))
+		return tier_cgroup_read_stat(rd->ctx, cgroup, file, key, ret_value);
+	r = sysfs_read_at(rd->lv[rd->n - 1].fd, file, &buf);
+	if (r < 0)
+		return cgroup_classify_enoent(rd->ctx, cgroup, r);
+	r = stat_buf_lookup(buf, key, &v);
+	if (r < 0)
+		return r;
+	*ret_value = v;
 	return 0;
 }
 

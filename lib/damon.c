@@ -53,6 +53,7 @@ static const char *const action_names[_TIER_DAMON_ACTION_MAX] = {
 	[TIER_DAMON_MIGRATE_HOT] = "migrate_hot",
 	[TIER_DAMON_MIGRATE_COLD] = "migrate_cold",
 	[TIER_DAMON_STAT] = "stat",
+	[TIER_DAMON_LRU_PRIO] = "lru_prio",
 };
 
 static const char *const filter_names[_TIER_DAMON_FILTER_MAX] = {

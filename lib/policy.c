@@ -262,6 +262,8 @@ static struct tier_policy *policy_new(void)
 	p->daemon.hysteresis_bp = 500;
 	p->daemon.include = NULL;
 	p->daemon.backend = TIER_BACKEND_AUTO;
+	p->daemon.demand = TIER_DEMAND_RESIDENT;
+	p->daemon.hot_margin_bp = 2500;
 	return p;
 }
 
@@ -319,6 +321,8 @@ enum {
 	DK_INCLUDE,
 	DK_BACKEND,
 	DK_NUMA_BALANCING_SYSCTL,
+	DK_DEMAND,
+	DK_HOT_MARGIN,
 	_DK_MAX,
 };
 
@@ -632,6 +636,8 @@ static const char *const class_keys[_CK_MAX] = {
 	[CK_TOPTIER_MAX] = "toptier_max",
 	[CK_MEMORY_LOW] = "memory_low",
 	[CK_MEMORY_HIGH] = "memory_high",
+	[CK_DEMAND] = "demand",
+	[CK_PROMOTE_BUDGET] = "promote_budget",
 };
 
 static void class_key(struct parser *ps, const char *key, const char *value)
@@ -681,6 +687,21 @@ static void class_key(struct parser *ps, const char *key, const char *value)
 	case CK_MEMORY_HIGH:
 		amount_key(ps, key, value, false, true, &c->pub.memory_high);
 		break;
+	case CK_DEMAND:
+		if (tier_demand_from_string(value, &c->demand) < 0)
+			perr(ps, "invalid demand '%s' (expected resident or hot)", value);
+		break;
+	case CK_PROMOTE_BUDGET: {
+		struct tier_amount a = {};
+
+		amount_key(ps, key, value, false, true, &a);
+		if (a.kind == TIER_AMOUNT_BYTES && a.value == 0)
+			perr(ps, "promote_budget 0 would never promote (use mode = off, or 'max' "
+			     "for no budget)");
+		else if (a.kind == TIER_AMOUNT_BYTES)
+			c->promote_budget = a.value;
+		break;
+	}
 	}
 }
 
@@ -851,6 +872,8 @@ static const char *const daemon_keys[_DK_MAX] = {
 	[DK_INCLUDE] = "include",
 	[DK_BACKEND] = "backend",
 	[DK_NUMA_BALANCING_SYSCTL] = "numa_balancing_sysctl",
+	[DK_DEMAND] = "demand",
+	[DK_HOT_MARGIN] = "hot_margin",
 };
 
 static void daemon_key(struct parser *ps, const char *key, const char *value)
@@ -951,6 +974,22 @@ static void daemon_key(struct parser *ps, const char *key, const char *value)
 		else
 			perr(ps, "invalid numa_balancing_sysctl '%s' (expected keep or off)", value);
 		break;
+	case DK_DEMAND:
+		if (tier_demand_from_string(value, &d->demand) < 0)
+			perr(ps, "invalid demand '%s' (expected resident or hot)", value);
+		break;
+	case DK_HOT_MARGIN: {
+		unsigned bp;
+
+		r = tier_parse_percent(value, &bp);
+		if (r == -ERANGE)
+			perr(ps, "percentage '%s' out of range for hot_margin (0%%..100%%)", value);
+		else if (r < 0)
+			perr(ps, "invalid percentage '%s' for hot_margin (expected e.g. 25%%)", value);
+		else
+			d->hot_margin_bp = bp;
+		break;
+	}
 	case DK_INCLUDE:
 		if (!ps->main_file) {
 			perr(ps, "'include' is only allowed in the main file");
@@ -1372,6 +1411,57 @@ out:
 }
 
 /* --- accessors --- */
+
+const char *tier_demand_to_string(enum tier_demand d)
+{
+	switch (d) {
+	case TIER_DEMAND_RESIDENT:
+		return "resident";
+	case TIER_DEMAND_HOT:
+		return "hot";
+	default:
+		return NULL;
+	}
+}
+
+int tier_demand_from_string(const char *s, enum tier_demand *ret)
+{
+	if (!s)
+		return -EINVAL;
+	if (strcmp(s, "resident") == 0)
+		*ret = TIER_DEMAND_RESIDENT;
+	else if (strcmp(s, "hot") == 0)
+		*ret = TIER_DEMAND_HOT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Every tier_class comes from a policy: the public struct is the first
+ * member of its policy_class. */
+static const struct policy_class *class_of(const struct tier_class *cls)
+{
+	return (const struct policy_class *)cls;
+}
+
+enum tier_demand tier_class_demand(const struct tier_policy *policy, const struct tier_class *cls)
+{
+	if (cls && class_of(cls)->demand != TIER_DEMAND_DEFAULT)
+		return class_of(cls)->demand;
+	return policy ? policy->daemon.demand : TIER_DEMAND_RESIDENT;
+}
+
+uint64_t tier_class_promote_budget(const struct tier_class *cls)
+{
+	return cls ? class_of(cls)->promote_budget : 0;
+}
+
+uint64_t tier_demand_hot(uint64_t hot, uint64_t resident, unsigned margin_bp)
+{
+	unsigned __int128 v = (unsigned __int128)hot * (10000 + margin_bp) / 10000;
+
+	return v > resident ? resident : (uint64_t)v;
+}
 
 const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy)
 {

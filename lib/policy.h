@@ -20,12 +20,17 @@ enum {
 	CK_TOPTIER_MAX,
 	CK_MEMORY_LOW,
 	CK_MEMORY_HIGH,
+	CK_DEMAND,
+	CK_PROMOTE_BUDGET,
 	_CK_MAX,
 };
 
 struct policy_class {
-	struct tier_class pub;
+	struct tier_class pub;		/* first: tier_class_*() cast back to it */
 	unsigned key_line[_CK_MAX];	/* 0 = not set */
+	/* keys outside libtier's ABI (tier-internal.h accessors) */
+	enum tier_demand demand;	/* DEFAULT: [daemon] demand */
+	uint64_t promote_budget;	/* bytes per second, 0: none */
 };
 
 struct policy_rule {

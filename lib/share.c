@@ -7,6 +7,9 @@
  * the three give the same targets for the same tree.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +28,9 @@ struct share_cand {
 struct share_sharer {
 	size_t cand;
 	uint64_t weight, min, max, demand, fast_bytes, target;
+	uint64_t resident, hot;		/* hot UINT64_MAX: not measured */
+	enum tier_demand demand_kind;	/* what demand is */
+	bool hot_wanted;		/* its class shares by hot set */
 	bool fast_exact;		/* fast_bytes is memory.stat "toptier" */
 };
 
@@ -35,7 +41,25 @@ struct tier_share {
 	struct share_sharer *sharers;
 	size_t n_sharers;
 	uint64_t capacity;
+	tier_share_hot_fn hot_fn;
+	void *hot_userdata;
+	/* tier_share_hot_load(): the file's entries, sorted by path */
+	struct hot_entry *loaded;
+	size_t n_loaded;
 };
+
+struct hot_entry {
+	char *path;
+	uint64_t hot;
+};
+
+void tier_share_set_hot_source(struct tier_share *s, tier_share_hot_fn fn, void *userdata)
+{
+	if (!s)
+		return;
+	s->hot_fn = fn;
+	s->hot_userdata = userdata;
+}
 
 static const char *cand_path_of(const void *owner, size_t i)
 {
@@ -72,6 +96,9 @@ _public_ void tier_share_free(struct tier_share *s)
 	free(s->cands);
 	name_table_free(&s->paths);
 	free(s->sharers);
+	for (size_t i = 0; i < s->n_loaded; i++)
+		free(s->loaded[i].path);
+	free(s->loaded);
 	free(s);
 }
 
@@ -313,6 +340,23 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 			       &x->fast_exact);
 		if (r < 0)
 			return r;
+		x->resident = x->demand;
+		x->hot = UINT64_MAX;
+		x->demand_kind = TIER_DEMAND_RESIDENT;
+		x->hot_wanted = tier_class_demand(policy, cls) == TIER_DEMAND_HOT;
+		if (x->hot_wanted && s->hot_fn) {
+			uint64_t hot;
+
+			r = s->hot_fn(s->hot_userdata, cand->path, &hot);
+			if (r == -ENOMEM)
+				return r;
+			if (r >= 0) {
+				x->hot = hot;
+				x->demand = tier_demand_hot(hot, x->resident,
+							    tier_policy_daemon(policy)->hot_margin_bp);
+				x->demand_kind = TIER_DEMAND_HOT;
+			}
+		}
 		x->weight = cls->weight ?: 100;
 		x->min = tier_amount_resolve(&cls->toptier_min, capacity, 0);
 		x->max = tier_amount_resolve(&cls->toptier_max, capacity, UINT64_MAX);
@@ -394,6 +438,165 @@ SHARE_ACCESSOR(min, 0)
 SHARE_ACCESSOR(max, UINT64_MAX)
 SHARE_ACCESSOR(demand, UINT64_MAX)
 SHARE_ACCESSOR(fast_bytes, 0)
+
+enum tier_demand tier_share_demand_kind(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x ? x->demand_kind : TIER_DEMAND_RESIDENT;
+}
+
+bool tier_share_hot_wanted(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x && x->hot_wanted;
+}
+
+uint64_t tier_share_resident(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x ? x->resident : UINT64_MAX;
+}
+
+uint64_t tier_share_hot(const struct tier_share *s, size_t i)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x ? x->hot : UINT64_MAX;
+}
+
+int tier_hot_sets_write(int dir_fd, const char *name, const char *const *paths,
+			const uint64_t *hot, size_t n, uint64_t now_usec)
+{
+	_cleanup_free_ char *tmp = NULL, *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	int fd, r = 0;
+
+	if (!name || (n && (!paths || !hot)))
+		return -EINVAL;
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "tierd-hot-sets 1 %" PRIu64 "\n", now_usec);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%" PRIu64 " ", hot[i]);
+		for (const unsigned char *p = (const unsigned char *)paths[i]; *p; p++)
+			if (*p < '!' || *p > '~' || *p == '%')
+				fprintf(f, "%%%02X", *p);
+			else
+				fputc(*p, f);
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	if (asprintf(&tmp, ".%s.tmp", name) < 0)
+		return -ENOMEM;
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, size) != (ssize_t)size)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dir_fd, tmp, 0);
+	return r;
+}
+
+static int hot_entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct hot_entry *)a)->path, ((const struct hot_entry *)b)->path);
+}
+
+static int hot_from_loaded(void *userdata, const char *path, uint64_t *ret)
+{
+	const struct tier_share *s = userdata;
+	struct hot_entry key = { .path = (char *)path }, *e;
+
+	e = s->n_loaded ? bsearch(&key, s->loaded, s->n_loaded, sizeof(key), hot_entry_cmp) : NULL;
+	if (!e)
+		return -ENODATA;
+	*ret = e->hot;
+	return 0;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int tier_share_hot_load(struct tier_share *s, int dir_fd, const char *name, uint64_t *ret_usec)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct hot_entry *v = NULL;
+	size_t size = 0, n = 0, alloc = 0;
+	uint64_t usec;
+	char *line, *save = NULL;
+	int r;
+
+	if (!s || !name)
+		return -EINVAL;
+	r = read_file_at_max(dir_fd, name, READ_MAX_DEFAULT, READ_NOFOLLOW, &buf, &size);
+	if (r < 0)
+		return r;
+	line = strtok_r(buf, "\n", &save);
+	if (!line || sscanf(line, "tierd-hot-sets 1 %" SCNu64, &usec) != 1)
+		return -EINVAL;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *sp = strchr(line, ' '), *w;
+		struct hot_entry e = {};
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		if (parse_u64(line, &e.hot) < 0)
+			continue;
+		/* unescape in place */
+		w = sp + 1;
+		for (const char *p = sp + 1; *p; p++) {
+			if (*p == '%' && hex_digit(p[1]) >= 0 && hex_digit(p[2]) >= 0) {
+				*w++ = (char)(hex_digit(p[1]) * 16 + hex_digit(p[2]));
+				p += 2;
+			} else {
+				*w++ = *p;
+			}
+		}
+		*w = '\0';
+		e.path = strdup(sp + 1);
+		if (!e.path || ARRAY_PUSH(v, n, alloc, e) < 0) {
+			free(e.path);
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), hot_entry_cmp);
+	for (size_t i = 0; i < s->n_loaded; i++)
+		free(s->loaded[i].path);
+	free(s->loaded);
+	s->loaded = v;
+	s->n_loaded = n;
+	tier_share_set_hot_source(s, hot_from_loaded, s);
+	if (ret_usec)
+		*ret_usec = usec;
+	return 0;
+fail:
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+	return r;
+}
 
 _public_ int tier_share_find(const struct tier_share *s, const char *path, size_t *ret_i)
 {

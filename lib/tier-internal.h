@@ -48,6 +48,12 @@ enum tier_backend {
 	_TIER_BACKEND_MAX,
 };
 
+enum tier_demand {
+	TIER_DEMAND_DEFAULT = 0,	/* a class without the key: [daemon] demand */
+	TIER_DEMAND_RESIDENT,		/* all of its memory (memory.numa_stat) */
+	TIER_DEMAND_HOT,		/* its hot set (tierd's DAMON measurement) */
+};
+
 struct tier_daemon_config {
 	const char *cgroup_root;		/* default NULL: tier_cgroup_root_find() */
 	enum tier_backend backend;		/* default TIER_BACKEND_AUTO */
@@ -61,8 +67,24 @@ struct tier_daemon_config {
 	uint64_t fast_tier_reserve;		/* bytes, default 256 MiB */
 	unsigned hysteresis_bp;			/* basis points (1/100 %), default 500 */
 	const char *include;			/* drop-in dir actually used, NULL if none */
+	/* What the fair share counts as a cgroup's demand, unless its class
+	 * says (demand = resident | hot), and the margin over the hot bytes
+	 * (hot_margin, basis points, default 2500). */
+	enum tier_demand demand;		/* default TIER_DEMAND_RESIDENT */
+	unsigned hot_margin_bp;
 };
 const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *policy);
+
+/* The demand a class shares the fast tier by: its own demand key, else
+ * [daemon] demand. */
+enum tier_demand tier_class_demand(const struct tier_policy *policy, const struct tier_class *cls);
+/* The class's promote_budget (bytes per second), 0: none. */
+uint64_t tier_class_promote_budget(const struct tier_class *cls);
+/* "resident", "hot" (NULL for DEFAULT). */
+const char *tier_demand_to_string(enum tier_demand d);
+int tier_demand_from_string(const char *s, enum tier_demand *ret);
+/* Demand by hot set: hot + hot x margin, no more than resident. */
+uint64_t tier_demand_hot(uint64_t hot, uint64_t resident, unsigned margin_bp);
 
 /* ------------------------------------------------------------------------
  * The cgroup root (one discovery for tierd, tierctl, tierd-metrics, the hook)
@@ -129,6 +151,31 @@ void tier_ctx_mounts_changed(struct tier_ctx *ctx);
 int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 			const struct tier_class *cls, const struct tier_topology *topo,
 			unsigned flags, struct tier_apply_result **ret_result);
+
+/*
+ * A reader of cgroups in tree order (a parent before its children, as
+ * tier_cgroup_enumerate() and plans list them): tier_cgroup_info_read() of
+ * each, but a cgroup below the last one read or one of its ancestors among
+ * those read is opened from its parent's directory (kept open: one openat(),
+ * never through a symlink) instead of from the root, and its effective mode
+ * (where the kernel does not report it) is its parent's restricted by its
+ * own, which is what the walk from the root finds; where the parent has
+ * none (the walk failed there: a level without the knob) neither has the
+ * cgroup, nor its TIER_INFO_MODE, as after a failed walk.  Any other
+ * cgroup is read as tier_cgroup_info_read() reads it.  Read one at a time
+ * from the root, a cgroup 250 levels deep cost about 1,000 openat() calls.
+ * It keeps up to a few hundred directories open.  Same errors as
+ * tier_cgroup_info_read().
+ */
+struct tier_cgroup_reader;
+int tier_cgroup_reader_new(struct tier_ctx *ctx, struct tier_cgroup_reader **ret);
+void tier_cgroup_reader_free(struct tier_cgroup_reader *rd);
+int tier_cgroup_reader_read(struct tier_cgroup_reader *rd, const struct tier_topology *topo,
+			    const char *cgroup, unsigned want, struct tier_cgroup_info **ret_info);
+/* tier_cgroup_read_stat() of the cgroup read last (below its open
+ * directory), or of any other by path. */
+int tier_cgroup_reader_read_stat(struct tier_cgroup_reader *rd, const char *cgroup,
+				 const char *file, const char *key, uint64_t *ret_value);
 
 /* ------------------------------------------------------------------------
  * The tiering backend (lib/backend.c): one choice for tierd, tierctl and
@@ -323,6 +370,42 @@ int tier_fair_share(uint64_t capacity, size_t n, const struct tier_share_input *
  */
 bool tier_share_fast_exact(const struct tier_share *share, size_t i);
 
+/*
+ * Demand by hot set (tier_class_demand() TIER_DEMAND_HOT): before
+ * tier_share_compute(), the caller names where hot bytes come from (tierd:
+ * its DAMON measurement; tierctl, tierd-metrics: what tierd last wrote in
+ * its run directory).  fn returns 0 and the cgroup's hot bytes, or a
+ * negative errno (-ENODATA: not measured): that sharer's demand is then its
+ * resident bytes, and tier_share_demand_kind() says RESIDENT while
+ * tier_share_hot_wanted() says it asked for hot.  Without a source, every
+ * sharer shares by resident bytes.
+ */
+typedef int (*tier_share_hot_fn)(void *userdata, const char *path, uint64_t *ret_hot);
+void tier_share_set_hot_source(struct tier_share *share, tier_share_hot_fn fn, void *userdata);
+/* What the sharer's demand (tier_share_demand()) is: RESIDENT or HOT. */
+enum tier_demand tier_share_demand_kind(const struct tier_share *share, size_t i);
+bool tier_share_hot_wanted(const struct tier_share *share, size_t i);
+/* Its resident bytes (the demand by resident), UINT64_MAX: unknown. */
+uint64_t tier_share_resident(const struct tier_share *share, size_t i);
+/* Its hot bytes, UINT64_MAX: not measured (or not asked for). */
+uint64_t tier_share_hot(const struct tier_share *share, size_t i);
+
+/*
+ * The hot sets tierd measured last, as a file in its run directory
+ * (TIER_HOT_SETS_NAME): "tierd-hot-sets 1 MONOTONIC_USEC", then one
+ * "BYTES PATH" line per managed cgroup, PATH with every byte outside
+ * '!'..'~' and '%' as %XX.  tier_hot_sets_write() writes it atomically;
+ * tier_share_hot_load() makes it the share's hot source (tierctl,
+ * tierd-metrics): -ENOENT without one, -EINVAL if it is not such a file.
+ * The file is stale when tierd is gone: its age is in *ret_usec.
+ */
+#define TIER_RUN_DIR "/run/tierd"
+#define TIER_HOT_SETS_NAME "hot-sets"
+int tier_hot_sets_write(int dir_fd, const char *name, const char *const *paths,
+			const uint64_t *hot, size_t n, uint64_t now_usec);
+int tier_share_hot_load(struct tier_share *share, int dir_fd, const char *name,
+			uint64_t *ret_usec);
+
 /* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
  * or all zeros. */
 double tier_jain_index(size_t n, const double *values);
@@ -382,6 +465,7 @@ TIER_DEFINE_FREEP(struct tier_plan_entry, tier_plan_entry_free)
 TIER_DEFINE_FREEP(struct tier_plan, tier_plan_free)
 TIER_DEFINE_FREEP(struct tier_observed, tier_observed_free)
 TIER_DEFINE_FREEP(struct tier_share, tier_share_free)
+TIER_DEFINE_FREEP(struct tier_cgroup_reader, tier_cgroup_reader_free)
 #undef TIER_DEFINE_FREEP
 
 #ifdef __cplusplus

@@ -42,8 +42,16 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 	r = tier_share_new(&share);
 	if (r >= 0)
 		r = tier_share_add_plan(share, plan);
-	if (r >= 0)
+	if (r >= 0) {
+		/* tierd's last hot-set measurement, where it runs */
+		int run_fd = open(TIER_RUN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (run_fd >= 0) {
+			(void)tier_share_hot_load(share, run_fd, TIER_HOT_SETS_NAME, NULL);
+			close(run_fd);
+		}
 		r = tier_share_compute(share, ctx, topo, policy, 0);
+	}
 	for (size_t i = 0; r >= 0 && i < m->n_cgroups; i++) {
 		size_t k;
 
@@ -51,6 +59,12 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 			continue;
 		m->cgroups[i].has_target = true;
 		m->cgroups[i].target = tier_share_target(share, k);
+		m->cgroups[i].demand = tier_share_demand(share, k);
+		m->cgroups[i].demand_hot = tier_share_demand_kind(share, k) == TIER_DEMAND_HOT;
+		m->cgroups[i].has_hot = tier_share_hot(share, k) != UINT64_MAX;
+		m->cgroups[i].hot = tier_share_hot(share, k);
+		m->cgroups[i].promote_budget =
+			tier_class_promote_budget(tier_share_class(share, k));
 	}
 	return r < 0 ? r : 0;
 }
@@ -135,6 +149,7 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 	struct tier_topology *topo = NULL;
 	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
+	struct tier_cgroup_reader *rd = NULL;
 	struct tierd_metrics *m;
 	size_t n;
 	int r;
@@ -176,15 +191,28 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 		r = -ENOMEM;
 		goto out;
 	}
+	/* The plan lists the cgroups in tree order: the reader opens each from
+	 * its parent's directory and takes its effective mode from the
+	 * parent's, instead of a walk from the root for each. */
+	r = tier_cgroup_reader_new(ctx, &rd);
+	if (r < 0)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 		const char *path = tier_plan_entry_path(e);
 		struct tierd_metrics_cgroup *c = &m->cgroups[m->n_cgroups];
-		enum tier_mode mode;
+		_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
+		uint64_t mode, eff;
 
 		if (!tier_plan_entry_rule(e))
 			continue;
-		if (!tier_cgroup_exists(ctx, path))
+		r = tier_cgroup_reader_read(rd, topo, path,
+					    TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE |
+						    TIER_INFO_RESIDENCY,
+					    &info);
+		if (r == -ENOMEM)
+			goto out;
+		if (r == -ENOENT)
 			continue;	/* vanished */
 		m->n_managed++;
 		if (m->n_cgroups >= max_cgroups)
@@ -199,19 +227,22 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 			r = -ENOMEM;
 			goto out;
 		}
-		if (tier_cgroup_get_mode(ctx, path, &mode) == 0) {
+		if (info && tier_cgroup_info_get(info, TIER_INFO_MODE, &mode) == 0 &&
+		    tier_cgroup_info_get(info, TIER_INFO_EFFECTIVE_MODE, &eff) == 0) {
 			c->mode_supported = true;
-			c->mode = mode;
-			if (tier_cgroup_get_effective_mode(ctx, path, &mode, NULL) == 0)
-				c->effective_mode = mode;
-			else
-				c->effective_mode = c->mode == TIER_MODE_INHERIT ? TIER_MODE_FULL
-										 : c->mode;
+			c->mode = (enum tier_mode)mode;
+			c->effective_mode = (enum tier_mode)eff;
+		} else if (tier_cgroup_get_mode(ctx, path, &c->mode) == 0) {
+			/* the knob, without an effective mode (a level above has
+			 * none): the cgroup's own */
+			c->mode_supported = true;
+			c->effective_mode = c->mode == TIER_MODE_INHERIT ? TIER_MODE_FULL : c->mode;
 		}
-		if (tier_cgroup_read_residency(ctx, topo, path, &c->fast_bytes, &c->slow_bytes) == 0)
+		if (info && tier_cgroup_info_get(info, TIER_INFO_FAST_BYTES, &c->fast_bytes) == 0 &&
+		    tier_cgroup_info_get(info, TIER_INFO_SLOW_BYTES, &c->slow_bytes) == 0)
 			c->has_residency = true;
-		if (tier_cgroup_read_stat(ctx, path, "memory.stat", "pgpromote_success",
-					  &c->promotions) == 0)
+		if (tier_cgroup_reader_read_stat(rd, path, "memory.stat", "pgpromote_success",
+						 &c->promotions) == 0)
 			c->has_promotions = true;
 	}
 	r = fill_targets(ctx, topo, policy, plan, m);
@@ -223,6 +254,7 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 	m = NULL;
 	r = 0;
 out:
+	tier_cgroup_reader_free(rd);
 	tier_plan_free(plan);
 	tier_observed_free(obs);
 	tier_topology_free(topo);
@@ -270,7 +302,7 @@ static void family(FILE *f, const char *name, const char *type, const char *help
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-enum cg_value { V_FAST, V_SLOW, V_PROMO, V_TARGET };
+enum cg_value { V_FAST, V_SLOW, V_PROMO, V_TARGET, V_HOT, V_DEMAND, V_DEMAND_HOT, V_BUDGET };
 
 static void cgroup_family(FILE *f, const struct tierd_metrics *m, const char *name,
 			  const char *type, const char *help, enum cg_value which)
@@ -292,6 +324,22 @@ static void cgroup_family(FILE *f, const struct tierd_metrics *m, const char *na
 			if (!c->has_promotions)
 				continue;
 			v = c->promotions;
+			break;
+		case V_HOT:
+			if (!c->has_hot)
+				continue;
+			v = c->hot;
+			break;
+		case V_DEMAND:
+		case V_DEMAND_HOT:
+			if (!c->has_target || c->demand == UINT64_MAX)
+				continue;
+			v = which == V_DEMAND ? c->demand : c->demand_hot;
+			break;
+		case V_BUDGET:
+			if (!c->promote_budget)
+				continue;
+			v = c->promote_budget;
 			break;
 		default:
 			if (!c->has_target)
@@ -364,6 +412,17 @@ int tierd_metrics_write(FILE *f, const struct tierd_metrics *m)
 		      "Pages promoted to the fast tier (memory.stat pgpromote_success).", V_PROMO);
 	cgroup_family(f, m, "tierd_cgroup_fast_tier_target_bytes", "gauge",
 		      "Fast-tier share tierd aims at (weighted max-min fair share).", V_TARGET);
+	cgroup_family(f, m, "tierd_cgroup_hot_bytes", "gauge",
+		      "Bytes the cgroup accessed in the last second, as tierd last measured "
+		      "them through DAMON (demand = hot).", V_HOT);
+	cgroup_family(f, m, "tierd_cgroup_demand_bytes", "gauge",
+		      "The demand the fair share used: resident bytes, or the hot set plus "
+		      "hot_margin.", V_DEMAND);
+	cgroup_family(f, m, "tierd_cgroup_demand_hot", "gauge",
+		      "1 if the demand is the hot set plus hot_margin, 0 if resident bytes.",
+		      V_DEMAND_HOT);
+	cgroup_family(f, m, "tierd_cgroup_promote_budget_bytes_per_second", "gauge",
+		      "The class's promote_budget.", V_BUDGET);
 	mode_family(f, m, "tierd_cgroup_mode",
 		    "Configured memory.numa_balancing (1 for the current value).", false);
 	mode_family(f, m, "tierd_cgroup_effective_mode",

@@ -52,6 +52,11 @@ struct tierd_metrics_cgroup {
 	uint64_t promotions;		/* memory.stat pgpromote_success (pages) */
 	bool has_target;
 	uint64_t target;		/* fast-tier target, bytes */
+	uint64_t demand;		/* what the share used (with has_target) */
+	bool demand_hot;		/* demand is the hot set + margin */
+	bool has_hot;
+	uint64_t hot;			/* tierd's hot-set measurement (run dir) */
+	uint64_t promote_budget;	/* the class's, bytes/s, 0: none */
 };
 
 struct tierd_metrics {

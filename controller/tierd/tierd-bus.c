@@ -212,7 +212,7 @@ static int append_change(sd_bus_message *reply, struct str_pool *pool, const cha
 /* The cached evaluation an unprivileged caller is answered from. */
 static int cached_tree(struct manager *m, sd_bus_error *error)
 {
-	if (!m->cache_plan || !m->cache_obs)
+	if (!m->cache_plan)
 		return sd_bus_error_setf(error, "org.tierd.NotReady",
 					 "No full pass of the tree yet; try again later");
 	return 0;
@@ -314,9 +314,9 @@ static uint64_t desired_or(const struct tier_plan_entry *e, enum tier_attr attr,
  * reconcile sees it.  A missing subtree is org.tierd.NoSuchCgroup.
  */
 static int evaluate_tree(struct manager *m, const char *subtree, sd_bus_error *error,
-			 struct tier_observed **ret_obs, struct tier_plan **ret_plan)
+			 struct tier_plan **ret_plan)
 {
-	struct tier_observed *obs = NULL;
+	_cleanup_(tier_observed_freep) struct tier_observed *obs = NULL;
 	int r;
 
 	r = tier_observe(m->ctx, m->topo, subtree,
@@ -327,25 +327,17 @@ static int evaluate_tree(struct manager *m, const char *subtree, sd_bus_error *e
 		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", subtree);
 	if (r < 0)
 		return r;
-	r = tier_evaluate(m->policy, obs, ret_plan);
-	if (r < 0) {
-		tier_observed_free(obs);
-		return r;
-	}
-	*ret_obs = obs;
-	return 0;
+	return tier_evaluate(m->policy, obs, ret_plan);
 }
 
 /*
  * The tree a method answers from: for a privileged caller evaluated now
- * (below subtree, NULL: all), which *ret_obs / *ret_plan own; for anyone
- * else the cache of the last full pass, not owned (*ret_owned false).
+ * (below subtree, NULL: all), which *ret_plan owns; for anyone else the
+ * plan of the last full pass, not owned (*ret_owned false).
  */
 static int answer_tree(struct manager *m, bool privileged, const char *subtree,
-		       sd_bus_error *error, const struct tier_observed **ret_obs,
-		       const struct tier_plan **ret_plan, bool *ret_owned)
+		       sd_bus_error *error, const struct tier_plan **ret_plan, bool *ret_owned)
 {
-	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
 	int r;
 
@@ -353,26 +345,22 @@ static int answer_tree(struct manager *m, bool privileged, const char *subtree,
 		r = cached_tree(m, error);
 		if (r < 0)
 			return r;
-		*ret_obs = m->cache_obs;
 		*ret_plan = m->cache_plan;
 		*ret_owned = false;
 		return 0;
 	}
-	r = evaluate_tree(m, subtree, error, &obs, &plan);
+	r = evaluate_tree(m, subtree, error, &plan);
 	if (r < 0)
 		return r;
-	*ret_obs = obs;
 	*ret_plan = plan;
 	*ret_owned = true;
 	return 0;
 }
 
-static void answer_done(const struct tier_observed *obs, const struct tier_plan *plan, bool owned)
+static void answer_done(const struct tier_plan *plan, bool owned)
 {
-	if (!owned)
-		return;
-	tier_plan_free((struct tier_plan *)plan);
-	tier_observed_free((struct tier_observed *)obs);
+	if (owned)
+		tier_plan_free((struct tier_plan *)plan);
 }
 
 /*
@@ -381,14 +369,14 @@ static void answer_done(const struct tier_observed *obs, const struct tier_plan 
  * answer_tree() gave.
  */
 static int reply_array_done(sd_bus_message *reply, int r, const struct tier_plan *plan,
-			    const struct tier_observed *obs, bool owned)
+			    bool owned)
 {
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	if (r >= 0)
 		r = sd_bus_send(NULL, reply, NULL);
 	sd_bus_message_unref(reply);
-	answer_done(obs, plan, owned);
+	answer_done(plan, owned);
 	return r;
 }
 
@@ -428,7 +416,6 @@ static int no_such_cgroup(sd_bus_error *error, const char *cgroup, bool privileg
 static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	const struct tier_observed *obs = NULL;
 	const struct tier_plan *plan = NULL;
 	const struct tier_plan_entry *e;
 	_cleanup_free_ char *text = NULL, *cgroup = NULL;
@@ -439,7 +426,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	if (r >= 0)
 		r = read_cgroup_arg(msg, error, &cgroup);
 	if (r >= 0)
-		r = answer_tree(m, privileged, cgroup, error, &obs, &plan, &owned);
+		r = answer_tree(m, privileged, cgroup, error, &plan, &owned);
 	if (r < 0)
 		return r;
 	e = tier_plan_find(plan, cgroup);
@@ -480,7 +467,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	if (r >= 0)
 		r = sd_bus_reply_method_return(msg, "s", text);
 out:
-	answer_done(obs, plan, owned);
+	answer_done(plan, owned);
 	return r;
 }
 
@@ -530,12 +517,10 @@ static int append_amount(sd_bus_message *reply, const char *key, const struct ti
 static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	const struct tier_observed *obs = NULL;
 	const struct tier_plan *plan = NULL;
 	sd_bus_message *reply = NULL;
-	const struct tier_observed_cgroup *oc = NULL;
 	const struct tier_plan_entry *e;
-	_cleanup_free_ char *cgroup = NULL;
+	_cleanup_free_ char *cgroup = NULL, *unit = NULL;
 	bool privileged, owned = false;
 	int r;
 
@@ -543,24 +528,27 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 	if (r >= 0)
 		r = read_cgroup_arg(msg, error, &cgroup);
 	if (r >= 0)
-		r = answer_tree(m, privileged, cgroup, error, &obs, &plan, &owned);
+		r = answer_tree(m, privileged, cgroup, error, &plan, &owned);
 	if (r < 0)
 		return r;
 	e = tier_plan_find(plan, cgroup);
-	for (size_t i = 0; i < tier_observed_count(obs); i++)
-		if (strcmp(tier_observed_cgroup_path(tier_observed_get(obs, i)), cgroup) == 0)
-			oc = tier_observed_get(obs, i);
-	if (!e || !oc) {
+	if (!e) {
 		r = no_such_cgroup(error, cgroup, privileged);
 		goto out;
 	}
+	/* the unit is a function of the path, as the observe derived it */
+	r = tier_cgroup_path_unit(cgroup, &unit);
+	if (r < 0 && r != -ENOMEM)
+		r = 0;
+	if (r < 0)
+		goto out;
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ss)");
 	if (r >= 0)
 		r = append_pair(reply, "cgroup", cgroup);
 	if (r >= 0)
-		r = append_pair(reply, "unit", tier_observed_cgroup_unit(oc));
+		r = append_pair(reply, "unit", unit);
 	if (r >= 0)
 		r = append_pair(reply, "managed", tier_plan_entry_rule(e) ? "true" : "false");
 	if (r >= 0 && tier_plan_entry_rule(e)) {
@@ -607,7 +595,7 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 			r = append_pair(reply, "desired_mode", desired_mode_str(e));
 	}
 out:
-	return reply_array_done(reply, r, plan, obs, owned);
+	return reply_array_done(reply, r, plan, owned);
 }
 
 /*
@@ -678,7 +666,6 @@ static int dry_run_cached(struct manager *m, sd_bus_message *msg, uint64_t offse
 static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	const struct tier_observed *obs = NULL;
 	const struct tier_plan *plan = NULL;
 	sd_bus_message *reply = NULL;
 	struct str_pool pool = {};
@@ -694,7 +681,7 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		return r;
 	if (!privileged)
 		return dry_run_cached(m, msg, offset, error);
-	r = answer_tree(m, privileged, NULL, error, &obs, &plan, &owned);
+	r = answer_tree(m, privileged, NULL, error, &plan, &owned);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_new_method_return(msg, &reply);
@@ -744,7 +731,7 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 			free(pool.v[--pool.n]);
 	}
 	r = reply_page_done(reply, r, next);
-	answer_done(obs, plan, owned);
+	answer_done(plan, owned);
 	str_pool_free(&pool);
 	return r;
 }

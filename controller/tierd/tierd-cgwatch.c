@@ -65,156 +65,22 @@
 
 #define CG_WATCH_MAX_DEPTH 256
 
-struct watch {
-	int wd;
-	char *path;	/* cgroup path, "/" for the root */
-	struct watch *next_wd;
-	struct watch *next_path;
-};
+#define EVENTS_SUFFIX "/cgroup.events"
 
-static size_t hash_wd(int wd)
-{
-	return (size_t)wd * 2654435761u;
-}
-
-static int tables_grow(struct cgroup_watcher *w)
-{
-	size_t nb = w->n_buckets ? w->n_buckets * 2 : 256;
-	struct watch **by_wd = calloc(nb, sizeof(*by_wd));
-	struct watch **by_path = calloc(nb, sizeof(*by_path));
-
-	if (!by_wd || !by_path) {
-		free(by_wd);
-		free(by_path);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < w->n_buckets; i++) {
-		struct watch *x, *next;
-
-		for (x = w->by_wd[i]; x; x = next) {
-			size_t b = hash_wd(x->wd) % nb;
-
-			next = x->next_wd;
-			x->next_wd = by_wd[b];
-			by_wd[b] = x;
-		}
-		for (x = w->by_path[i]; x; x = next) {
-			size_t b = cgroup_path_hash(x->path) % nb;
-
-			next = x->next_path;
-			x->next_path = by_path[b];
-			by_path[b] = x;
-		}
-	}
-	free(w->by_wd);
-	free(w->by_path);
-	w->by_wd = by_wd;
-	w->by_path = by_path;
-	w->n_buckets = nb;
-	return 0;
-}
-
+/* The watches (tierd-table.h: named by parent and name, not whole paths). */
 static struct watch *find_wd(struct cgroup_watcher *w, int wd)
 {
-	if (!w->n_buckets)
-		return NULL;
-	for (struct watch *x = w->by_wd[hash_wd(wd) % w->n_buckets]; x; x = x->next_wd)
-		if (x->wd == wd)
-			return x;
-	return NULL;
+	return watch_table_find_wd(&w->watches, wd);
 }
 
 static struct watch *find_path(struct cgroup_watcher *w, const char *path)
 {
-	if (!w->n_buckets)
-		return NULL;
-	for (struct watch *x = w->by_path[cgroup_path_hash(path) % w->n_buckets]; x; x = x->next_path)
-		if (strcmp(x->path, path) == 0)
-			return x;
-	return NULL;
+	return watch_table_find(&w->watches, path);
 }
-
-static void unlink_path(struct cgroup_watcher *w, struct watch *x)
-{
-	struct watch **p = &w->by_path[cgroup_path_hash(x->path) % w->n_buckets];
-
-	for (; *p; p = &(*p)->next_path)
-		if (*p == x) {
-			*p = x->next_path;
-			return;
-		}
-}
-
-static void unlink_wd(struct cgroup_watcher *w, struct watch *x)
-{
-	struct watch **p = &w->by_wd[hash_wd(x->wd) % w->n_buckets];
-
-	for (; *p; p = &(*p)->next_wd)
-		if (*p == x) {
-			*p = x->next_wd;
-			return;
-		}
-}
-
-static bool is_events_watch(const char *path);
 
 static void watch_free(struct cgroup_watcher *w, struct watch *x)
 {
-	unlink_wd(w, x);
-	unlink_path(w, x);
-	w->n_watches--;
-	if (is_events_watch(x->path))
-		w->n_events--;
-	free(x->path);
-	free(x);
-}
-
-static int watch_insert(struct cgroup_watcher *w, int wd, const char *path)
-{
-	struct watch *x = find_wd(w, wd);
-	size_t b;
-	char *p;
-
-	if (x) {
-		if (strcmp(x->path, path) == 0)
-			return 0;
-		/* Same directory under a new name (renamed): update the path. */
-		p = strdup(path);
-		if (!p)
-			return -ENOMEM;
-		unlink_path(w, x);
-		free(x->path);
-		x->path = p;
-		b = cgroup_path_hash(p) % w->n_buckets;
-		x->next_path = w->by_path[b];
-		w->by_path[b] = x;
-		return 0;
-	}
-	/* A stale entry for this path (directory replaced): drop it. */
-	x = find_path(w, path);
-	if (x)
-		watch_free(w, x);
-	if (w->n_watches >= w->n_buckets && tables_grow(w) < 0)
-		return -ENOMEM;
-	x = calloc(1, sizeof(*x));
-	if (!x)
-		return -ENOMEM;
-	x->path = strdup(path);
-	if (!x->path) {
-		free(x);
-		return -ENOMEM;
-	}
-	x->wd = wd;
-	b = hash_wd(wd) % w->n_buckets;
-	x->next_wd = w->by_wd[b];
-	w->by_wd[b] = x;
-	b = cgroup_path_hash(path) % w->n_buckets;
-	x->next_path = w->by_path[b];
-	w->by_path[b] = x;
-	w->n_watches++;
-	if (is_events_watch(path))
-		w->n_events++;
-	return 0;
+	watch_table_remove(&w->watches, x);
 }
 
 /* inotify_add_watch() on the file fd refers to: the watch descriptor or -errno. */
@@ -269,17 +135,8 @@ static void log_limit_once(struct manager *m, const char *cgroup)
 	log_warning("fs.inotify.max_user_watches (%llu) reached with %zu cgroup watches at %s; "
 		    "new cgroups below unwatched directories are picked up by the periodic "
 		    "reconcile every %llu s instead. Raise the sysctl to fix this.",
-		    max, m->cg.n_watches, cgroup,
+		    max, m->cg.watches.n, cgroup,
 		    (unsigned long long)(m->reconcile_usec / 1000000));
-}
-
-#define EVENTS_SUFFIX "/cgroup.events"
-
-static bool is_events_watch(const char *path)
-{
-	size_t l = strlen(path), sl = strlen(EVENTS_SUFFIX);
-
-	return l > sl && strcmp(path + l - sl, EVENTS_SUFFIX) == 0;
 }
 
 static char *events_key(const char *cgroup)
@@ -319,7 +176,7 @@ static int watch_events(struct manager *m, const char *cgroup, int dfd)
 		}
 		return wd == -ENOMEM ? log_oom() : 0;
 	}
-	if (watch_insert(&m->cg, wd, key) < 0)
+	if (watch_table_insert(&m->cg.watches, wd, key, true) < 0)
 		return log_oom();
 	return 0;
 }
@@ -545,7 +402,7 @@ static int watch_one(struct manager *m, const char *cgroup, int dfd)
 		log_ratelimit_errno(LOG_WARNING, wd, "%s: cannot watch it: %m, ignoring", cgroup);
 		return 0;
 	}
-	if (watch_insert(&m->cg, wd, cgroup) < 0)
+	if (watch_table_insert(&m->cg.watches, wd, cgroup, false) < 0)
 		return log_oom();
 	if (!events_wanted(m, cgroup))
 		return 0;
@@ -695,15 +552,21 @@ static void prune(struct manager *m, const char *cgroup, bool subtree)
 		prune_one(m, cgroup);
 		return;
 	}
-	for (size_t i = 0; i < w->n_buckets; i++) {
-		struct watch *x = w->by_wd[i], *next;
+	for (size_t i = 0; i < w->watches.n_buckets; i++) {
+		struct watch *x = w->watches.by_wd[i], *next;
 
 		for (; x; x = next) {
+			_cleanup_free_ char *p = NULL;
+
 			next = x->next_wd;
-			if (strncmp(x->path, cgroup, len) != 0 ||
-			    (x->path[len] != '\0' && x->path[len] != '/'))
+			p = watch_path(x);
+			if (!p) {
+				(void)log_oom();
 				continue;
-			log_debug("%s: removed, dropping its watch", x->path);
+			}
+			if (strncmp(p, cgroup, len) != 0 || (p[len] != '\0' && p[len] != '/'))
+				continue;
+			log_debug("%s: removed, dropping its watch", p);
 			(void)inotify_rm_watch(w->fd, x->wd); /* EINVAL if already gone */
 			watch_free(w, x);
 		}
@@ -767,13 +630,14 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 			}
 			if (!x)
 				continue;
-			if (is_events_watch(x->path)) {
+			if (x->events) {
 				uint64_t populated = 0;
-				size_t l = strlen(x->path) - strlen(EVENTS_SUFFIX);
 
 				if (!(ev->mask & IN_MODIFY))
 					continue;
-				c = strndup(x->path, l);
+				c = watch_path(x);
+				if (c)
+					c[strlen(c) - strlen(EVENTS_SUFFIX)] = '\0';
 				if (!c) {
 					r = log_oom();
 					goto out;
@@ -816,7 +680,11 @@ static int on_cgroup_inotify(sd_event_source *s, int fd, uint32_t revents, void 
 			}
 			if (!(ev->mask & IN_ISDIR) || ev->len == 0)
 				continue;
-			c = child_path(x->path, ev->name);
+			{
+				_cleanup_free_ char *xp = watch_path(x);
+
+				c = xp ? child_path(xp, ev->name) : NULL;
+			}
 			if (!c) {
 				r = log_oom();
 				goto out;
@@ -888,22 +756,24 @@ out:
 void cgroup_watcher_prune_unwanted(struct manager *m)
 {
 	struct cgroup_watcher *w = &m->cg;
-	size_t before = w->n_watches;
+	size_t before = w->watches.n;
 
-	for (size_t i = 0; i < w->n_buckets; i++) {
-		struct watch *x = w->by_wd[i], *next;
+	for (size_t i = 0; i < w->watches.n_buckets; i++) {
+		struct watch *x = w->watches.by_wd[i], *next;
 
 		for (; x; x = next) {
+			_cleanup_free_ char *p = NULL;
 			bool keep;
 
 			next = x->next_wd;
-			if (is_events_watch(x->path)) {
-				_cleanup_free_ char *c = strndup(x->path, strlen(x->path) -
-									  strlen(EVENTS_SUFFIX));
-
-				keep = !c || events_wanted(m, c);
+			p = watch_path(x);
+			if (!p)
+				keep = true;
+			else if (x->events) {
+				p[strlen(p) - strlen(EVENTS_SUFFIX)] = '\0';
+				keep = events_wanted(m, p);
 			} else {
-				keep = strcmp(x->path, "/") == 0 || cgroup_watcher_wanted(m, x->path);
+				keep = strcmp(p, "/") == 0 || cgroup_watcher_wanted(m, p);
 			}
 			if (keep)
 				continue;
@@ -911,8 +781,8 @@ void cgroup_watcher_prune_unwanted(struct manager *m)
 			watch_free(w, x);
 		}
 	}
-	if (w->n_watches != before)
-		log_debug("Dropped %zu watches the policy no longer needs", before - w->n_watches);
+	if (w->watches.n != before)
+		log_debug("Dropped %zu watches the policy no longer needs", before - w->watches.n);
 }
 
 int cgroup_watcher_start(struct manager *m)
@@ -935,7 +805,7 @@ int cgroup_watcher_start(struct manager *m)
 	if (r < 0)
 		return r;
 	log_debug("Watching %zu cgroup directories below %s (what the policy's rules can reach)",
-		  m->cg.n_watches - m->cg.n_events, tier_ctx_get_cgroup_root(m->ctx));
+		  m->cg.watches.n - m->cg.watches.n_events, tier_ctx_get_cgroup_root(m->ctx));
 	return 0;
 }
 
@@ -944,19 +814,7 @@ void cgroup_watcher_stop(struct manager *m)
 	struct cgroup_watcher *w = &m->cg;
 
 	w->source = sd_event_source_disable_unref(w->source);
-	for (size_t i = 0; i < w->n_buckets; i++) {
-		struct watch *x = w->by_wd[i], *next;
-
-		for (; x; x = next) {
-			next = x->next_wd;
-			free(x->path);
-			free(x);
-		}
-	}
-	free(w->by_wd);
-	free(w->by_path);
-	w->by_wd = w->by_path = NULL;
-	w->n_buckets = w->n_watches = w->n_events = 0;
+	watch_table_clear(&w->watches);
 	scope_clear(&w->scope);
 	if (w->fd >= 0)
 		close(w->fd);

@@ -11,8 +11,9 @@
 
 #include <systemd/sd-event.h>
 
+#include "tierd-table.h"
+
 struct manager;
-struct watch;
 
 /* A cgroup= pattern split at '/', for "can a cgroup below this one match?" */
 struct watch_pattern {
@@ -39,14 +40,9 @@ struct watch_scope {
 struct cgroup_watcher {
 	int fd;
 	sd_event_source *source;
-	/* wd -> watch and path -> watch (chained hash tables) */
-	struct watch **by_wd;
-	struct watch **by_path;
-	size_t n_buckets;
-	size_t n_watches;
+	struct watch_table watches;	/* wd -> watch, path -> watch (tierd-table.h) */
 	bool limit_hit;			/* ENOSPC from inotify_add_watch seen */
 	struct watch_scope scope;
-	size_t n_events;		/* of n_watches, cgroup.events watches */
 };
 
 int cgroup_watcher_start(struct manager *m);

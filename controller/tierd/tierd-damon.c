@@ -96,14 +96,53 @@ static int want_cmp(const void *x, const void *y)
 	return c ? c : (int)a->kind - (int)b->kind;
 }
 
+uint64_t damon_promote_quota(const struct damon_managed *managed, size_t n_managed,
+			     const char *const *memcgs, size_t n_memcgs, const char *memcg)
+{
+	uint64_t best = 0;
+
+	for (size_t j = 0; j < n_managed; j++) {
+		uint64_t q, below = 0;
+
+		if (!managed[j].promote_budget || !path_covers(managed[j].path, memcg))
+			continue;
+		for (size_t i = 0; i < n_memcgs; i++)
+			below += path_covers(managed[j].path, memcgs[i]);
+		q = managed[j].promote_budget / (1000 / DAMON_PROMOTE_RESET_MS) / (below ?: 1);
+		q &= ~(uint64_t)(DAMON_PAGE - 1);
+		if (q < DAMON_PAGE)
+			q = DAMON_PAGE;
+		if (!best || q < best)
+			best = q;
+	}
+	return best;
+}
+
+/* A want of kind k for memcg, at the end of p. */
+static int plan_push(struct damon_plan *p, size_t *alloc, const char *memcg, enum damon_kind k,
+		     uint64_t goal_current, uint64_t quota_bytes)
+{
+	struct damon_want w = { .kind = k, .goal_current = goal_current,
+				.quota_bytes = quota_bytes };
+
+	w.memcg = strdup(memcg);
+	if (!w.memcg || ARRAY_PUSH(p->w, p->n, *alloc, w) < 0) {
+		free(w.memcg);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
-		     size_t n_fair, struct damon_plan *ret)
+		     size_t n_fair, unsigned flags, struct damon_plan *ret)
 {
 	struct damon_plan p = {};
 	size_t alloc = 0;
+	bool any_hot = false;
 
-	if ((n_managed && !managed) || (n_memcgs && !memcgs) || (n_fair && !fair) || !ret)
+	if ((n_managed && !managed) || (n_memcgs && !memcgs) || (n_fair && !fair) || !ret ||
+	    (flags & ~(DAMON_PLAN_TIERING | DAMON_PLAN_HOT)))
 		return -EINVAL;
 	for (size_t i = 0; i < n_memcgs; i++) {
 		enum tier_mode eff = TIER_MODE_INHERIT;
@@ -125,9 +164,15 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				sharer = &fair[j];
 		if (!any && !sharer)
 			continue;
-		for (int k = DAMON_PROMOTE; k <= DAMON_DEMOTE; k++) {
+		for (int k = DAMON_PROMOTE; k <= DAMON_HOT; k++) {
 			struct damon_want w = { .kind = (enum damon_kind)k };
 
+			if (k == DAMON_HOT) {
+				if (!(flags & DAMON_PLAN_HOT) || !any)
+					continue;
+			} else if (!(flags & DAMON_PLAN_TIERING)) {
+				continue;
+			}
 			if (k == DAMON_PROMOTE &&
 			    (!any || (eff != TIER_MODE_PROMOTE && eff != TIER_MODE_FULL) ||
 			     (sharer && sharer->throttled)))
@@ -145,13 +190,21 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				if (w.quota_bytes < DAMON_DEMOTE_MIN_BYTES)
 					w.quota_bytes = DAMON_DEMOTE_MIN_BYTES;
 			}
-			w.memcg = strdup(memcgs[i]);
-			if (!w.memcg || ARRAY_PUSH(p.w, p.n, alloc, w) < 0) {
-				free(w.memcg);
+			if (k == DAMON_PROMOTE)
+				w.quota_bytes = damon_promote_quota(managed, n_managed, memcgs,
+								    n_memcgs, memcgs[i]);
+			any_hot |= k == DAMON_HOT;
+			if (plan_push(&p, &alloc, memcgs[i], w.kind, w.goal_current,
+				      w.quota_bytes) < 0) {
 				damon_plan_done(&p);
 				return -ENOMEM;
 			}
 		}
+	}
+	/* the clock of the hot schemes (never dropped: they need it) */
+	if (any_hot && plan_push(&p, &alloc, "", DAMON_CLOCK, 0, 0) < 0) {
+		damon_plan_done(&p);
+		return -ENOMEM;
 	}
 	if (p.n)
 		qsort(p.w, p.n, sizeof(*p.w), want_cmp);
@@ -279,7 +332,8 @@ static int strp_cmp(const void *a, const void *b)
 }
 
 int damon_memcgs_collect(int root_fd, const struct damon_managed *managed, size_t n_managed,
-			 const struct damon_fair *fair, size_t n_fair, char ***ret, size_t *ret_n)
+			 const struct damon_fair *fair, size_t n_fair, bool all, char ***ret,
+			 size_t *ret_n)
 {
 	_cleanup_free_ const char **roots = calloc(n_managed + n_fair + 1, sizeof(*roots));
 	struct walk w = {};
@@ -291,7 +345,7 @@ int damon_memcgs_collect(int root_fd, const struct damon_managed *managed, size_
 	/* the subtrees that need schemes: classes that promote, sharers with a
 	 * target; one walk per top-most of them */
 	for (size_t i = 0; i < n_managed; i++)
-		if (managed[i].mode == TIER_MODE_PROMOTE || managed[i].mode == TIER_MODE_FULL)
+		if (all || managed[i].mode == TIER_MODE_PROMOTE || managed[i].mode == TIER_MODE_FULL)
 			roots[n_roots++] = managed[i].path;
 	for (size_t i = 0; i < n_fair; i++)
 		if (damon_fair_contended(&fair[i]))
@@ -458,8 +512,15 @@ int damon_layout_read(const struct tier_topology *topo, const char *procfs_root,
 struct slot {
 	char *memcg;			/* NULL: free, an inert scheme */
 	enum damon_kind kind;
-	uint64_t quota_bytes;		/* DEMOTE */
+	uint64_t quota_bytes;		/* DEMOTE, PROMOTE */
 	uint64_t goal;			/* DEMOTE: the goal's current value staged */
+	/* HOT and CLOCK: sz_applied (sz_tried) at the start of the window,
+	 * valid once read after the scheme was committed; HOT: the result */
+	bool base_valid, hot_valid;
+	uint64_t base, hot;
+	uint64_t base_clock;		/* HOT: the clock's sz_tried at base */
+	uint64_t ring[DAMON_HOT_KEEP];	/* HOT: the last readings; hot is their max */
+	unsigned n_ring, ring_pos;
 };
 
 /* Scheme indexes come in chunks: nr_schemes (whose every change makes the
@@ -504,6 +565,8 @@ struct damon_driver {
 	size_t n_slots;
 	bool slots_staged;
 	bool said_busy;
+	uint64_t monitored;		/* bytes of the target's regions */
+	uint64_t hot_read_usec;		/* the last hot-set reading (caller's clock) */
 	struct damon_stats st;
 };
 
@@ -619,6 +682,8 @@ int damon_driver_new(const struct damon_driver_args *args, struct damon_driver *
 	r = tier_damon_ranges_split(all, m, chunk, &drv->regions, &drv->n_regions);
 	if (r < 0)
 		goto fail;
+	for (size_t i = 0; i < drv->n_regions; i++)
+		drv->monitored += drv->regions[i].end - drv->regions[i].start;
 	r = tier_damon_open(args->sysfs_root ?: "/sys", args->procfs_root ?: "/proc", &drv->d);
 	if (r < 0)
 		goto fail;
@@ -753,11 +818,53 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		.nr_filters = n_tf + 1,
 	};
 
+	if (w->kind == DAMON_CLOCK) {
+		/* every region, every pass: sz_tried grows by drv->monitored */
+		*ret = (struct tier_damon_scheme){
+			.action = TIER_DAMON_STAT,
+			.target_nid = -1,
+			.apply_interval_us = DAMON_HOT_INTERVAL_US,
+			.sz = { 0, UINT64_MAX },
+			.nr_accesses = { 0, UINT64_MAX },
+			.age = { 0, UINT64_MAX },
+		};
+		return 0;
+	}
 	if (asprintf(memcg_path, "%s%s", drv->memcg_prefix, w->memcg) < 0)
 		return -ENOMEM;
+	if (w->kind == DAMON_HOT) {
+		/* the memcg first: the young filter then marks old only the
+		 * memcg's own folios */
+		buf[0] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG,
+						     .matching = false,
+						     .memcg_path = *memcg_path };
+		buf[1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
+						     .matching = false };
+		*ret = (struct tier_damon_scheme){
+			.action = TIER_DAMON_LRU_PRIO,
+			.target_nid = -1,
+			.apply_interval_us = DAMON_HOT_INTERVAL_US,
+			.sz = { DAMON_PAGE, UINT64_MAX },
+			.nr_accesses = { DAMON_HOT_MIN_ACCESSES, UINT64_MAX },
+			.age = { 0, UINT64_MAX },
+			.filters = buf,
+			.nr_filters = 2,
+		};
+		return 0;
+	}
 	memcpy(buf, tf, n_tf * sizeof(*tf));
 	buf[n_tf] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG, .matching = false,
 						.memcg_path = *memcg_path };
+	if (promote && w->quota_bytes) {
+		/* the budget: the hottest first, this much per reset interval
+		 * (DAMON charges the regions it tries, whatever the filters
+		 * leave of them: the bound holds, the rate may fall below it
+		 * where the cgroup's pages share regions with others') */
+		s.quota_bytes = w->quota_bytes;
+		s.quota_reset_interval_ms = DAMON_PROMOTE_RESET_MS;
+		s.weight_nr_accesses = 1000;
+		s.weight_age = 1000;
+	}
 	if (!promote) {
 		/* the coldest first, as much as the goal asks */
 		s.quota_bytes = w->quota_bytes;
@@ -876,8 +983,21 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 			goto oom;
 		x->kind = plan->w[i].kind;
 		x->quota_bytes = plan->w[i].quota_bytes;
-		if (changed[slot_of[i]])
+		if (changed[slot_of[i]]) {
 			x->goal = plan->w[i].goal_current;
+		} else {
+			/* the same scheme at the same index: its measurement goes on */
+			const struct slot *o = &drv->slots[slot_of[i]];
+
+			x->base_valid = o->base_valid;
+			x->base = o->base;
+			x->base_clock = o->base_clock;
+			x->hot_valid = o->hot_valid;
+			x->hot = o->hot;
+			memcpy(x->ring, o->ring, sizeof(x->ring));
+			x->n_ring = o->n_ring;
+			x->ring_pos = o->ring_pos;
+		}
 	}
 	*ret_slots = v;
 	*ret_n = n;
@@ -1083,6 +1203,9 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 		}
 		drv->running = true;
 		drv->st.n_starts++;
+		/* a started kdamond counts from 0 */
+		for (size_t j = 0; j < drv->n_slots; j++)
+			drv->slots[j].base_valid = drv->slots[j].hot_valid = false;
 	}
 	t_cmd = mono_ms() - t_cmd;
 	record_save(drv, fp);
@@ -1189,6 +1312,206 @@ int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *f
 		changed = true;
 	}
 	return changed ? goals_commit(drv) : 0;
+}
+
+bool damon_driver_has_hot(const struct damon_driver *drv)
+{
+	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++)
+		if (drv->slots[j].memcg && drv->slots[j].kind == DAMON_HOT)
+			return true;
+	return false;
+}
+
+static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, const uint64_t *now)
+{
+	struct slot *clock = NULL;
+	size_t n_results = 0;
+
+	for (size_t j = 0; j < n; j++)
+		if (slots[j].memcg && slots[j].kind == DAMON_CLOCK)
+			clock = &slots[j];
+	if (!clock || !monitored)
+		return 0;
+	if (!clock->base_valid || now[clock - slots] < clock->base) {
+		/* a new clock (or a restarted kdamond): every window starts over */
+		clock->base_valid = true;
+		for (size_t j = 0; j < n; j++)
+			if (slots[j].memcg && slots[j].kind == DAMON_HOT)
+				slots[j].base_valid = false;
+	}
+	clock->base = now[clock - slots];
+	for (size_t j = 0; j < n; j++) {
+		struct slot *x = &slots[j];
+		uint64_t passes;
+
+		if (!x->memcg || x->kind != DAMON_HOT)
+			continue;
+		if (!x->base_valid || now[j] < x->base || clock->base < x->base_clock) {
+			x->base_valid = true;
+			x->base = now[j];
+			x->base_clock = clock->base;
+			continue;
+		}
+		/* whole passes (the clock grows by the monitored bytes on each) */
+		passes = (clock->base - x->base_clock + monitored / 2) / monitored;
+		if (passes < DAMON_HOT_MIN_PASSES)
+			continue;
+		x->ring[x->ring_pos] = (now[j] - x->base) / passes;
+		x->ring_pos = (x->ring_pos + 1) % DAMON_HOT_KEEP;
+		if (x->n_ring < DAMON_HOT_KEEP)
+			x->n_ring++;
+		x->hot = 0;
+		for (unsigned k = 0; k < x->n_ring; k++)
+			if (x->ring[k] > x->hot)
+				x->hot = x->ring[k];
+		x->hot_valid = true;
+		x->base = now[j];
+		x->base_clock = clock->base;
+		n_results++;
+	}
+	return (int)n_results;
+}
+
+int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
+{
+	_cleanup_free_ uint64_t *now = NULL;
+	int r;
+
+	if (!drv->have || !drv->running || !drv->slots_staged || !damon_driver_has_hot(drv))
+		return 0;
+	/* a result takes DAMON_HOT_MIN_PASSES passes: no reading sooner */
+	if (drv->hot_read_usec && now_usec < drv->hot_read_usec + DAMON_HOT_INTERVAL_US *
+								      DAMON_HOT_MIN_PASSES)
+		return 0;
+	drv->hot_read_usec = now_usec;
+	now = calloc(drv->n_slots, sizeof(*now));
+	if (!now)
+		return -ENOMEM;
+	r = tier_damon_update_stats(drv->d, drv->index);
+	if (r < 0) {
+		dlog(drv, LOG_DEBUG, r, "DAMON: cannot update the scheme stats of kdamond %u: %m, "
+		     "hot sets not measured this time", drv->index);
+		return r;
+	}
+	for (size_t j = 0; j < drv->n_slots; j++) {
+		struct tier_damon_stats st;
+
+		if (!drv->slots[j].memcg ||
+		    (drv->slots[j].kind != DAMON_HOT && drv->slots[j].kind != DAMON_CLOCK))
+			continue;
+		r = tier_damon_stats_read(drv->d, drv->index, j, &st);
+		if (r < 0) {
+			dlog(drv, LOG_DEBUG, r, "DAMON: cannot read the stats of scheme %zu: %m, "
+			     "hot sets not measured this time", j);
+			return r;
+		}
+		now[j] = drv->slots[j].kind == DAMON_CLOCK ? st.sz_tried : st.sz_applied;
+	}
+	r = damon_hot_step(drv->slots, drv->n_slots, drv->monitored, now);
+	if (r > 0) {
+		drv->st.n_hot_updates++;
+		for (size_t j = 0; j < drv->n_slots; j++)
+			if (drv->slots[j].memcg && drv->slots[j].kind == DAMON_HOT &&
+			    drv->slots[j].hot_valid)
+				dlog(drv, LOG_DEBUG, 0, "DAMON: hot set of memcg %s: %" PRIu64
+				     " kB (this reading %" PRIu64 " kB)", drv->slots[j].memcg,
+				     drv->slots[j].hot >> 10,
+				     drv->slots[j].ring[(drv->slots[j].ring_pos + DAMON_HOT_KEEP - 1) %
+							DAMON_HOT_KEEP] >> 10);
+	}
+	return 0;
+}
+
+int damon_driver_hot(const struct damon_driver *drv, const char *path, uint64_t *ret)
+{
+	uint64_t sum = 0;
+	bool any = false;
+
+	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++) {
+		const struct slot *x = &drv->slots[j];
+
+		if (!x->memcg || x->kind != DAMON_HOT || !x->hot_valid ||
+		    !path_covers(path, x->memcg))
+			continue;
+		sum += x->hot;
+		any = true;
+	}
+	if (!any)
+		return -ENODATA;
+	*ret = sum;
+	return 0;
+}
+
+int damon_driver_hot_save(const struct damon_driver *drv, int run_fd,
+			  const struct damon_managed *managed, size_t n_managed)
+{
+	_cleanup_free_ const char **paths = calloc(n_managed ?: 1, sizeof(*paths));
+	_cleanup_free_ uint64_t *hot = calloc(n_managed ?: 1, sizeof(*hot));
+	size_t n = 0;
+
+	if (!paths || !hot)
+		return -ENOMEM;
+	if (run_fd < 0)
+		return 0;
+	for (size_t i = 0; i < n_managed; i++)
+		if (damon_driver_hot(drv, managed[i].path, &hot[n]) == 0)
+			paths[n++] = managed[i].path;
+	return tier_hot_sets_write(run_fd, TIER_HOT_SETS_NAME, paths, hot, n,
+				   (uint64_t)(mono_ms() * 1000.0));
+}
+
+int promote_budget_apply(int root_fd, const struct damon_managed *managed, size_t n_managed,
+			 bool dry_run, damon_log_fn log, void *userdata, size_t *ret_unsupported)
+{
+	size_t unsupported = 0;
+	int n_writes = 0;
+
+	for (size_t i = 0; i < n_managed; i++) {
+		_cleanup_close_ int dfd = -1, fd = -1;
+		char cur[64], want[32];
+		uint64_t v;
+		int r;
+
+		if (!managed[i].promote_budget)
+			continue;
+		dfd = strcmp(managed[i].path, "/") == 0 ?
+			      fcntl(root_fd, F_DUPFD_CLOEXEC, 3) :
+			      openat(root_fd, managed[i].path + 1,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;	/* gone */
+		r = read_small_at(dfd, DAMON_PROMOTE_RATE_FILE, cur, sizeof(cur));
+		if (r == -ENOENT) {
+			unsupported++;
+			continue;
+		}
+		if (r < 0)
+			continue;
+		snprintf(want, sizeof(want), "%" PRIu64, managed[i].promote_budget);
+		if (parse_u64_str(cur, &v) == 0 && v == managed[i].promote_budget)
+			continue;
+		if (dry_run) {
+			n_writes++;
+			continue;
+		}
+		fd = openat(dfd, DAMON_PROMOTE_RATE_FILE, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || write(fd, want, strlen(want)) < 0) {
+			if (log) {
+				_cleanup_free_ char *msg = NULL;
+				int e = errno;
+
+				if (asprintf(&msg, "%s: cannot write %s %s: %s, ignoring",
+					     managed[i].path, DAMON_PROMOTE_RATE_FILE, want,
+					     strerror(e)) >= 0)
+					log(userdata, LOG_WARNING, -e, msg);
+			}
+			continue;
+		}
+		n_writes++;
+	}
+	if (ret_unsupported)
+		*ret_unsupported = unsupported;
+	return n_writes;
 }
 
 int damon_driver_stop(struct damon_driver *drv)

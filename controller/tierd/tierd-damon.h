@@ -64,21 +64,69 @@
 #define DAMON_DEMOTE_RATE_DIV 512
 #define DAMON_DEMOTE_MIN_BYTES (64ull << 10)
 
+/*
+ * The hot-set measurement (docs/architecture.md, "Hot sets"): per memcg an
+ * lru_prio scheme, monitoring in effect, on every monitored region
+ * (DAMON_HOT_MIN_ACCESSES), filtered to the memcg and then to young folios
+ * (accessed since the scheme's previous pass, which marked them old), every
+ * DAMON_HOT_INTERVAL_US: its sz_applied grows by the memcg's bytes accessed
+ * in the last interval.  6.12's stat action would cost nothing per folio,
+ * but it runs no per-folio walk, so no memcg filter applies to it.  One
+ * clock scheme (stat, every region, same interval, unfiltered) counts the
+ * passes: its sz_tried grows by the monitored bytes on each; DAMON applies
+ * schemes of one interval in the same pass (every commit realigns them).
+ * The filter marks a folio old as DAMON's sampling does (PG_idle, and
+ * PG_young for reclaim), and lru_prio's folio_mark_accessed() on a folio
+ * that was just accessed is what reclaim would have concluded.
+ */
+#define DAMON_HOT_INTERVAL_US (1000 * 1000ull)
+/*
+ * The regions the hot schemes walk: nr_accesses >= this.  0, every region:
+ * DAMON samples one page per region per 5 ms, so a region whose pages are
+ * each read once a second shows nr_accesses 0 in most aggregation
+ * intervals (seen in the VM: a 144 MB hot set measured at a few MB), while
+ * the young filter judges every folio over the whole second.  The cost is
+ * a walk of the monitored memory per memcg per interval.
+ */
+#define DAMON_HOT_MIN_ACCESSES 0
+/* Hot bytes are averaged over at least this many passes. */
+#define DAMON_HOT_MIN_PASSES 3
+/*
+ * A memcg's hot set is the largest of its last DAMON_HOT_KEEP readings
+ * (about 30 s): a working set that a phase of the workload leaves for a few
+ * seconds keeps its claim, and a reading that saw few accessed bits (x86
+ * does not flush the TLB when DAMON clears one, so a translation that stays
+ * cached sets none; under QEMU's TCG, whose software TLB keeps translations
+ * long, most readings see almost nothing) does not take it away.
+ */
+#define DAMON_HOT_KEEP 10
+
+/* The promotion budget: a migrate_hot quota per DAMON_PROMOTE_RESET_MS. */
+#define DAMON_PROMOTE_RESET_MS 100
+
 enum damon_kind {
 	DAMON_PROMOTE,
 	DAMON_DEMOTE,
+	DAMON_HOT,			/* the hot-set measurement of a memcg */
+	DAMON_CLOCK,			/* one per plan, memcg "": counts passes */
 };
+
+/* damon_plan_build() flags. */
+#define DAMON_PLAN_TIERING 1u		/* promotion and demotion schemes (damon backend) */
+#define DAMON_PLAN_HOT 2u		/* hot-set measurement (both backends) */
 
 /* Inputs of the plan.  Paths are tierd's (below its cgroup root). */
 struct damon_managed {
 	const char *path;
 	enum tier_mode mode;		/* the class's mode (INHERIT: sets none) */
+	uint64_t promote_budget;	/* bytes per second, 0: none (the class's) */
 };
 
 struct damon_fair {
 	const char *path;		/* a cgroup that shares the fast tier */
 	uint64_t target;		/* its target (bytes), 0: none */
 	uint64_t demand;		/* what it could use, UINT64_MAX: unknown */
+	uint64_t resident;		/* all of its memory (0: as demand) */
 	uint64_t fast_bytes;
 	bool throttled;			/* above target x (1 + h): promotion held off */
 };
@@ -88,7 +136,9 @@ struct damon_want {
 	char *memcg;			/* tierd path of the memcg it is filtered to */
 	enum damon_kind kind;
 	uint64_t goal_current;		/* DEMOTE: the user_input goal's current value */
-	uint64_t quota_bytes;		/* DEMOTE: at most this much per 100 ms */
+	uint64_t quota_bytes;		/* DEMOTE: at most this much per 100 ms;
+					 * PROMOTE: the budget's bytes per
+					 * DAMON_PROMOTE_RESET_MS, 0: none */
 };
 
 struct damon_plan {
@@ -111,7 +161,15 @@ void damon_plan_done(struct damon_plan *p);
  */
 int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
-		     size_t n_fair, struct damon_plan *ret);
+		     size_t n_fair, unsigned flags, struct damon_plan *ret);
+/*
+ * The quota of a memcg's promotion scheme: the smallest of the budgets of
+ * the managed cgroups covering it, each divided evenly between the memcgs
+ * below it (a class's budget bounds its whole subtree), per
+ * DAMON_PROMOTE_RESET_MS, page-aligned, one page at least; 0: no budget.
+ */
+uint64_t damon_promote_quota(const struct damon_managed *managed, size_t n_managed,
+			     const char *const *memcgs, size_t n_memcgs, const char *memcg);
 /* Same schemes (memcg, kind and quota, in order)?  Goal values do not
  * count. */
 bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b);
@@ -120,8 +178,11 @@ bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b);
  * cgroup that is still growing has a target a little below its usage). */
 static inline bool damon_fair_contended(const struct damon_fair *f)
 {
-	return f->target > 0 && f->demand != 0 &&
-	       (f->demand == UINT64_MAX || f->target + f->target / 20 < f->demand);
+	/* by hot set, the demand may fit while its resident bytes do not:
+	 * those cold bytes are what demotion is for */
+	uint64_t d = f->resident > f->demand && f->demand != UINT64_MAX ? f->resident : f->demand;
+
+	return f->target > 0 && d != 0 && (d == UINT64_MAX || f->target + f->target / 20 < d);
 }
 
 /* The demotion goal's current value of a sharer with this target and fast
@@ -137,8 +198,9 @@ uint64_t damon_goal_current(uint64_t target, uint64_t fast_bytes);
  * root_fd (tierd's cgroup root): a malloc'ed strv, sorted, unique.
  */
 int damon_memcgs_collect(int root_fd, const struct damon_managed *managed, size_t n_managed,
-			 const struct damon_fair *fair, size_t n_fair, char ***ret,
+			 const struct damon_fair *fair, size_t n_fair, bool all, char ***ret,
 			 size_t *ret_n);
+/* (all: below every managed cgroup, for the hot-set measurement.) */
 
 /*
  * The prefix of tierd's cgroup root below the cgroup2 mount's root (what
@@ -205,6 +267,37 @@ bool damon_driver_has_demote(const struct damon_driver *drv);
 int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *fair, size_t n);
 #define DAMON_GOAL_USEC (1000 * 1000ull)
 
+/*
+ * The hot-set measurement: reads the stats of the hot and clock schemes
+ * (one update_schemes_stats) and, once DAMON_HOT_MIN_PASSES passes went by
+ * since the last result, turns each memcg's sz_applied growth into its hot
+ * bytes (growth / passes).  A memcg whose scheme is new, or a kdamond that
+ * restarted, starts over.  now_usec: CLOCK_MONOTONIC; a call sooner than
+ * DAMON_HOT_MIN_PASSES intervals after the last reading does nothing.
+ */
+int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec);
+/* The hot bytes of path and every memcg below it of the last result:
+ * -ENODATA if none of them has one (no scheme yet, not enough passes). */
+int damon_driver_hot(const struct damon_driver *drv, const char *path, uint64_t *ret);
+/* Does the running plan measure hot sets? */
+bool damon_driver_has_hot(const struct damon_driver *drv);
+
+/* Writes the hot sets of the managed cgroups with a result into the run
+ * directory (TIER_HOT_SETS_NAME), for tierctl and tierd-metrics. */
+int damon_driver_hot_save(const struct damon_driver *drv, int run_fd,
+			  const struct damon_managed *managed, size_t n_managed);
+
+/*
+ * The promotion budget on the knob backend: memory.promote_rate_max (bytes
+ * per second, "max"; the series' patch 18, hierarchical) of each managed
+ * cgroup whose class sets promote_budget, written where it differs.  A
+ * kernel without the file: *ret_unsupported counts those cgroups (tierd
+ * says it once).  Returns the number of writes, or -ENOMEM.
+ */
+#define DAMON_PROMOTE_RATE_FILE "memory.promote_rate_max"
+int promote_budget_apply(int root_fd, const struct damon_managed *managed, size_t n_managed,
+			 bool dry_run, damon_log_fn log, void *userdata, size_t *ret_unsupported);
+
 /* Stop our kdamond and remove the record (tierd exits). */
 int damon_driver_stop(struct damon_driver *drv);
 
@@ -215,6 +308,7 @@ struct damon_stats {
 	int pid;
 	size_t n_schemes;
 	uint64_t n_commits, n_starts, n_goal_commits, n_failures;
+	uint64_t n_hot_updates;		/* hot-set results */
 };
 void damon_driver_stats(const struct damon_driver *drv, struct damon_stats *ret);
 

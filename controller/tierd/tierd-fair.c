@@ -252,6 +252,9 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 	d->share = share;
 	d->fast_bytes = in->fast_bytes;
 	d->demand = in->demand;
+	d->demand_kind = in->demand_kind;
+	d->resident = in->demand_kind == TIER_DEMAND_HOT ? in->resident : in->demand;
+	d->hot = in->demand_kind == TIER_DEMAND_HOT ? in->hot : UINT64_MAX;
 	d->kernel_ceiling = in->kernel_ceiling;
 	/* Targets: keep the one in force while the new share is within the band,
 	 * unless the new share covers the whole demand (nothing to hold back). */
@@ -301,10 +304,10 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 	d->limited = was_limited;
 	if (cfg->method != FAIR_METHOD_LIMITS)
 		d->limited = false;
-	else if (!was_limited && in->demand != UINT64_MAX &&
-		 band_up(d->target, h) < in->demand && may_flip(cfg, o))
+	else if (!was_limited && d->resident != UINT64_MAX &&
+		 band_up(d->target, h) < d->resident && may_flip(cfg, o))
 		d->limited = true;
-	else if (was_limited && (in->demand == UINT64_MAX ? false : d->target >= in->demand) &&
+	else if (was_limited && (d->resident == UINT64_MAX ? false : d->target >= d->resident) &&
 		 may_flip(cfg, o))
 		d->limited = false;
 
@@ -361,8 +364,8 @@ static void decide_one(const struct fair_config *cfg, const struct fair_input *i
 		 * what the tier-aware limits are designed to give.
 		 */
 		d->high_floored = false;
-		if (in->demand != UINT64_MAX) {
-			uint64_t floor = band_up(in->demand, h);
+		if (d->resident != UINT64_MAX) {
+			uint64_t floor = band_up(d->resident, h);
 
 			if (floor != UINT64_MAX)
 				floor = (floor + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
@@ -848,6 +851,9 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		x->share = tier_share_target(share, i);
 		x->fast_bytes = tier_share_fast_bytes(share, i);
 		x->demand = tier_share_demand(share, i);
+		x->demand_kind = tier_share_demand_kind(share, i);
+		x->resident = tier_share_resident(share, i);
+		x->hot = tier_share_hot(share, i);
 		/* The kernel counts its top tier exactly: it keeps the ceiling. */
 		x->kernel_ceiling = tier_share_fast_exact(share, i);
 		n_kernel_ceiling += x->kernel_ceiling;
@@ -934,12 +940,13 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 			ratios[n_ratios++] = (double)d->fast_bytes / (double)d->target;
 		if (d->target_changed || d->state_changed)
 			fair_log(ops, d->state_changed ? LOG_INFO : LOG_DEBUG, d, "target",
-				 "%s: fast-tier target %s (share %s), fast %s, demand %s%s%s",
+				 "%s: fast-tier target %s (share %s), fast %s, demand %s%s%s%s",
 				 d->path, fmt_mib(d->target, b1, sizeof(b1)),
 				 fmt_mib(d->share, b2, sizeof(b2)),
 				 fmt_mib(d->fast_bytes, b3, sizeof(b3)),
 				 d->demand == UINT64_MAX ? "unknown" :
 							   fmt_mib(d->demand, b4, sizeof(b4)),
+				 d->demand_kind == TIER_DEMAND_HOT ? " (hot set + margin)" : "",
 				 d->limited ? (d->high_floored ? ", limited (memory.high held at its usage)" :
 						 ", limited") : "",
 				 d->throttled || d->damon_off ? ", promotion off" : "");

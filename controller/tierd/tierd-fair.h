@@ -68,6 +68,12 @@ struct fair_input {
 	uint64_t share;			/* this round's share (tier_share_target()) */
 	uint64_t fast_bytes;		/* observed fast-tier residency */
 	uint64_t demand;		/* what it could use (its usage), UINT64_MAX: unknown */
+	/* demand is its hot set plus the margin (tier_share_demand_kind()),
+	 * resident all of its memory: memory.high, which bounds all of it,
+	 * goes by resident (DEFAULT, RESIDENT: demand is resident) */
+	enum tier_demand demand_kind;
+	uint64_t resident;
+	uint64_t hot;			/* UINT64_MAX: not measured */
 	/* fast_bytes is the kernel's exact top-tier counter (memory.stat
 	 * "toptier", tier_share_fast_exact()): that kernel keeps the cgroup
 	 * at its top-tier ceiling itself (demotes above it after a memory.high
@@ -108,6 +114,8 @@ struct fair_decision {
 					 * what tierd enforces and exports */
 	uint64_t fast_bytes;
 	uint64_t demand;
+	enum tier_demand demand_kind;	/* the input's: what demand is */
+	uint64_t resident, hot;		/* the input's */
 	bool limited;			/* LIMITS: memory.high is fairness's */
 	bool throttled;			/* PROMOTION: promotion switched off */
 	bool damon_off;			/* DAMON: the cgroup's migrate_hot schemes held off

@@ -274,11 +274,10 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 
 /*
  * Apply one entry: tier_apply_entry() reads each value the entry sets once,
- * compares and writes only what differs.  x (may be NULL) records what is
- * now as desired.
+ * compares and writes only what differs.
  */
 static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int dfd,
-		       const char *reason, bool full_pass, struct managed *x)
+		       const char *reason, bool full_pass)
 {
 	const char *path = tier_plan_entry_path(e);
 	const struct tier_class *cls = tier_plan_entry_class(e);
@@ -338,9 +337,6 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 	for (size_t i = 0; r >= 0 && i < tier_apply_result_change_count(res); i++) {
 		struct apply_change ch = apply_change_get(res, i);
 
-		if (x)
-			x->applied[ch.attr] = ch.status == TIER_APPLY_UNCHANGED ||
-					      (ch.status == TIER_APPLY_CHANGED && !manager_dry_run(m));
 		r = log_change(m, e, &w, &ch, reason, full_pass);
 	}
 	free(w.unit);
@@ -366,18 +362,11 @@ static bool entry_in_sync(const struct tier_plan_entry *e)
 	return true;
 }
 
-static void cache_drop(struct manager *m)
+/* The table borrows the cached plan's entries: it is emptied first. */
+static void cache_set(struct manager *m, struct tier_plan *plan)
 {
+	managed_table_clear(&m->managed);
 	tier_plan_free(m->cache_plan);
-	tier_observed_free(m->cache_obs);
-	m->cache_plan = NULL;
-	m->cache_obs = NULL;
-}
-
-static void cache_set(struct manager *m, struct tier_observed *obs, struct tier_plan *plan)
-{
-	cache_drop(m);
-	m->cache_obs = obs;
 	m->cache_plan = plan;
 }
 
@@ -406,20 +395,24 @@ static int manager_full_pass(struct manager *m, const char *reason)
 	if (r < 0)
 		return log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring"), 0;
 	r = tier_evaluate(m->policy, obs, &plan);
+	/* The plan holds all it needs (paths, matched values, current values). */
+	tier_observed_free(obs);
 	if (r < 0) {
-		tier_observed_free(obs);
 		if (r == -ENOMEM)
 			return log_oom();
 		return log_warning_errno(r, "Failed to evaluate the policy: %m, ignoring"), 0;
 	}
 	manager_pending_clear(m);
-	managed_table_clear(&m->managed);
+	/* Unprivileged callers of the bus API are answered from this plan, and
+	 * the table of managed cgroups refers to its entries (one copy of each
+	 * path and decision): it is the cache from here on, even if the pass
+	 * fails below. */
+	cache_set(m, plan);
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
 		const char *path = tier_plan_entry_path(e);
 		struct managed *x;
-		bool in_sync;
 
 		/* A full pass also catches directories we could not watch, and
 		 * those a reload brought into the policy's reach. */
@@ -431,7 +424,8 @@ static int manager_full_pass(struct manager *m, const char *reason)
 		}
 		if (!tier_plan_entry_rule(e))
 			continue;
-		r = managed_table_put(&m->managed, e, &x);
+		/* the table refers to the cached plan's entry */
+		r = managed_table_put(&m->managed, e, true, &x);
 		if (r < 0) {
 			r = log_oom();
 			goto out;
@@ -447,26 +441,17 @@ static int manager_full_pass(struct manager *m, const char *reason)
 			goto out;
 		}
 		/* Just observed and already right: nothing to re-read or write. */
-		in_sync = entry_in_sync(e);
-		for (int a = 0; a < _TIER_ATTR_MAX; a++)
-			x->applied[a] = in_sync;
-		if (in_sync)
+		if (entry_in_sync(e))
 			continue;
-		r = apply_entry(m, e, -1, reason, true, x);
+		r = apply_entry(m, e, -1, reason, true);
 		if (r < 0)
 			goto out;
 	}
 	m->pending_valid = true;
 	m->n_cgroups = tier_plan_count(plan);
 	manager_damon_schedule(m);
-	/* Unprivileged callers of the bus API are answered from this. */
-	cache_set(m, obs, plan);
-	obs = NULL;
-	plan = NULL;
 	r = 0;
 out:
-	tier_plan_free(plan);
-	tier_observed_free(obs);
 	/* A pass over the whole tree allocates and frees a lot at once: give
 	 * the free part back rather than keep it resident. */
 	(void)malloc_trim(0);
@@ -650,7 +635,7 @@ static int react_apply(struct manager *m, const struct tier_observed *obs, int d
 		}
 		return 0;
 	}
-	r = managed_table_put(&m->managed, e, &x);
+	r = managed_table_put(&m->managed, e, false, &x);
 	if (r < 0)
 		return log_oom();
 	if (r > 0)
@@ -662,7 +647,7 @@ static int react_apply(struct manager *m, const struct tier_observed *obs, int d
 	e = fair_filter_entry(m->fair, x->entry, &tmp);
 	if (!e)
 		return log_oom();
-	return apply_entry(m, e, dfd, reason, false, x);
+	return apply_entry(m, e, dfd, reason, false);
 }
 
 int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const char *reason)
@@ -816,6 +801,7 @@ static int fair_damon(void *userdata, size_t n, const struct fair_decision *dec)
 			.path = strdup(dec[i].path),
 			.target = dec[i].target,
 			.demand = dec[i].demand,
+			.resident = dec[i].resident,
 			.fast_bytes = dec[i].fast_bytes,
 			.throttled = dec[i].damon_off,
 		};
@@ -835,6 +821,67 @@ static int fair_damon(void *userdata, size_t n, const struct fair_decision *dec)
 static void damon_schedule_in(struct manager *m, uint64_t usec);
 static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata);
 
+/* Hot sets are measured where a class shares by them (demand = hot): the
+ * measurement walks the monitored memory once per memcg and second. */
+static bool damon_hot_wanted(const struct manager *m)
+{
+	if (tier_policy_daemon(m->policy)->demand == TIER_DEMAND_HOT)
+		return true;
+	for (size_t i = 0; i < tier_policy_class_count(m->policy); i++)
+		if (tier_class_demand(m->policy, tier_policy_class(m->policy, i)) == TIER_DEMAND_HOT)
+			return true;
+	return false;
+}
+
+/* The hot sets of the last reading, for the fair share (tier-internal.h). */
+static int damon_hot_of(void *userdata, const char *path, uint64_t *ret)
+{
+	struct manager *m = userdata;
+
+	return m->damon ? damon_driver_hot(m->damon, path, ret) : -ENODATA;
+}
+
+/* A reading of the hot sets (at most every few seconds), saved in the run
+ * directory for tierctl and tierd-metrics. */
+static void damon_hot_tick(struct manager *m)
+{
+	_cleanup_free_ struct damon_managed *managed = NULL;
+	struct damon_stats st0, st1;
+	size_t n = 0;
+
+	damon_driver_stats(m->damon, &st0);
+	(void)damon_driver_hot_update(m->damon, now_usec(CLOCK_MONOTONIC));
+	damon_driver_stats(m->damon, &st1);
+	if (st1.n_hot_updates == st0.n_hot_updates || m->run.fd < 0)
+		return;
+	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
+	if (!managed)
+		return;
+	for (size_t b = 0; b < m->managed.n_buckets; b++)
+		for (const struct managed *x = m->managed.buckets[b]; x; x = x->next)
+			managed[n++] = (struct damon_managed){ .path = x->path };
+	if (damon_driver_hot_save(m->damon, m->run.fd, managed, n) < 0)
+		log_debug("DAMON: cannot save the hot sets in the run directory, ignoring");
+}
+
+/* promote_budget on the knob backend: memory.promote_rate_max. */
+static void damon_budget_knob(struct manager *m, int root_fd, const struct damon_managed *managed,
+			      size_t n)
+{
+	size_t unsupported = 0;
+	int r = promote_budget_apply(root_fd, managed, n, manager_dry_run(m), damon_log, m,
+				     &unsupported);
+
+	if (r > 0)
+		log_info("promote_budget: %s memory.promote_rate_max of %d cgroups",
+			 manager_dry_run(m) ? "would write" : "wrote", r);
+	if (unsupported && !m->said_budget_unsupported)
+		log_warning("promote_budget: unsupported on this kernel (no %s; it comes with "
+			    "patch 18 of the series): %zu cgroups promote without a budget",
+			    DAMON_PROMOTE_RATE_FILE, unsupported);
+	m->said_budget_unsupported = unsupported > 0;
+}
+
 /*
  * The scheme set the table and fairness ask for, made the kdamond's input:
  * one commit if it differs, else only the goals that changed.
@@ -849,7 +896,11 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
 	int r;
 
-	if (!m->damon || m->exiting)
+	bool hot = damon_hot_wanted(m);
+	unsigned flags = (m->backend.backend == TIER_BACKEND_DAMON ? DAMON_PLAN_TIERING : 0) |
+			 (hot ? DAMON_PLAN_HOT : 0);
+
+	if ((!m->damon && m->backend.backend != TIER_BACKEND_KNOB) || m->exiting)
 		return 0;
 	m->n_damon_syncs++;
 	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
@@ -860,15 +911,21 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 			managed[n++] = (struct damon_managed){
 				.path = x->path,
 				.mode = tier_plan_entry_class(x->entry)->mode,
+				.promote_budget = tier_class_promote_budget(
+					tier_plan_entry_class(x->entry)),
 			};
 	root_fd = open(tier_ctx_get_cgroup_root(m->ctx), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
 		return log_warning_errno(errno, "DAMON: cannot open the cgroup root: %m, ignoring"), 0;
-	r = damon_memcgs_collect(root_fd, managed, n, m->damon_fair, m->n_damon_fair, &memcgs,
-				 &n_memcgs);
+	if (m->backend.backend == TIER_BACKEND_KNOB)
+		damon_budget_knob(m, root_fd, managed, n);
+	if (!m->damon)
+		return 0;
+	r = damon_memcgs_collect(root_fd, managed, n, m->damon_fair, m->n_damon_fair, hot,
+				 &memcgs, &n_memcgs);
 	if (r >= 0)
-		r = damon_plan_build(managed, n, (const char *const *)memcgs, n_memcgs, m->damon_fair, m->n_damon_fair,
-				     &plan);
+		r = damon_plan_build(managed, n, (const char *const *)memcgs, n_memcgs,
+				     m->damon_fair, m->n_damon_fair, flags, &plan);
 	for (size_t i = 0; i < n_memcgs; i++)
 		free(memcgs[i]);
 	free(memcgs);
@@ -903,8 +960,9 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 	}
 	if (r >= 0)
 		(void)damon_driver_goals(m->damon, &plan);
-	/* demotion schemes run: feed their goals every second */
-	if (r >= 0 && damon_driver_has_demote(m->damon)) {
+	/* demotion schemes run: feed their goals every second; hot sets:
+	 * read them */
+	if (r >= 0 && (damon_driver_has_demote(m->damon) || damon_driver_has_hot(m->damon))) {
 		int enabled = SD_EVENT_OFF;
 
 		if (!m->damon_goal_timer ||
@@ -953,11 +1011,14 @@ static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	int r;
 
-	if (!m->damon || m->exiting || !m->topo || !damon_driver_has_demote(m->damon)) {
-		log_debug("DAMON: goal timer stops (no demotion scheme)");
+	if (!m->damon || m->exiting || !m->topo ||
+	    (!damon_driver_has_demote(m->damon) && !damon_driver_has_hot(m->damon))) {
+		log_debug("DAMON: goal timer stops (no demotion or hot-set scheme)");
 		return 0;	/* re-armed by the sync that adds demotion */
 	}
-	{
+	if (damon_driver_has_hot(m->damon))
+		damon_hot_tick(m);
+	if (damon_driver_has_demote(m->damon)) {
 		for (size_t i = 0; i < m->n_damon_fair; i++) {
 			struct damon_fair *f = &m->damon_fair[i];
 			uint64_t fast;
@@ -1031,17 +1092,22 @@ static int manager_damon_start(struct manager *m)
 	_cleanup_free_ char *prefix = NULL;
 	int r;
 
-	if (m->backend.backend != TIER_BACKEND_DAMON)
+	if (m->backend.backend != TIER_BACKEND_DAMON && m->backend.backend != TIER_BACKEND_KNOB)
 		return 0;
 	if (manager_dry_run(m)) {
 		log_info("DAMON: dry run: no kdamond is added, started or changed");
 		return 0;
 	}
+	if (!m->topo && m->backend.backend == TIER_BACKEND_KNOB)
+		return 0;
 	if (!m->topo)
 		return log_warning("DAMON: no memory tiers read: no tiering through DAMON"), 0;
 	r = damon_layout_read(m->topo, m->args.procfs_root, &a, &fast, &slow);
 	if (r == -ENOMEM)
 		return log_oom();
+	if (r < 0 && m->backend.backend == TIER_BACKEND_KNOB)
+		return log_debug_errno(r, "DAMON: no physical ranges of the tiers (%m): hot sets "
+				       "unavailable"), 0;
 	if (r < 0)
 		return log_warning_errno(r, "DAMON: cannot find the fast and slow nodes' physical "
 					 "ranges (<proc>/zoneinfo): %m; no tiering through DAMON"), 0;
@@ -1052,9 +1118,16 @@ static int manager_damon_start(struct manager *m)
 	r = damon_driver_new(&a, &m->damon);
 	if (r == -ENOMEM)
 		return log_oom();
+	if (r < 0 && m->backend.backend == TIER_BACKEND_KNOB)
+		return log_info_errno(r, "DAMON: no sysfs interface (%m): hot sets unavailable"), 0;
 	if (r < 0)
 		return log_warning_errno(r, "DAMON: cannot open its sysfs interface: %m; no tiering "
 					 "through DAMON"), 0;
+	if (m->backend.backend == TIER_BACKEND_KNOB) {
+		/* the knob tiers; DAMON measures hot sets (demand = hot) */
+		log_info("DAMON: hot-set measurement where demand = hot");
+		return damon_driver_reclaim(m->damon) == -ENOMEM ? log_oom() : 0;
+	}
 	log_info("DAMON: promotion to node %d, demotion to node %d; memcg paths below '%s'",
 		 a.fast_nid, a.slow_nid, prefix[0] ? prefix : "/");
 	r = damon_driver_reclaim(m->damon);
@@ -1236,7 +1309,9 @@ static const struct fair_ops *manager_fair_ops(struct manager *m)
 		.save = fair_save,
 		.rule_name = fair_rule_name,
 		.demote = fair_demote,
-		.damon = m->damon ? fair_damon : NULL,
+		/* Only the damon backend enforces through DAMON; on the knob
+		 * backend tierd's kdamond measures hot sets, nothing more. */
+		.damon = m->damon && m->backend.backend == TIER_BACKEND_DAMON ? fair_damon : NULL,
 	};
 	return &ops;
 }
@@ -1412,6 +1487,8 @@ int manager_rebalance(struct manager *m, const char *reason)
 	while (m->n_demotes > 0)
 		demote_drop(m, 0);
 	r = tier_share_new(&share);
+	if (r >= 0)
+		tier_share_set_hot_source(share, damon_hot_of, m);
 	if (r >= 0)
 		r = manager_fill_share(m, share);
 	if (r >= 0)
@@ -1603,8 +1680,7 @@ int manager_reload(struct manager *m, const char *reason)
 	/* The table, the rebalance's plan and the cache point into the old
 	 * policy; units are looked up again (a reload may follow a change of
 	 * the units, or a daemon-reload of systemd). */
-	cache_drop(m);
-	managed_table_clear(&m->managed);
+	cache_set(m, NULL);
 	systemd_unit_cache_flush(m);
 	tier_policy_free(m->policy);
 	m->policy = np;
@@ -1891,7 +1967,7 @@ int manager_startup(struct manager *m)
 		return r;
 	log_info("tierd started: %s, %zu classes, %zu rules, %zu cgroup directories watched below %s%s",
 		 m->args.config, tier_policy_class_count(m->policy), tier_policy_rule_count(m->policy),
-		 m->cg.n_watches - m->cg.n_events, tier_ctx_get_cgroup_root(m->ctx),
+		 m->cg.watches.n - m->cg.watches.n_events, tier_ctx_get_cgroup_root(m->ctx),
 		 manager_dry_run(m) ? " (dry run: nothing is written)" : "");
 	return 0;
 }
@@ -1934,8 +2010,7 @@ struct manager *manager_free(struct manager *m)
 		demote_drop(m, 0);
 	free(m->demotes);
 	fair_state_free(m->fair);
-	cache_drop(m);
-	managed_table_clear(&m->managed);
+	cache_set(m, NULL);
 	manager_pending_clear(m);
 	free(m->fair_state_saved);
 	sd_event_source_disable_unref(m->sigterm);

@@ -96,6 +96,7 @@ struct manager {
 	struct damon_driver *damon;
 	sd_event_source *damon_debounce;
 	sd_event_source *damon_goal_timer;	/* feeds the demotion goals, 1 s */
+	bool said_budget_unsupported;		/* promote_budget without the knob */
 	uint64_t damon_first_usec;
 	uint64_t damon_retry_usec;		/* after a failed sync; 0 after a good one */
 	struct damon_fair *damon_fair;
@@ -113,9 +114,9 @@ struct manager {
 	/* The cgroups in a class, per event (tierd-table.h); the fair share
 	 * of each rebalance is filled from it (manager_fill_share()). */
 	struct managed_table managed;
-	/* The last full pass (startup, reload, overflow), which unprivileged
-	 * callers of the bus API are answered from. */
-	struct tier_observed *cache_obs;
+	/* The plan of the last full pass (startup, reload, overflow): every
+	 * cgroup it saw, which unprivileged callers of the bus API are
+	 * answered from; the table's entries of that pass are its entries. */
 	struct tier_plan *cache_plan;
 	/* Changes the last full pass left undone (valid after one ran). */
 	struct pending_change *pending;

@@ -18,13 +18,15 @@
 #include "tier-internal.h"
 
 struct managed {
-	/* A tier_plan_entry_dup() copy of the plan entry that decided (it
-	 * owns its path and matched value); rule, class and matcher point into
-	 * the policy in force (the table is rebuilt on reload). */
-	struct tier_plan_entry *entry;
+	/* The plan entry that decided: rule, class and matcher point into the
+	 * policy in force (the table is rebuilt on reload).  Either borrowed
+	 * from the plan of the last full pass, which the manager keeps for as
+	 * long as the table refers to it (owned NULL), or a
+	 * tier_plan_entry_dup() copy of an entry decided since (owned): a
+	 * full pass stores each path once, not once more per table entry. */
+	const struct tier_plan_entry *entry;
+	struct tier_plan_entry *owned;
 	const char *path;		/* tier_plan_entry_path(entry) */
-	char *unit;			/* what tier_cgroup_path_unit() says, or NULL */
-	bool applied[_TIER_ATTR_MAX];	/* the value was found or written as desired */
 	struct managed *next;		/* hash chain */
 };
 
@@ -34,14 +36,62 @@ struct managed_table {
 	size_t n;
 };
 
-/* Insert or replace path's entry with a copy of e (e->path is its path).
- * 1 if the class or rule changed (or it is new), 0 if not, -ENOMEM. */
-int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e,
+/*
+ * Insert or replace path's entry (e->path is its path): with borrow, e
+ * itself, which must outlive the table's reference to it (the plan of the
+ * last full pass); otherwise a copy of e.  1 if the class or rule changed
+ * (or it is new), 0 if not, -ENOMEM.
+ */
+int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, bool borrow,
 		      struct managed **ret);
 struct managed *managed_table_get(const struct managed_table *t, const char *path);
 /* Remove path (and, with subtree, everything below it); the number removed. */
 size_t managed_table_remove(struct managed_table *t, const char *path, bool subtree);
 void managed_table_clear(struct managed_table *t);
+
+/*
+ * The cgroup watcher's table (tierd-cgwatch.c): its inotify watches by
+ * watch descriptor and by path.  A watch is named the way the tree is: by
+ * its parent directory's watch and its own name, so a watched tree of long
+ * paths holds each name once (a watch used to hold its whole path: 2,252
+ * cgroups of 64 KB paths, each watched with its cgroup.events, cost tierd
+ * 280 MB).  A watch whose parent directory has no watch (a child of the
+ * root, the cgroup.events watch of an unwatched directory, a subtree out of
+ * the policy's reach) holds its whole path.  A parent lives on while a child
+ * names through it, even after its own watch is gone.  The cgroup.events
+ * watch of a cgroup is its child "cgroup.events" (no cgroup can have that
+ * name: the file is there).
+ */
+struct watch {
+	int wd;
+	unsigned refs;			/* the table, and each child naming through it */
+	bool events;			/* a cgroup.events watch */
+	struct watch *parent;		/* NULL: name is the whole path */
+	size_t hash;			/* cgroup_path_hash() of the whole path */
+	size_t name_len;
+	char *name;
+	struct watch *next_wd;
+	struct watch *next_path;
+};
+
+struct watch_table {
+	struct watch **by_wd;
+	struct watch **by_path;
+	size_t n_buckets;
+	size_t n;			/* watches */
+	size_t n_events;		/* of n, cgroup.events watches */
+	size_t name_bytes;		/* the bytes of the names held */
+};
+
+/* Add the watch wd of path (a directory, or with events "<cgroup>/cgroup.events");
+ * a watch wd already there takes the new path (renamed).  0, -ENOMEM. */
+int watch_table_insert(struct watch_table *t, int wd, const char *path, bool events);
+struct watch *watch_table_find_wd(const struct watch_table *t, int wd);
+struct watch *watch_table_find(const struct watch_table *t, const char *path);
+void watch_table_remove(struct watch_table *t, struct watch *x);
+void watch_table_clear(struct watch_table *t);
+/* x's whole path, malloc'd; NULL on ENOMEM. */
+char *watch_path(const struct watch *x);
 
 /* The hash of a cgroup path for tierd's tables (this one, the watcher's,
  * the unit cache): libtier's keyed SipHash (tier_hash()), so that names

@@ -186,14 +186,44 @@ check-damon-host: $(TIERD_ASAN) $(TIERD_WAITFOR)
 	$(Q)$(call run_test,damon-host,env $(DAEMON_HOST_ENV) sh $(TOP)/tests/unit-damon/host-damon.sh)
 
 # The real tierd with backend = damon in the two-tier VM (tests/vm/guest/
-# damon.c, case damon-tierd): on the stock kernel when it is built, else on
+# damon.c, case damon-tierd): on the stock kernel (built first, from ccache), else on
 # the patched one (it has DAMON too).  Skips without qemu or a bzImage.
 DAMON_VM_KERNEL ?= $(firstword $(wildcard $(BUILD)/kernel/stock/bzImage) \
 	$(BUILD)/kernel/patched/bzImage)
 DAMON_VM_TIMEOUT ?= 200
-check-damon-vm: $(TIERD) vm-guest
+check-damon-vm: $(TIERD) vm-guest kernel-stock
 	$(Q)$(call run_test,damon-vm-tierd,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(DAMON_VM_TIMEOUT) --kernel $(DAMON_VM_KERNEL) damon-tierd)
+
+# The promotion budget on the damon backend, by name: not in make check.
+# On the stock kernel in the clean-clone run of 2026-12-07 /budget's 64 MB
+# came in at 30 MB/s against its 8 MB/s quota, which DAMON reported never
+# exceeded (qt_exceeds 0): something other than /budget's own scheme moved
+# its pages (to find out: /free's memcg filter at its first commit, when
+# /budget's memcg had no scheme yet). It passed in the helper's runs.
+.PHONY: check-damon-vm-budget
+check-damon-vm-budget: $(TIERD) vm-guest kernel-stock
+	$(Q)$(call run_test,damon-vm-budget,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(DAMON_VM_TIMEOUT) $(DAMON_VM_MEM) --kernel $(DAMON_VM_KERNEL) \
+		damon-tierd-budget)
+
+# Issue 25's figures (a benchmark, not a test): demand = resident vs hot (not
+# in check-damon-vm: under TCG the hot-set readings see accessed bits only in
+# bursts, see docs/architecture.md), and
+# the promotion budget on (8 MB/s) and off, on DAMON_VM_KERNEL; the
+# TIERD-VM-METRIC lines go to $(BUILD)/bench/damon-hot-budget.txt.
+DAMON_VM_MEM := --mem-fast 512M --mem-slow 512M
+DAMON_VM_HOT_TIMEOUT ?= 420
+bench-damon-hot: $(TIERD) vm-guest
+	@mkdir -p $(BUILD)/bench
+	$(Q)for c in "damon-tierd-hot" "damon-tierd-budget --env TIERD_BUDGET_MB=8" \
+		"damon-tierd-budget --env TIERD_BUDGET_MB=0"; do \
+		set -- $$c; n=$$1; shift; \
+		BUILD=$(BUILD) $(TOP)/tests/vm/run-vm --timeout $(DAMON_VM_HOT_TIMEOUT) \
+			$(DAMON_VM_MEM) --kernel $(DAMON_VM_KERNEL) "$$@" $$n; \
+	done 2>&1 | tee $(BUILD)/bench/damon-hot-budget.log | grep TIERD-VM-METRIC \
+		> $(BUILD)/bench/damon-hot-budget.txt; cat $(BUILD)/bench/damon-hot-budget.txt
+.PHONY: bench-damon-hot
 
 ALL_TARGETS        += tierd
 CHECK_UNIT_TARGETS += check-daemon-host check-damon-unit check-damon-host

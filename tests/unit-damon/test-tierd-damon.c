@@ -35,8 +35,13 @@ static const char *want_str(const struct damon_plan *p, size_t i)
 {
 	static char buf[512];
 
-	snprintf(buf, sizeof(buf), "%s %s", p->w[i].kind == DAMON_PROMOTE ? "promote" : "demote",
-		 p->w[i].memcg);
+	static const char *const kinds[] = { "promote", "demote", "hot", "clock" };
+
+	if (p->w[i].quota_bytes && p->w[i].kind == DAMON_PROMOTE)
+		snprintf(buf, sizeof(buf), "%s %s quota %llu", kinds[p->w[i].kind], p->w[i].memcg,
+			 (unsigned long long)p->w[i].quota_bytes);
+	else
+		snprintf(buf, sizeof(buf), "%s %s", kinds[p->w[i].kind], p->w[i].memcg);
 	return buf;
 }
 
@@ -75,7 +80,7 @@ START_TEST(test_plan_modes)
 	_cleanup_free_ char *t = NULL;
 
 	ck_assert_int_eq(damon_plan_build(managed, ARRAY_SIZE(managed), memcgs, ARRAY_SIZE(memcgs),
-					  NULL, 0, &p), 0);
+					  NULL, 0, DAMON_PLAN_TIERING, &p), 0);
 	t = plan_text(&p);
 	ck_assert_str_eq(t, "promote /db\n"
 			    "promote /kubepods/pod-a\n"
@@ -106,7 +111,7 @@ START_TEST(test_plan_fair)
 	struct damon_plan p = {}, q = {};
 	_cleanup_free_ char *t = NULL, *u = NULL;
 
-	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, &p), 0);
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, DAMON_PLAN_TIERING, &p), 0);
 	t = plan_text(&p);
 	ck_assert_str_eq(t, "promote /a\ndemote /a\npromote /a/x\ndemote /a/x\npromote /b\n"
 			    "demote /c\n");
@@ -117,7 +122,7 @@ START_TEST(test_plan_fair)
 	ck_assert_uint_gt(p.w[5].goal_current, DAMON_GOAL_TARGET);
 
 	fair[0].throttled = true;
-	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, &q), 0);
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, DAMON_PLAN_TIERING, &q), 0);
 	u = plan_text(&q);
 	ck_assert_str_eq(u, "demote /a\ndemote /a/x\npromote /b\ndemote /c\n");
 	ck_assert(!damon_plan_same(&p, &q));
@@ -126,7 +131,7 @@ START_TEST(test_plan_fair)
 	/* only the goals move: the same scheme set (goals, no commit) */
 	fair[0].throttled = false;
 	fair[0].fast_bytes = 90 << 20;
-	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, &q), 0);
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, DAMON_PLAN_TIERING, &q), 0);
 	ck_assert(damon_plan_same(&p, &q));
 	ck_assert_uint_ne(p.w[1].goal_current, q.w[1].goal_current);
 	damon_plan_done(&q);
@@ -160,7 +165,7 @@ START_TEST(test_plan_bounded)
 
 	for (size_t i = 0; i < n; i++)
 		ck_assert(asprintf(&memcgs[i], "/c%05zu", i) >= 0);
-	ck_assert_int_eq(damon_plan_build(managed, 1, (const char *const *)memcgs, n, NULL, 0, &p), 0);
+	ck_assert_int_eq(damon_plan_build(managed, 1, (const char *const *)memcgs, n, NULL, 0, DAMON_PLAN_TIERING, &p), 0);
 	ck_assert_uint_eq(p.n, DAMON_SCHEMES_MAX);
 	ck_assert_uint_eq(p.n_dropped, 10);
 	damon_plan_done(&p);
@@ -214,7 +219,7 @@ START_TEST(test_memcgs_collect)
 	root = open(fx->cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ge(root, 0);
 	ck_assert_int_eq(damon_memcgs_collect(root, managed, ARRAY_SIZE(managed), fair,
-					      ARRAY_SIZE(fair), &v, &n), 0);
+					      ARRAY_SIZE(fair), false, &v, &n), 0);
 	ck_assert_uint_eq(n, 5);
 	ck_assert_str_eq(v[0], "/off");
 	ck_assert_str_eq(v[1], "/off/leaf");
@@ -428,7 +433,7 @@ static void plan_of(struct damon_plan *p, const char *const *memcgs, size_t n)
 {
 	const struct damon_managed managed[] = { { "/", TIER_MODE_PROMOTE } };
 
-	ck_assert_int_eq(damon_plan_build(managed, 1, memcgs, n, NULL, 0, p), 0);
+	ck_assert_int_eq(damon_plan_build(managed, 1, memcgs, n, NULL, 0, DAMON_PLAN_TIERING, p), 0);
 }
 
 static void assert_file(struct fx *fx, unsigned k, const char *tail, const char *want)
@@ -660,6 +665,154 @@ START_TEST(test_sysctl)
 }
 END_TEST
 
+START_TEST(test_plan_hot_budget)
+{
+	/* hot: every memcg below a managed cgroup, whatever its mode, and one
+	 * clock; the knob backend (no TIERING) gets those alone.  The budget
+	 * of /pod (8 MB/s) is split between its two memcgs, per 100 ms; a
+	 * child's smaller budget wins below it. */
+	const struct damon_managed managed[] = {
+		{ "/pod", TIER_MODE_PROMOTE, 8 << 20 },
+		{ "/pod/small", TIER_MODE_PROMOTE, 1 << 20 },
+		{ "/off", TIER_MODE_OFF, 0 },
+	};
+	const char *memcgs[] = { "/off", "/pod", "/pod/small" };
+	struct damon_plan p = {};
+	_cleanup_free_ char *t = NULL, *u = NULL;
+
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0,
+					  DAMON_PLAN_TIERING | DAMON_PLAN_HOT, &p), 0);
+	t = plan_text(&p);
+	/* 8M / 10 / 2 = 419430 -> 417792 (page-aligned); 1M / 10 / 1 = 104857
+	 * -> 102400, below /pod's share */
+	ck_assert_str_eq(t, "clock \n"
+			    "hot /off\n"
+			    "promote /pod quota 417792\n"
+			    "hot /pod\n"
+			    "promote /pod/small quota 102400\n"
+			    "hot /pod/small\n");
+	damon_plan_done(&p);
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, DAMON_PLAN_HOT, &p), 0);
+	u = plan_text(&p);
+	ck_assert_str_eq(u, "clock \nhot /off\nhot /pod\nhot /pod/small\n");
+	damon_plan_done(&p);
+	/* neither: nothing, not even a clock */
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, 0, &p), 0);
+	ck_assert_uint_eq(p.n, 0);
+	damon_plan_done(&p);
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, 4, &p), -EINVAL);
+	/* a budget below a page per interval is a page */
+	ck_assert_uint_eq(damon_promote_quota(&(struct damon_managed){ "/x", TIER_MODE_FULL, 1000 },
+					      1, memcgs, 0, "/x"), 4096);
+	ck_assert_uint_eq(damon_promote_quota(managed, 3, memcgs, 3, "/off"), 0);
+}
+END_TEST
+
+static void stats_set(struct fx *fx, unsigned k, size_t i, unsigned long long tried,
+		      unsigned long long applied)
+{
+	char b[64];
+
+	snprintf(b, sizeof(b), "%llu\n", tried);
+	kw(fx, k, "contexts/0/schemes/%zu/stats/sz_tried", b, i);
+	snprintf(b, sizeof(b), "%llu\n", applied);
+	kw(fx, k, "contexts/0/schemes/%zu/stats/sz_applied", b, i);
+	kw(fx, k, "contexts/0/schemes/%zu/stats/nr_tried", "0\n", i);
+	kw(fx, k, "contexts/0/schemes/%zu/stats/nr_applied", "0\n", i);
+	kw(fx, k, "contexts/0/schemes/%zu/stats/qt_exceeds", "0\n", i);
+}
+
+START_TEST(test_driver_hot)
+{
+	/* the hot schemes (lru_prio, memcg then young filter) and the clock
+	 * (stat over every region): hot bytes = sz_applied growth / passes,
+	 * passes = clock sz_tried growth / 128 MB monitored */
+	struct fx *fx = fx_new();
+	struct damon_driver *drv;
+	struct damon_plan p = {};
+	const struct damon_managed managed[] = { { "/a", TIER_MODE_OFF, 0 },
+						 { "/b", TIER_MODE_OFF, 0 } };
+	const char *memcgs[] = { "/a", "/a/c", "/b" };
+	const unsigned long long M = 128ull << 20;
+	uint64_t hot = 0;
+	struct damon_stats st;
+
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
+	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 2);
+	drv = driver(fx, -1);
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 3, NULL, 0, DAMON_PLAN_HOT, &p), 0);
+	ck_assert_uint_eq(p.n, 4);
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	ck_assert(damon_driver_has_hot(drv));
+	assert_file(fx, 0, "contexts/0/schemes/0/action", "stat");
+	assert_file(fx, 0, "contexts/0/schemes/0/apply_interval_us", "1000000");
+	assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "18446744073709551615");
+	assert_file(fx, 0, "contexts/0/schemes/0/filters/nr_filters", "0");
+	assert_file(fx, 0, "contexts/0/schemes/1/action", "lru_prio");
+	assert_file(fx, 0, "contexts/0/schemes/1/apply_interval_us", "1000000");
+	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/nr_accesses/min", "0");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "memcg");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "N");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/memcg_path", "/a");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "young");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "N");
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/0/memcg_path", "/a/c");
+	assert_file(fx, 0, "contexts/0/schemes/3/filters/0/memcg_path", "/b");
+	for (size_t i = 0; i < DAMON_SLOT_CHUNK_TEST; i++)
+		stats_set(fx, 0, i, 0, 0);
+
+	/* the first reading is the base */
+	stats_set(fx, 0, 0, 1 * M, 0);
+	stats_set(fx, 0, 1, 0, 10 << 20);
+	stats_set(fx, 0, 2, 0, 1 << 20);
+	stats_set(fx, 0, 3, 0, 0);
+	ck_assert_int_eq(damon_driver_hot_update(drv, 10000000ull), 0);
+	assert_file(fx, 0, "state", "update_schemes_stats");
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
+	/* two passes: not enough */
+	stats_set(fx, 0, 0, 3 * M, 0);
+	ck_assert_int_eq(damon_driver_hot_update(drv, 20000000ull), 0);
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
+	/* four passes: /a 40 MB -> 10 MB hot, /a/c 4 MB -> 1 MB, /b none */
+	stats_set(fx, 0, 0, 5 * M, 0);
+	stats_set(fx, 0, 1, 0, 50 << 20);
+	stats_set(fx, 0, 2, 0, 5 << 20);
+	ck_assert_int_eq(damon_driver_hot_update(drv, 30000000ull), 0);
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
+	ck_assert_uint_eq(hot, 11 << 20);
+	ck_assert_int_eq(damon_driver_hot(drv, "/a/c", &hot), 0);
+	ck_assert_uint_eq(hot, 1 << 20);
+	ck_assert_int_eq(damon_driver_hot(drv, "/b", &hot), 0);
+	ck_assert_uint_eq(hot, 0);
+	ck_assert_int_eq(damon_driver_hot(drv, "/x", &hot), -ENODATA);
+	damon_driver_stats(drv, &st);
+	ck_assert_uint_eq(st.n_hot_updates, 1);
+	/* the counters went back (a restarted kdamond): start over, the last
+	 * result stays */
+	stats_set(fx, 0, 0, 1 * M, 0);
+	stats_set(fx, 0, 1, 0, 1 << 20);
+	ck_assert_int_eq(damon_driver_hot_update(drv, 40000000ull), 0);
+	stats_set(fx, 0, 0, 4 * M, 0);
+	stats_set(fx, 0, 1, 0, 7 << 20);
+	ck_assert_int_eq(damon_driver_hot_update(drv, 50000000ull), 0);
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
+	/* /a 6 MB in 3 passes, /a/c 0: below the last readings, which the
+	 * hot set keeps (their max) */
+	ck_assert_uint_eq(hot, 11 << 20);
+	/* DAMON_HOT_KEEP more readings of 2 MB and 0: the old ones are gone */
+	for (unsigned k = 0; k < 10; k++) {
+		stats_set(fx, 0, 0, (7 + 3 * k) * M, 0);
+		stats_set(fx, 0, 1, 0, (13 + 6 * k) << 20);
+		ck_assert_int_eq(damon_driver_hot_update(drv, (100 + 10 * k) * 1000000ull), 0);
+	}
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
+	ck_assert_uint_eq(hot, 2 << 20);
+	damon_plan_done(&p);
+	damon_driver_free(drv);
+	fx_free(fx);
+}
+END_TEST
+
 static Suite *suite_tierd_damon(void)
 {
 	Suite *s = suite_create("tierd-damon");
@@ -672,12 +825,14 @@ static Suite *suite_tierd_damon(void)
 	tcase_add_test(tc, test_memcgs_collect);
 	tcase_add_test(tc, test_memcg_prefix);
 	tcase_add_test(tc, test_fair_damon_method);
+	tcase_add_test(tc, test_plan_hot_budget);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("driver");
 	tcase_add_test(tc, test_driver_lifecycle);
 	tcase_add_test(tc, test_driver_busy);
 	tcase_add_test(tc, test_driver_record_not_ours);
 	tcase_add_test(tc, test_sysctl);
+	tcase_add_test(tc, test_driver_hot);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,7 @@
  * is as unknown to the name chooser as a random one.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,7 +207,7 @@ START_TEST(test_flood_managed_table)
 		struct managed *m;
 
 		ck_assert_ptr_nonnull(e);
-		ck_assert_int_eq(managed_table_put(&t, e, &m), 1);
+		ck_assert_int_eq(managed_table_put(&t, e, false, &m), 1);
 		free(e);
 	}
 	ck_assert_uint_eq(t.n, N_FLOOD);
@@ -223,6 +224,150 @@ START_TEST(test_flood_managed_table)
 		ck_assert_ptr_nonnull(managed_table_get(&t, paths[i]));
 	managed_table_clear(&t);
 	flood_free(paths);
+}
+END_TEST
+
+/*
+ * tierd's full pass fills the table from the plan it keeps for the bus API:
+ * the table refers to the plan's entries instead of copying each (which
+ * held every path once more: with 2,252 cgroups of 64 KB paths, 140 MB of
+ * tierd's RSS).  An entry decided by an event afterwards is a copy the table
+ * owns, and replaces the borrowed one in place.
+ */
+START_TEST(test_managed_table_borrows)
+{
+	static const char text[] = "[class:a]\nmode = promote\n[class:b]\nmode = off\n"
+				   "[rule:a]\nclass = a\ncgroup = /**\n";
+	static const char text_b[] = "[class:b]\nmode = off\n[rule:b]\nclass = b\ncgroup = /**\n";
+	struct tier_observed *obs = NULL, *one = NULL;
+	struct tier_plan *plan = NULL, *plan_b = NULL;
+	struct tier_policy *p = NULL, *pb = NULL;
+	struct managed_table t = { 0 };
+	struct tier_observed_cgroup *c;
+	char path[4096] = "";
+	struct managed *x;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), NULL, &p), 0);
+	ck_assert_int_eq(tier_policy_load_buffer("b.conf", text_b, strlen(text_b), NULL, &pb), 0);
+	ck_assert_int_eq(tier_observed_new(0, &obs), 0);
+	for (int i = 0; i < 8; i++) {
+		strcat(path, "/");
+		memset(path + strlen(path), 'a' + i, 255);
+		ck_assert_int_eq(tier_observed_add(obs, path, &c), 0);
+	}
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
+	for (size_t i = 0; i < tier_plan_count(plan); i++) {
+		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
+
+		ck_assert_int_eq(managed_table_put(&t, e, true, &x), 1);
+		/* the plan's own entry and path: nothing copied */
+		ck_assert_ptr_eq(x->entry, e);
+		ck_assert_ptr_eq(x->path, tier_plan_entry_path(e));
+		ck_assert_ptr_null(x->owned);
+	}
+	ck_assert_uint_eq(t.n, 8);
+
+	/* an event decides the deepest one again, under another class */
+	ck_assert_int_eq(tier_observed_new(0, &one), 0);
+	ck_assert_int_eq(tier_observed_add(one, path, &c), 0);
+	ck_assert_int_eq(tier_evaluate(pb, one, &plan_b), 0);
+	ck_assert_int_eq(managed_table_put(&t, tier_plan_entry(plan_b, 0), false, &x), 1);
+	ck_assert_ptr_nonnull(x->owned);
+	ck_assert_ptr_eq(x->entry, x->owned);
+	/* the copy outlives the event's plan */
+	tier_plan_free(plan_b);
+	ck_assert_str_eq(x->path, path);
+	ck_assert_str_eq(tier_plan_entry_class(managed_table_get(&t, path)->entry)->name, "b");
+	ck_assert_uint_eq(t.n, 8);
+	/* the others still borrow from the plan */
+	path[strlen(path) - 256] = '\0';
+	x = managed_table_get(&t, path);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_null(x->owned);
+	ck_assert_ptr_eq(x->entry, tier_plan_find(plan, path));
+	managed_table_clear(&t);
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	tier_observed_free(one);
+	tier_policy_free(p);
+	tier_policy_free(pb);
+}
+END_TEST
+
+/*
+ * The cgroup watcher's table names a watch by its parent's watch and its own
+ * name: a chain 250 deep of 255-byte names, each directory watched with its
+ * cgroup.events, holds each name once (about 130 KB of names) where whole
+ * paths were 16 MB (2,252 cgroups of 64 KB paths: 280 MB of tierd's RSS).
+ */
+START_TEST(test_watch_table_names)
+{
+	enum { DEPTH = 250 };
+	struct watch_table t = { 0 };
+	char *path = calloc(DEPTH + 1, 256), *other;
+	size_t len = 0, paths = 0, names = 0;
+	struct watch *x;
+
+	ck_assert_ptr_nonnull(path);
+	for (int i = 0; i < DEPTH; i++) {
+		char *ev;
+
+		path[len++] = '/';
+		memset(path + len, 'a' + i % 26, 255);
+		len += 255;
+		path[len] = '\0';
+		ck_assert_int_eq(watch_table_insert(&t, 2 * i + 1, path, false), 0);
+		ck_assert_int_ne(asprintf(&ev, "%s/cgroup.events", path), -1);
+		ck_assert_int_eq(watch_table_insert(&t, 2 * i + 2, ev, true), 0);
+		paths += len + strlen(ev);
+		names += 255 + strlen("cgroup.events");
+		free(ev);
+	}
+	ck_assert_uint_eq(t.n, 2 * DEPTH);
+	ck_assert_uint_eq(t.n_events, DEPTH);
+	/* each name once (the first level holds its path, "/" + name) */
+	ck_assert_uint_le(t.name_bytes, names + 1);
+	ck_assert_uint_lt(t.name_bytes * 50, paths);
+
+	/* found by path, and the path rebuilt from the names */
+	x = watch_table_find(&t, path);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(x->wd, 2 * DEPTH - 1);
+	other = watch_path(x);
+	ck_assert_str_eq(other, path);
+	free(other);
+	ck_assert_ptr_eq(watch_table_find_wd(&t, 2 * DEPTH - 1), x);
+	/* the same last name below another parent is another path */
+	other = strdup(path);
+	other[1] = 'z';
+	ck_assert_ptr_null(watch_table_find(&t, other));
+	free(other);
+
+	/* a middle level's watch goes (IN_IGNORED): the levels below keep
+	 * their paths through it */
+	path[100 * 256] = '\0';
+	x = watch_table_find(&t, path);
+	ck_assert_ptr_nonnull(x);
+	watch_table_remove(&t, x);
+	ck_assert_ptr_null(watch_table_find(&t, path));
+	path[100 * 256] = '/';
+	x = watch_table_find(&t, path);
+	ck_assert_ptr_nonnull(x);
+	other = watch_path(x);
+	ck_assert_str_eq(other, path);
+	free(other);
+
+	/* renamed: the same wd under a new path */
+	x = watch_table_find_wd(&t, 1);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(watch_table_insert(&t, 1, "/renamed", false), 0);
+	ck_assert_ptr_eq(watch_table_find(&t, "/renamed"), x);
+	path[256] = '\0';
+	ck_assert_ptr_null(watch_table_find(&t, path));
+
+	watch_table_clear(&t);
+	ck_assert_uint_eq(t.n, 0);
+	free(path);
 }
 END_TEST
 
@@ -336,6 +481,8 @@ Suite *suite_hash(void)
 	tcase_add_test(tc, test_siphash_vectors);
 	tcase_add_test(tc, test_hash_keyed);
 	tcase_add_test(tc, test_flood_managed_table);
+	tcase_add_test(tc, test_managed_table_borrows);
+	tcase_add_test(tc, test_watch_table_names);
 	tcase_add_test(tc, test_flood_name_table);
 	tcase_add_test(tc, test_flood_plan);
 	tcase_add_test(tc, test_prefix_index_lengths);

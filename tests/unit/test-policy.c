@@ -125,6 +125,16 @@ static const struct bad_policy {
 	{ "[daemon]\nhysteresis = 101%\n",
 	  "t.conf:2: percentage '101%' out of range for hysteresis", 1 },
 	{ "[class:c]\n= full\n", "t.conf:2: syntax error: missing key before '='", 1 },
+	/* demand by hot set, the promotion budget */
+	{ "[daemon]\ndemand = warm\n", "t.conf:2: invalid demand 'warm' (expected resident or hot)",
+	  1 },
+	{ "[daemon]\nhot_margin = 25\n", "t.conf:2: invalid percentage '25' for hot_margin", 1 },
+	{ "[class:c]\ndemand = all\n", "t.conf:2: invalid demand 'all'", 1 },
+	{ "[class:c]\npromote_budget = 0\n", "t.conf:2: promote_budget 0 would never promote", 1 },
+	{ "[class:c]\npromote_budget = 10%\n",
+	  "t.conf:2: percentage '10%' not allowed for promote_budget", 1 },
+	{ "[class:c]\npromote_budget = fast\n", "t.conf:2: invalid size 'fast' for promote_budget",
+	  1 },
 	/* lines */
 	{ "[class:c]\nweight = 1\n[class:d]\nweight = 2\nmode = "
 	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The fair share of the fast tier (tier_share_*) on a fake tree. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,115 @@ START_TEST(test_hostile_and_one_tier)
 END_TEST
 
 /* Many candidates: every one is found (the hash grows), in O(1). */
+/* Demand by hot set: a class with demand = hot shares by hot x (1 +
+ * hot_margin), no more than its resident bytes; one the hot source has no
+ * value for by its resident bytes (and says so); the water-filling then
+ * gives the rest to the others.  The hot-sets file tierd writes is a hot
+ * source for tierctl and tierd-metrics. */
+static int hot_fake(void *userdata, const char *path, uint64_t *ret)
+{
+	if (strcmp(path, "/hog") == 0) {
+		*ret = 16 * MiB;
+		return 0;
+	}
+	if (strcmp(path, "/victim") == 0) {
+		*ret = 1000 * MiB;	/* more than it has: capped at resident */
+		return 0;
+	}
+	return -ENODATA;
+}
+
+START_TEST(test_demand_hot)
+{
+	static const char conf[] = "[daemon]\n"
+				   "fast_tier_reserve = 0\n"
+				   "demand = hot\n"
+				   "hot_margin = 25%\n"
+				   "[class:c]\n"
+				   "[class:r]\n"
+				   "demand = resident\n"
+				   "[rule:a]\nclass = c\ncgroup = /hog\n"
+				   "[rule:b]\nclass = c\ncgroup = /victim\n"
+				   "[rule:d]\nclass = c\ncgroup = /new\n"
+				   "[rule:e]\nclass = r\ncgroup = /res\n";
+	struct fx *fx = fx_new();
+	struct tier_topology *topo = two_tiers(fx);
+	struct tier_policy *p = policy(conf);
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	struct tier_share *s = NULL;
+	const char *paths[] = { "/hog", "/we ird%" };
+	const uint64_t hot[] = { 5 * MiB, 7 * MiB };
+	uint64_t usec = 0;
+	size_t i;
+	int dfd;
+
+	fx_cgroup(fx, "/hog", "promote");
+	fx_cgroup_numa(fx, "/hog", 50 * MiB, 950 * MiB, 0, 0);
+	fx_cgroup(fx, "/victim", "promote");
+	fx_cgroup_numa(fx, "/victim", 10 * MiB, 70 * MiB, 0, 0);
+	fx_cgroup(fx, "/new", "promote");
+	fx_cgroup_numa(fx, "/new", 0, 30 * MiB, 0, 0);
+	fx_cgroup(fx, "/res", "promote");
+	fx_cgroup_numa(fx, "/res", 0, 20 * MiB, 0, 0);
+	ck_assert_int_eq(tier_observe(fx->ctx, topo, NULL, 0, &obs), 0);
+	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
+	ck_assert_int_eq(tier_share_new(&s), 0);
+	ck_assert_int_eq(tier_share_add_plan(s, plan), 0);
+	tier_share_set_hot_source(s, hot_fake, NULL);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/hog", &i), 0);
+	ck_assert_int_eq(tier_share_demand_kind(s, i), TIER_DEMAND_HOT);
+	ck_assert_uint_eq(tier_share_hot(s, i), 16 * MiB);
+	ck_assert_uint_eq(tier_share_resident(s, i), 1000 * MiB);
+	ck_assert_uint_eq(tier_share_demand(s, i), 20 * MiB);
+	ck_assert_uint_eq(tier_share_target(s, i), 20 * MiB);
+	ck_assert_int_eq(tier_share_find(s, "/victim", &i), 0);
+	ck_assert_uint_eq(tier_share_demand(s, i), 80 * MiB);	/* resident */
+	ck_assert_int_eq(tier_share_demand_kind(s, i), TIER_DEMAND_HOT);
+	/* no measurement: resident, and it asked for hot */
+	ck_assert_int_eq(tier_share_find(s, "/new", &i), 0);
+	ck_assert_int_eq(tier_share_demand_kind(s, i), TIER_DEMAND_RESIDENT);
+	ck_assert(tier_share_hot_wanted(s, i));
+	ck_assert_uint_eq(tier_share_hot(s, i), UINT64_MAX);
+	ck_assert_uint_eq(tier_share_demand(s, i), 30 * MiB);
+	/* the class says resident: never asked */
+	ck_assert_int_eq(tier_share_find(s, "/res", &i), 0);
+	ck_assert(!tier_share_hot_wanted(s, i));
+	ck_assert_uint_eq(tier_share_demand(s, i), 20 * MiB);
+
+	/* the run directory's file, an odd path included */
+	fx_mkdir(fx->root, "run");
+	{
+		char *run;
+
+		ck_assert(asprintf(&run, "%s/run", fx->root) > 0);
+		dfd = open(run, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		free(run);
+	}
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), -ENOENT);
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, hot, 2, 42),
+			 0);
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_uint_eq(usec, 42);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/hog", &i), 0);
+	ck_assert_uint_eq(tier_share_hot(s, i), 5 * MiB);
+	ck_assert_int_eq(tier_share_find(s, "/victim", &i), 0);
+	ck_assert_int_eq(tier_share_demand_kind(s, i), TIER_DEMAND_RESIDENT);
+	fx_write(fx->root, "run/" TIER_HOT_SETS_NAME, "garbage\n");
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), -EINVAL);
+	close(dfd);
+	tier_share_free(s);
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	tier_policy_free(p);
+	tier_topology_free(topo);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_many)
 {
 	struct fx *fx = fx_new();
@@ -411,6 +521,7 @@ Suite *suite_share(void)
 	tcase_add_test(tc, test_toptier_source);
 	tcase_add_test(tc, test_hostile_and_one_tier);
 	tcase_add_test(tc, test_many);
+	tcase_add_test(tc, test_demand_hot);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,4 +28,10 @@ int case_damon_tierd(const char *name);
  * migrate_hot).  run-vm --mem-fast 512M --mem-slow 512M. */
 int case_damon_tierd_share(const char *name);
 
+/* damon-tierd-hot: demand = resident vs hot (a cold hog and a hot victim);
+ * damon-tierd-budget: promote_budget bounds one cgroup's promotion, its
+ * neighbour's is not slowed.  run-vm --mem-fast 512M --mem-slow 512M. */
+int case_damon_tierd_hot(const char *name);
+int case_damon_tierd_budget(const char *name);
+
 #endif

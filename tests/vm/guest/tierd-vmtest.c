@@ -1936,6 +1936,8 @@ static int run_case(const char *name)
 		return case_toptier_large_node(name);
 	if (!strcmp(name, "toptier-demote-only"))
 		return case_toptier_demote_only(name);
+	if (!strcmp(name, "toptier-offline"))
+		return case_toptier_offline(name);
 	if (!strcmp(name, "toptier-charge-cost"))
 		return case_toptier_charge_cost(name);
 	if (!strcmp(name, "damon-promote"))
@@ -1948,6 +1950,10 @@ static int run_case(const char *name)
 		return case_damon_tierd(name);
 	if (!strcmp(name, "damon-tierd-share"))
 		return case_damon_tierd_share(name);
+	if (!strcmp(name, "damon-tierd-hot"))
+		return case_damon_tierd_hot(name);
+	if (!strcmp(name, "damon-tierd-budget"))
+		return case_damon_tierd_budget(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1958,9 +1964,9 @@ static const char *const cases[] = {
 	"cow-shared-promote", "pid-inactive-promote", "knob-hierarchy", "knob-einval",
 	"global-off", "kselftest", "cow-shared-cost", "cell", "fault-cost",
 	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-large-node",
-	"toptier-demote-only", "toptier-charge-cost",
+	"toptier-demote-only", "toptier-offline", "toptier-charge-cost",
 	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
-	"damon-tierd-share",
+	"damon-tierd-share", "damon-tierd-hot", "damon-tierd-budget",
 };
 
 /*
