@@ -92,6 +92,7 @@ include bench/bench.mk
 -include controller/tierd/fair.mk
 -include controller/metrics/metrics.mk
 -include controller/oci-hook/oci-hook.mk
+include bench/apps/apps.mk
 include tests/kube/kube.mk
 -include $(wildcard $(BUILD)/obj/dep/*.d)
 

@@ -16,7 +16,7 @@ libnl-3-dev libnl-genl-3-dev libsystemd-dev libinih-dev check \
 linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio xz-utils ccache \
 qemu-system-x86 busybox-static systemd dbus python3 groff-base man-db jq \
 libjson-c-dev python3-prometheus-client runc abigail-tools \
-podman crun python3-yaml attr"
+podman crun python3-yaml attr redis-server redis-tools memcached"
 
 missing=""
 for p in $PKGS; do
@@ -53,3 +53,21 @@ case " $missing " in
 esac
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends --allow-downgrades $missing
+
+# redis-server and memcached are only for the VM's real-application runs
+# (bench/apps, tests/vm/apps: the guest starts its own); their packages
+# enable and start a service, which must not run on this host. Only for
+# the packages installed just now: a redis someone runs here already is theirs.
+for s in redis-server memcached; do
+	case " $missing " in *" $s "*) ;; *) continue ;; esac
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now "$s.service" >/dev/null 2>&1 || true
+	else
+		# no systemd running (a container): remove the wants links offline,
+		# stop a SysV-started one
+		systemctl disable "$s.service" >/dev/null 2>&1 || true
+		invoke-rc.d "$s" stop >/dev/null 2>&1 || true
+		update-rc.d "$s" disable >/dev/null 2>&1 || true
+	fi
+	echo "deps: $s installed for the VM runs, its service disabled on this host"
+done
