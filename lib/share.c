@@ -598,6 +598,18 @@ fail:
 	return r;
 }
 
+int tier_share_hot_load_dir(struct tier_share *s, const char *dir, uint64_t *ret_usec)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!s)
+		return -EINVAL;
+	fd = open(dir ?: TIER_RUN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return tier_share_hot_load(s, fd, TIER_HOT_SETS_NAME, ret_usec);
+}
+
 _public_ int tier_share_find(const struct tier_share *s, const char *path, size_t *ret_i)
 {
 	size_t c;

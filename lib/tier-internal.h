@@ -405,6 +405,9 @@ int tier_hot_sets_write(int dir_fd, const char *name, const char *const *paths,
 			const uint64_t *hot, size_t n, uint64_t now_usec);
 int tier_share_hot_load(struct tier_share *share, int dir_fd, const char *name,
 			uint64_t *ret_usec);
+/* tier_share_hot_load() of TIER_HOT_SETS_NAME in the directory dir (NULL:
+ * TIER_RUN_DIR; tierctl passes the directory of tierd's bus socket). */
+int tier_share_hot_load_dir(struct tier_share *share, const char *dir, uint64_t *ret_usec);
 
 /* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
  * or all zeros. */

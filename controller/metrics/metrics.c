@@ -44,12 +44,7 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 		r = tier_share_add_plan(share, plan);
 	if (r >= 0) {
 		/* tierd's last hot-set measurement, where it runs */
-		int run_fd = open(TIER_RUN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (run_fd >= 0) {
-			(void)tier_share_hot_load(share, run_fd, TIER_HOT_SETS_NAME, NULL);
-			close(run_fd);
-		}
+		(void)tier_share_hot_load_dir(share, NULL, NULL);
 		r = tier_share_compute(share, ctx, topo, policy, 0);
 	}
 	for (size_t i = 0; r >= 0 && i < m->n_cgroups; i++) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <tier.h>
 
@@ -46,7 +47,25 @@ struct explain_view {
 		char buf[TIER_AMOUNT_FORMAT_MAX];
 	} amount[_AMT_MAX];
 	const char *desired_mode;	/* NULL: left alone */
+	/* The fair share (target UINT64_MAX: the cgroup does not share) and
+	 * the demand it was computed from; hot UINT64_MAX: not measured. */
+	uint64_t target, demand_bytes, resident, hot;
+	const char *demand;		/* what was used: resident or hot */
+	const char *demand_wanted;	/* what the class asks for */
+	uint64_t hot_age_usec;		/* UINT64_MAX: unknown (from tierd: fresh) */
+	uint64_t promote_budget;	/* bytes per second, 0: none */
 };
+
+static void view_init(struct explain_view *x)
+{
+	*x = (struct explain_view){
+		.target = UINT64_MAX,
+		.demand_bytes = UINT64_MAX,
+		.resident = UINT64_MAX,
+		.hot = UINT64_MAX,
+		.hot_age_usec = UINT64_MAX,
+	};
+}
 
 static void view_from_plan(struct explain_view *x, const struct tier_plan_entry *e,
 			   const struct tier_observed_cgroup *oc)
@@ -127,6 +146,13 @@ static const struct {
 	VIEW_STR("class_mode", class_mode),
 	VIEW_U64("weight", weight),
 	VIEW_STR("desired_mode", desired_mode),
+	VIEW_U64("target_bytes", target),
+	VIEW_STR("demand", demand),
+	VIEW_STR("demand_wanted", demand_wanted),
+	VIEW_U64("demand_bytes", demand_bytes),
+	VIEW_U64("resident_bytes", resident),
+	VIEW_U64("hot_bytes", hot),
+	VIEW_U64("promote_budget_bytes", promote_budget),
 };
 
 static void view_set(struct explain_view *x, const char *k, const char *v)
@@ -173,6 +199,34 @@ static int view_from_reply(struct explain_view *x, sd_bus_message *reply)
 	return sd_bus_message_exit_container(reply);
 }
 
+/* The fair share: the target and what demand it was computed from. */
+static void explain_share_text(const struct explain_view *x)
+{
+	char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF];
+	bool hot_used = x->demand && strcmp(x->demand, "hot") == 0;
+
+	if (x->target == UINT64_MAX) {
+		printf("%-16s %s\n", "fair share:",
+		       "none (only the top-most managed cgroups with memory share the fast tier)");
+		return;
+	}
+	printf("%-16s %s of the fast tier\n", "fair share:", fmt_size(x->target, b1));
+	if (!x->demand)
+		return;
+	printf("%-16s %s", "demand:", esc(x->demand));
+	if (x->demand_bytes != UINT64_MAX)
+		printf(" %s", fmt_size(x->demand_bytes, b1));
+	if (hot_used && x->hot != UINT64_MAX)
+		printf(" (hot set %s + hot_margin, at most resident %s)", fmt_size(x->hot, b2),
+		       x->resident != UINT64_MAX ? fmt_size(x->resident, b3) : "?");
+	else if (x->demand_wanted && strcmp(x->demand_wanted, "hot") == 0)
+		printf(" (the class asks for hot: no hot-set measurement of tierd's for it)");
+	printf("\n");
+	if (hot_used && x->hot_age_usec != UINT64_MAX)
+		printf("%-16s %.0f s ago (tierd's last; stale if tierd is not running)\n",
+		       "hot set read:", (double)x->hot_age_usec / 1e6);
+}
+
 static void explain_text(const struct explain_view *x, const char *cg)
 {
 	char b[SIZE_BUF];
@@ -210,6 +264,9 @@ static void explain_text(const struct explain_view *x, const char *cg)
 			       fmt_size(x->amount[i].bytes, b));
 		printf("\n");
 	}
+	if (x->promote_budget)
+		printf("%-16s %s/s\n", "promote budget:", fmt_size(x->promote_budget, b));
+	explain_share_text(x);
 }
 
 static void explain_json(struct json *j, const struct explain_view *x, const char *cg)
@@ -263,8 +320,90 @@ static void explain_json(struct json *j, const struct explain_view *x, const cha
 			json_kv_uint(j, "bytes", x->amount[i].bytes);
 		json_object_end(j);
 	}
+	if (x->promote_budget)
+		json_kv_uint(j, "promote_budget_bytes_per_second", x->promote_budget);
+	else
+		json_kv_null(j, "promote_budget_bytes_per_second");
 	json_object_end(j);
 	json_kv_string(j, "desired_mode", x->desired_mode);
+	json_key(j, "share");
+	if (x->target == UINT64_MAX) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_uint(j, "target_bytes", x->target);
+	json_kv_string(j, "demand", x->demand);
+	json_kv_string(j, "demand_wanted", x->demand_wanted);
+	if (x->demand_bytes != UINT64_MAX)
+		json_kv_uint(j, "demand_bytes", x->demand_bytes);
+	else
+		json_kv_null(j, "demand_bytes");
+	if (x->resident != UINT64_MAX)
+		json_kv_uint(j, "resident_bytes", x->resident);
+	else
+		json_kv_null(j, "resident_bytes");
+	if (x->hot != UINT64_MAX)
+		json_kv_uint(j, "hot_bytes", x->hot);
+	else
+		json_kv_null(j, "hot_bytes");
+	json_object_end(j);
+}
+
+/*
+ * The share as tierd would compute it now, from the files: every top-most
+ * managed cgroup of the whole tree shares (so this reads the whole tree,
+ * as `tierctl status` does), with the hot sets tierd measured last.
+ */
+static int view_share_local(struct tierctl *t, const struct session *s, const char *cg,
+			    struct explain_view *x)
+{
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
+	struct tier_observed *obs = NULL;
+	struct tier_plan *plan = NULL;
+	const struct tier_plan_entry *e = tier_plan_find(s->plan, cg);
+	char dir[PATH_MAX];
+	uint64_t usec = 0;
+	size_t k;
+	int r;
+
+	if (!e || !tier_plan_entry_rule(e))
+		return 0;
+	x->promote_budget = tier_class_promote_budget(tier_plan_entry_class(e));
+	x->demand_wanted =
+		tier_demand_to_string(tier_class_demand(s->policy, tier_plan_entry_class(e)));
+	if (!s->topo)
+		return 0;
+	r = tier_observe(s->ctx, s->topo, NULL, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS,
+			 &obs);
+	if (r >= 0)
+		r = tier_evaluate(s->policy, obs, &plan);
+	if (r >= 0)
+		r = tier_share_new(&share);
+	if (r >= 0)
+		r = tier_share_add_plan(share, plan);
+	if (r >= 0 && tier_share_hot_load_dir(share, tierctl_run_dir(t, dir, sizeof(dir)),
+					      &usec) < 0)
+		usec = 0;
+	if (r >= 0)
+		r = tier_share_compute(share, s->ctx, s->topo, s->policy, 0);
+	if (r >= 0 && tier_share_find(share, cg, &k) == 0) {
+		struct timespec ts;
+
+		x->target = tier_share_target(share, k);
+		x->demand = tier_demand_to_string(tier_share_demand_kind(share, k)) ?: "resident";
+		x->demand_bytes = tier_share_demand(share, k);
+		x->resident = tier_share_resident(share, k);
+		x->hot = tier_share_hot(share, k);
+		if (usec && clock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
+			uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+
+			x->hot_age_usec = now > usec ? now - usec : 0;
+		}
+	}
+	tier_plan_free(plan);
+	tier_observed_free(obs);
+	return r < 0 ? r : 0;
 }
 
 int verb_explain(struct tierctl *t, int argc, char **argv)
@@ -274,14 +413,14 @@ int verb_explain(struct tierctl *t, int argc, char **argv)
 	sd_bus_error error = SD_BUS_ERROR_NULL;
 	sd_bus_message *reply = NULL;
 	struct tierd_client c;
-	struct explain_view x = { 0 };
+	struct explain_view x;
 	struct session s = { 0 };
 	struct tier_ctx *ctx;
 	enum tier_mode cur = TIER_MODE_INVALID, eff = TIER_MODE_INVALID;
 	int cur_r, eff_r;
 	int rc, r;
 
-
+	view_init(&x);
 	r = daemon_open(t, &c, NULL);
 	if (r < 0)
 		return -r;
@@ -325,6 +464,11 @@ int verb_explain(struct tierctl *t, int argc, char **argv)
 		}
 		view_from_plan(&x, e, oc);
 		x.policy = t->config;
+		r = view_share_local(t, &s, cg, &x);
+		if (r < 0) {
+			rc = fail(r, "cannot compute the fair share");
+			goto out;
+		}
 	}
 	ctx = s.ctx;
 

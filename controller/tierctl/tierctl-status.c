@@ -44,6 +44,10 @@ struct status_row {
 	struct status_info info;
 	bool shared;		/* takes part in the fair share (top-most managed) */
 	uint64_t target;
+	/* computed here (not from tierd): the demand the share used, resident
+	 * or the hot set + [daemon] hot_margin; hot UINT64_MAX: not measured */
+	const char *demand_kind;	/* NULL: not known */
+	uint64_t demand, hot;
 	bool path_shown;	/* path is already the table's cell (escaped, capped) */
 };
 
@@ -54,9 +58,11 @@ struct status_row {
  * class weight, within toptier_min/max and their demand).  This is the fresh
  * share; tierd holds its target within [daemon] hysteresis of it.
  */
-static int status_targets(const struct session *s, struct status_row *rows, size_t n)
+static int status_targets(const struct tierctl *t, const struct session *s,
+			  struct status_row *rows, size_t n)
 {
 	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
+	char dir[PATH_MAX];
 	int r;
 
 	if (!s->topo)
@@ -65,6 +71,9 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 	if (r < 0)
 		return r;
 	r = tier_share_add_plan(share, s->plan);
+	/* demand = hot: the hot sets tierd measured last, if it left any */
+	if (r >= 0)
+		(void)tier_share_hot_load_dir(share, tierctl_run_dir(t, dir, sizeof(dir)), NULL);
 	if (r >= 0)
 		r = tier_share_compute(share, s->ctx, s->topo, s->policy, 0);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
@@ -74,6 +83,10 @@ static int status_targets(const struct session *s, struct status_row *rows, size
 			continue;
 		rows[i].shared = true;
 		rows[i].target = tier_share_target(share, k);
+		rows[i].demand_kind =
+			tier_demand_to_string(tier_share_demand_kind(share, k)) ?: "resident";
+		rows[i].demand = tier_share_demand(share, k);
+		rows[i].hot = tier_share_hot(share, k);
 	}
 	return r < 0 ? r : 0;
 }
@@ -395,7 +408,7 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 		if (r > 0)
 			n_rows++;
 	}
-	r = status_targets(&s, rows, n_rows);
+	r = status_targets(t, &s, rows, n_rows);
 	if (r < 0) {
 		rc = fail(r, "cannot compute the fast-tier targets");
 		goto out;
@@ -462,6 +475,15 @@ table:
 				json_kv_uint(&t->j, "target_bytes", row->target);
 			else
 				json_kv_null(&t->j, "target_bytes");
+			json_kv_string(&t->j, "demand", row->demand_kind);
+			if (row->demand_kind && row->demand != UINT64_MAX)
+				json_kv_uint(&t->j, "demand_bytes", row->demand);
+			else
+				json_kv_null(&t->j, "demand_bytes");
+			if (row->demand_kind && row->hot != UINT64_MAX)
+				json_kv_uint(&t->j, "hot_bytes", row->hot);
+			else
+				json_kv_null(&t->j, "hot_bytes");
 			json_object_end(&t->j);
 		} else {
 			char c1[CELL_BUF], c2[CELL_BUF];

@@ -415,6 +415,18 @@ int session_start(struct tierctl *t, struct session *s, const char *subtree)
  * The running daemon (tierd's bus API)
  * ------------------------------------------------------------------------ */
 
+const char *tierctl_run_dir(const struct tierctl *t, char *buf, size_t size)
+{
+	const char *sock = t->bus_socket ?: TIERD_BUS_SOCKET, *slash = strrchr(sock, '/');
+
+	if (!slash)
+		return ".";
+	if (slash == sock)
+		return "/";
+	snprintf(buf, size, "%.*s", (int)(slash - sock), sock);
+	return buf;
+}
+
 /*
  * Connect to tierd if this run should ask it.  Returns 1 when connected,
  * 0 to work standalone (--no-daemon, files named on the command line, or

@@ -127,6 +127,9 @@ long tierctl_numa_balancing_sysctl(const char *procfs_root);
  * ------------------------------------------------------------------------ */
 
 int daemon_open(struct tierctl *t, struct tierd_client *c, bool *asked);
+/* tierd's run directory, where its last hot-set measurement is: the
+ * directory of the bus socket (default /run/tierd). */
+const char *tierctl_run_dir(const struct tierctl *t, char *buf, size_t size);
 int daemon_fail(const char *method, int r, const sd_bus_error *error);
 
 #endif

@@ -510,6 +510,40 @@ static int append_amount(sd_bus_message *reply, const char *key, const struct ti
 }
 
 /*
+ * The fair share as tierd's last round decided it (absent for a cgroup that
+ * does not share: not top-most managed, or not populated): its target and
+ * the demand it was computed from (what the class asks for, what was used:
+ * resident while no hot-set measurement is there), and the class's
+ * promotion budget.
+ */
+static int append_share(sd_bus_message *reply, struct manager *m, const char *cgroup,
+			const struct tier_class *c)
+{
+	const struct fair_decision *d = m->fair ? fair_state_find(m->fair, cgroup) : NULL;
+	const char *wanted = tier_demand_to_string(tier_class_demand(m->policy, c));
+	uint64_t budget = tier_class_promote_budget(c);
+	int r = 0;
+
+	if (budget)
+		r = append_pair_u64(reply, "promote_budget_bytes", budget);
+	if (r >= 0 && wanted)
+		r = append_pair(reply, "demand_wanted", wanted);
+	if (!d || r < 0)
+		return r;
+	r = append_pair_u64(reply, "target_bytes", d->target);
+	if (r >= 0)
+		r = append_pair(reply, "demand",
+				tier_demand_to_string(d->demand_kind) ?: "resident");
+	if (r >= 0 && d->demand != UINT64_MAX)
+		r = append_pair_u64(reply, "demand_bytes", d->demand);
+	if (r >= 0)
+		r = append_pair_u64(reply, "resident_bytes", d->resident);
+	if (r >= 0 && d->hot != UINT64_MAX)
+		r = append_pair_u64(reply, "hot_bytes", d->hot);
+	return r;
+}
+
+/*
  * ExplainCgroup: what the loaded policy says about one cgroup, as ordered
  * (key, value) pairs; keys without a value are left out.  The cgroup's
  * current knobs are not included: a client reads those from the tree.
@@ -593,6 +627,8 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 		}
 		if (r >= 0 && desired_mode_str(e))
 			r = append_pair(reply, "desired_mode", desired_mode_str(e));
+		if (r >= 0)
+			r = append_share(reply, m, cgroup, c);
 	}
 out:
 	return reply_array_done(reply, r, plan, owned);

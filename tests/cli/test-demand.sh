@@ -1,0 +1,89 @@
+#!/bin/sh
+# tierctl explain and status show the demand the fair share used (resident
+# or the hot set tierd measured last + hot_margin) and the class's
+# promotion budget, computed from the files as tierd computes them:
+#  1. demand = hot with tierd's hot-sets file in its run directory (the
+#     directory of --bus-socket): the hot cgroup's demand is hot x 1.25,
+#     at most its resident bytes, and the water-filling gives the cold hog
+#     only that;
+#  2. the same policy without a measurement: resident, and explain says
+#     that the class asked for hot;
+#  3. demand = resident: equal weights, equal halves.
+. "$SRCDIR/tests/cli/lib.sh"
+
+mk_host_two_tier
+mk_root
+G=1073741824
+# /hog: 16G resident, 1G of it hot; /victim: 12G resident, 10G hot.
+mk_cg /hog inherit $((8 * G)) $((8 * G))
+mk_cg /victim inherit $((2 * G)) $((10 * G))
+mkdir -p "$T/run"
+B="--bus-socket $T/run/bus"
+policy() {
+	cat >"$T/tierd.conf" <<EOC
+[daemon]
+fast_tier_reserve = 0
+[class:c]
+demand = $1
+promote_budget = 8M
+[rule:c]
+class = c
+cgroup = /*
+EOC
+}
+C="--config $T/tierd.conf"
+now=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
+printf 'tierd-hot-sets 1 %s\n%s /hog\n%s /victim\n' "$now" "$G" $((10 * G)) \
+	>"$T/run/hot-sets"
+
+# 1. by hot set: victim 10G + 25% = 12.5G, capped at its 12G resident; the
+# hog claims 1.25G: it gets that, the victim the rest of the 16G.
+policy hot
+tc $C $B explain /victim
+expect_rc 0
+expect_out "^promote budget: +8.0M/s\$"
+expect_out "^fair share: +12.0G of the fast tier\$"
+expect_out "^demand: +hot 12.0G \\(hot set 10.0G \\+ hot_margin, at most resident 12.0G\\)\$"
+expect_out "^hot set read: +[0-9]+ s ago"
+tc $C $B explain /hog
+expect_rc 0
+expect_out "^fair share: +1.2G of the fast tier\$"
+expect_out "^demand: +hot 1.2G "
+tc --json $C $B explain /hog
+expect_rc 0
+json_ok "$T/out"
+if command -v jq >/dev/null 2>&1; then
+	[ "$(jq -r .share.demand "$T/out")" = hot ] || fail "json share.demand"
+	[ "$(jq -r .share.hot_bytes "$T/out")" = "$G" ] || fail "json hot_bytes"
+	[ "$(jq -r .share.demand_bytes "$T/out")" = $((G + G / 4)) ] || fail "json demand_bytes"
+	[ "$(jq -r .share.target_bytes "$T/out")" = $((G + G / 4)) ] || fail "json target_bytes"
+	[ "$(jq -r .class.promote_budget_bytes_per_second "$T/out")" = 8388608 ] ||
+		fail "json promote budget"
+fi
+tc --json $C $B status
+expect_rc 0
+json_ok "$T/out"
+if command -v jq >/dev/null 2>&1; then
+	v=$(jq -r '.cgroups[] | select(.cgroup == "/hog") | "\(.demand) \(.demand_bytes) \(.hot_bytes) \(.target_bytes)"' "$T/out")
+	[ "$v" = "hot $((G + G / 4)) $G $((G + G / 4))" ] || fail "status /hog: $v"
+fi
+
+# 2. no measurement: resident, said so
+rm "$T/run/hot-sets"
+tc $C $B explain /victim
+expect_rc 0
+expect_out "^fair share: +8.0G of the fast tier\$"
+expect_out "^demand: +resident 12.0G \\(the class asks for hot: no hot-set measurement"
+expect_no_out "^hot set read:"
+
+# 3. by resident bytes: equal halves
+policy resident
+tc $C $B explain /hog
+expect_rc 0
+expect_out "^fair share: +8.0G of the fast tier\$"
+expect_out "^demand: +resident 16.0G\$"
+tc --json $C $B explain /hog
+if command -v jq >/dev/null 2>&1; then
+	[ "$(jq -r .share.demand_wanted "$T/out")" = resident ] || fail "json demand_wanted"
+fi
+exit 0
