@@ -521,7 +521,32 @@ struct slot {
 	uint64_t base_clock;		/* HOT: the clock's sz_tried at base */
 	uint64_t ring[DAMON_HOT_KEEP];	/* HOT: the last readings; hot is their max */
 	unsigned n_ring, ring_pos;
+	/* > 0: staged with a pattern no region has, its quota not yet in
+	 * force (damon_driver_arm() counts it down); see DAMON_ARM_TICKS */
+	unsigned arming;
 };
+
+/*
+ * 6.12 sets a scheme's effective quota (esz) only when its second charge
+ * window starts: damos_adjust_quota() starts the first window at the
+ * scheme's first apply with esz 0, and esz 0 means no limit, so the first
+ * apply of a new scheme (or of an index that had no quota) moves every
+ * region it matches.  Measured in the two-tier VM on Debian's 6.12.118: a
+ * cgroup with an 8 MB/s promotion budget had 90% of its 64 MB hot set
+ * promoted within about a second (51 MB/s), its scheme's qt_exceeds 0.  A
+ * scheme with a quota is therefore staged first with a region size range
+ * nothing has ([0, 0]), which still runs the quota's windows, and gets its
+ * pattern DAMON_ARM_TICKS goal ticks later (DAMON_GOAL_USEC apart, so at
+ * least two seconds: twenty 100 ms windows, room for a kdamond slowed by
+ * a loaded host), when esz holds; a commit keeps a scheme's quota state
+ * (damos_commit_quota() copies the settings only).
+ */
+#define DAMON_ARM_TICKS 3
+
+static bool want_needs_arming(enum damon_kind kind, uint64_t quota_bytes)
+{
+	return kind == DAMON_DEMOTE || (kind == DAMON_PROMOTE && quota_bytes);
+}
 
 /* Scheme indexes come in chunks: nr_schemes (whose every change makes the
  * kernel recreate all schemes) changes only when they run out, or when at
@@ -985,6 +1010,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 		x->quota_bytes = plan->w[i].quota_bytes;
 		if (changed[slot_of[i]]) {
 			x->goal = plan->w[i].goal_current;
+			x->arming = want_needs_arming(x->kind, x->quota_bytes) ? DAMON_ARM_TICKS : 0;
 		} else {
 			/* the same scheme at the same index: its measurement goes on */
 			const struct slot *o = &drv->slots[slot_of[i]];
@@ -997,6 +1023,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 			memcpy(x->ring, o->ring, sizeof(x->ring));
 			x->n_ring = o->n_ring;
 			x->ring_pos = o->ring_pos;
+			x->arming = o->arming;
 		}
 	}
 	*ret_slots = v;
@@ -1043,10 +1070,13 @@ static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
 					.goal_current = slots[i].goal,
 					.quota_bytes = slots[i].quota_bytes };
 
-		if (!slots[i].memcg)
+		if (!slots[i].memcg) {
 			schemes[i] = inert_scheme;
-		else
-			r = scheme_of(drv, &w, &paths[i], &filters[i * nf], &goals[i], &schemes[i]);
+			continue;
+		}
+		r = scheme_of(drv, &w, &paths[i], &filters[i * nf], &goals[i], &schemes[i]);
+		if (slots[i].arming)
+			schemes[i].sz = (struct tier_damon_minmax){ 0, 0 };
 	}
 	if (r >= 0)
 		r = keep_regions && changed ?
@@ -1312,6 +1342,56 @@ int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *f
 		changed = true;
 	}
 	return changed ? goals_commit(drv) : 0;
+}
+
+bool damon_driver_arming(const struct damon_driver *drv)
+{
+	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++)
+		if (drv->slots[j].memcg && drv->slots[j].arming)
+			return true;
+	return false;
+}
+
+int damon_driver_arm(struct damon_driver *drv)
+{
+	_cleanup_free_ bool *changed = NULL;
+	size_t n = 0;
+	uint64_t fp = 0;
+	int r;
+
+	if (!drv->have || !drv->running || !drv->slots_staged || !damon_driver_arming(drv))
+		return 0;
+	changed = calloc(drv->n_slots, sizeof(*changed));
+	if (!changed)
+		return -ENOMEM;
+	for (size_t j = 0; j < drv->n_slots; j++) {
+		struct slot *x = &drv->slots[j];
+
+		if (!x->memcg || !x->arming || --x->arming)
+			continue;
+		changed[j] = true;
+		n++;
+	}
+	if (!n)
+		return 0;
+	r = stage(drv, drv->slots, drv->n_slots, changed, true, &fp);
+	if (r >= 0) {
+		record_save(drv, fp);
+		r = tier_damon_commit(drv->d, drv->index);
+	}
+	if (r < 0) {
+		/* what is staged is not known: the next apply writes it all */
+		drv->slots_staged = false;
+		drv->committed_valid = false;
+		drv->st.n_failures++;
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot give %zu schemes of kdamond %u their "
+		     "pattern once their quota holds: %m; restaging them", n, drv->index);
+		return r;
+	}
+	drv->st.n_commits++;
+	dlog(drv, LOG_DEBUG, 0, "DAMON: %zu schemes of kdamond %u get their pattern, their "
+	     "quota in force", n, drv->index);
+	return 0;
 }
 
 bool damon_driver_has_hot(const struct damon_driver *drv)

@@ -282,6 +282,17 @@ int damon_driver_hot(const struct damon_driver *drv, const char *path, uint64_t 
 /* Does the running plan measure hot sets? */
 bool damon_driver_has_hot(const struct damon_driver *drv);
 
+/*
+ * Schemes with a quota (promotion with a budget, demotion) are committed
+ * first with a pattern no region has, until 6.12 puts their quota in
+ * force (tierd-damon.c, DAMON_ARM_TICKS): damon_driver_arm(), once per
+ * DAMON_GOAL_USEC, counts them down and commits their real pattern.
+ * damon_driver_arming(): are some waiting?  A failed commit leaves the
+ * driver to restage everything at the next apply (-errno, logged).
+ */
+int damon_driver_arm(struct damon_driver *drv);
+bool damon_driver_arming(const struct damon_driver *drv);
+
 /* Writes the hot sets of the managed cgroups with a result into the run
  * directory (TIER_HOT_SETS_NAME), for tierctl and tierd-metrics. */
 int damon_driver_hot_save(const struct damon_driver *drv, int run_fd,

@@ -962,7 +962,8 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 		(void)damon_driver_goals(m->damon, &plan);
 	/* demotion schemes run: feed their goals every second; hot sets:
 	 * read them */
-	if (r >= 0 && (damon_driver_has_demote(m->damon) || damon_driver_has_hot(m->damon))) {
+	if (r >= 0 && (damon_driver_has_demote(m->damon) || damon_driver_has_hot(m->damon) ||
+		       damon_driver_arming(m->damon))) {
 		int enabled = SD_EVENT_OFF;
 
 		if (!m->damon_goal_timer ||
@@ -1012,10 +1013,17 @@ static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata)
 	int r;
 
 	if (!m->damon || m->exiting || !m->topo ||
-	    (!damon_driver_has_demote(m->damon) && !damon_driver_has_hot(m->damon))) {
-		log_debug("DAMON: goal timer stops (no demotion or hot-set scheme)");
+	    (!damon_driver_has_demote(m->damon) && !damon_driver_has_hot(m->damon) &&
+	     !damon_driver_arming(m->damon))) {
+		log_debug("DAMON: goal timer stops (no demotion, hot-set or arming scheme)");
 		return 0;	/* re-armed by the sync that adds demotion */
 	}
+	/* schemes whose quota is in force now get their pattern */
+	r = damon_driver_arm(m->damon);
+	if (r == -ENOMEM)
+		return sd_event_exit(m->event, -ENOMEM);
+	if (r < 0)
+		damon_schedule_in(m, DAMON_RETRY_USEC);	/* restage all of it */
 	if (damon_driver_has_hot(m->damon))
 		damon_hot_tick(m);
 	if (damon_driver_has_demote(m->damon)) {

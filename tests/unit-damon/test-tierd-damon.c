@@ -26,6 +26,7 @@
 #define ADMIN "sys/kernel/mm/damon/admin"
 /* tierd-damon.c's chunk of scheme indexes */
 #define DAMON_SLOT_CHUNK_TEST 16
+#define DAMON_ARM_TICKS_TEST 3	/* tierd-damon.c DAMON_ARM_TICKS */
 
 /* ------------------------------------------------------------------------
  * The plan
@@ -708,6 +709,61 @@ START_TEST(test_plan_hot_budget)
 }
 END_TEST
 
+START_TEST(test_driver_arming)
+{
+	/* a promotion scheme with a budget is committed first with a pattern
+	 * no region has (6.12 puts its quota in force from its second charge
+	 * window only), and gets its pattern at the third arm tick; one
+	 * without a budget gets it at once */
+	struct fx *fx = fx_new();
+	struct damon_driver *drv;
+	struct damon_plan p = {};
+	const struct damon_managed managed[] = { { "/b", TIER_MODE_PROMOTE, 8 << 20 },
+						 { "/f", TIER_MODE_PROMOTE, 0 } };
+	const char *memcgs[] = { "/b", "/f" };
+	struct damon_stats st;
+
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
+	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 2);
+	drv = driver(fx, -1);
+	ck_assert_int_eq(damon_driver_arm(drv), 0);	/* nothing yet */
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, NULL, 0, DAMON_PLAN_TIERING, &p),
+			 0);
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	assert_file(fx, 0, "contexts/0/schemes/0/filters/1/memcg_path", "/b");
+	assert_file(fx, 0, "contexts/0/schemes/0/quotas/bytes", "835584");
+	assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "0");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/memcg_path", "/f");
+	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/sz/max", "18446744073709551615");
+	ck_assert(damon_driver_arming(drv));
+	/* the ticks before the last: still waiting, nothing committed */
+	kw(fx, 0, "state", "on\n");
+	for (int i = 1; i < DAMON_ARM_TICKS_TEST; i++) {
+		ck_assert_int_eq(damon_driver_arm(drv), 0);
+		assert_file(fx, 0, "state", "on\n");
+		assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "0");
+	}
+	/* the last: its pattern, one commit, /f's index not rewritten */
+	kw(fx, 0, "contexts/0/schemes/1/apply_interval_us", "12345\n");
+	ck_assert_int_eq(damon_driver_arm(drv), 0);
+	assert_file(fx, 0, "state", "commit");
+	assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "18446744073709551615");
+	assert_file(fx, 0, "contexts/0/schemes/0/quotas/bytes", "835584");
+	assert_file(fx, 0, "contexts/0/schemes/1/apply_interval_us", "12345\n");
+	ck_assert(!damon_driver_arming(drv));
+	damon_driver_stats(drv, &st);
+	ck_assert_uint_eq(st.n_commits, 1);
+	/* the same plan again keeps it armed: nothing written */
+	kw(fx, 0, "state", "on\n");
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	ck_assert_int_eq(damon_driver_arm(drv), 0);
+	assert_file(fx, 0, "state", "on\n");
+	damon_driver_free(drv);
+	damon_plan_done(&p);
+	fx_free(fx);
+}
+END_TEST
+
 static void stats_set(struct fx *fx, unsigned k, size_t i, unsigned long long tried,
 		      unsigned long long applied)
 {
@@ -833,6 +889,7 @@ static Suite *suite_tierd_damon(void)
 	tcase_add_test(tc, test_driver_record_not_ours);
 	tcase_add_test(tc, test_sysctl);
 	tcase_add_test(tc, test_driver_hot);
+	tcase_add_test(tc, test_driver_arming);
 	suite_add_tcase(s, tc);
 	return s;
 }
