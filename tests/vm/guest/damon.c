@@ -1297,6 +1297,63 @@ static int log_target(const char *path, uint64_t *ret)
 }
 
 /*
+ * Every migrate_* scheme of kdamonds 0 and 1 (tierd's is one of them), after
+ * update_schemes_stats and update_schemes_effective_quotas: its memcg,
+ * quota, effective quota (esz), bytes tried and applied, qt_exceeds.  For
+ * the scheme of memcg want (may be NULL), its quota and qt_exceeds.
+ */
+static void schemes_dump(const char *want, unsigned long long *ret_quota,
+			 unsigned long long *ret_exceeds)
+{
+	for (unsigned k = 0; k < 2; k++) {
+		char p[256];
+
+		snprintf(p, sizeof(p), DAMON_ADMIN "/kdamonds/%u/state", k);
+		if (write_attr(p, "update_schemes_stats") < 0)
+			continue;
+		(void)write_attr(p, "update_schemes_effective_quotas");
+		for (unsigned i = 0; i < 16; i++) {
+			char act[32] = "", mc[256] = "", q[32] = "", eq[32] = "", qe[32] = "",
+			     tried[32] = "", applied[32] = "";
+			static const char *const base = DAMON_ADMIN "/kdamonds/%u/contexts/0/schemes/%u/%s";
+
+			snprintf(p, sizeof(p), base, k, i, "action");
+			if (read_attr(p, act, sizeof(act)) < 0 || strncmp(act, "migrate_", 8))
+				continue;
+			for (unsigned f = 0; f < 4 && !mc[0]; f++) {
+				char t[32] = "", sub[64];
+
+				snprintf(sub, sizeof(sub), "filters/%u/type", f);
+				snprintf(p, sizeof(p), base, k, i, sub);
+				if (read_attr(p, t, sizeof(t)) < 0 || strcmp(t, "memcg"))
+					continue;
+				snprintf(sub, sizeof(sub), "filters/%u/memcg_path", f);
+				snprintf(p, sizeof(p), base, k, i, sub);
+				read_attr(p, mc, sizeof(mc));
+			}
+			snprintf(p, sizeof(p), base, k, i, "quotas/bytes");
+			read_attr(p, q, sizeof(q));
+			snprintf(p, sizeof(p), base, k, i, "quotas/effective_bytes");
+			read_attr(p, eq, sizeof(eq));
+			snprintf(p, sizeof(p), base, k, i, "stats/qt_exceeds");
+			read_attr(p, qe, sizeof(qe));
+			snprintf(p, sizeof(p), base, k, i, "stats/sz_tried");
+			read_attr(p, tried, sizeof(tried));
+			snprintf(p, sizeof(p), base, k, i, "stats/sz_applied");
+			read_attr(p, applied, sizeof(applied));
+			msg("  kdamond %u scheme %u: %s %s quota %s bytes (effective %s), tried %.1f MB, "
+			    "applied %.1f MB, qt_exceeds %s", k, i, act, mc, q, eq,
+			    strtoull(tried, NULL, 10) / 1048576.0,
+			    strtoull(applied, NULL, 10) / 1048576.0, qe);
+			if (want && !strcmp(mc, want)) {
+				*ret_quota = strtoull(q, NULL, 10);
+				*ret_exceeds = strtoull(qe, NULL, 10);
+			}
+		}
+	}
+}
+
+/*
  * damon-tierd-share: two promote cgroups that want more of the fast tier
  * than there is: /big with TIERD_SHARE_BIG_MB (default 384) placed on the
  * fast node, TIERD_SHARE_HOT_MB (96) of it hot, and /small with
@@ -1395,8 +1452,14 @@ int case_damon_tierd_share(const char *name)
 		}
 		if (el > bound)
 			break;
+		if ((int)el % 30 == 29) {
+			msg("  %.0f s: /big fast %.1f MB (target %.1f), /small fast %.1f MB", el,
+			    a.n0 / 1048576.0, t_big / 1048576.0, b.n0 / 1048576.0);
+			schemes_dump(NULL, NULL, NULL);
+		}
 		sleep_sec(1);
 	}
+	schemes_dump(NULL, NULL, NULL);
 	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
 	read_key_u64("/proc/vmstat", "pgdemote_kswapd", &dk);
 	msg("  pgdemote_kswapd %" PRIu64 " (kswapd's demotions: not tierd's)", dk);
@@ -1852,36 +1915,7 @@ int case_damon_tierd_budget(const char *name)
 	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
 	/* what the kdamond runs: each scheme's memcg, quota and qt_exceeds;
 	 * /budget's quota is the budget per 100 ms, and it bit */
-	for (unsigned k = 0; k < 2; k++)
-		for (unsigned i = 0; i < 16; i++) {
-			char p[256], act[32] = "", mc[256] = "", q[32] = "", qe[32] = "";
-
-			if (i == 0) {
-				snprintf(p, sizeof(p), DAMON_ADMIN "/kdamonds/%u/state", k);
-				(void)write_attr(p, "update_schemes_stats");
-			}
-
-			snprintf(p, sizeof(p), DAMON_ADMIN "/kdamonds/%u/contexts/0/schemes/%u/action",
-				 k, i);
-			if (read_attr(p, act, sizeof(act)) < 0 || strcmp(act, "migrate_hot"))
-				continue;
-			snprintf(p, sizeof(p),
-				 DAMON_ADMIN "/kdamonds/%u/contexts/0/schemes/%u/filters/1/memcg_path",
-				 k, i);
-			read_attr(p, mc, sizeof(mc));
-			snprintf(p, sizeof(p), DAMON_ADMIN "/kdamonds/%u/contexts/0/schemes/%u/quotas/bytes",
-				 k, i);
-			read_attr(p, q, sizeof(q));
-			snprintf(p, sizeof(p), DAMON_ADMIN "/kdamonds/%u/contexts/0/schemes/%u/stats/qt_exceeds",
-				 k, i);
-			read_attr(p, qe, sizeof(qe));
-			msg("  kdamond %u scheme %u: migrate_hot %s quota %s bytes, qt_exceeds %s", k, i,
-			    mc, q, qe);
-			if (!strcmp(mc, "/budget")) {
-				budget_quota = strtoull(q, NULL, 10);
-				budget_exceeds = strtoull(qe, NULL, 10);
-			}
-		}
+	schemes_dump("/budget", &budget_quota, &budget_exceeds);
 	{
 		double rate = t_b90 > t_b10 && t_b10 >= 0 ? (double)(b90 - b10) / 1048576.0 /
 								   (t_b90 - t_b10) :
