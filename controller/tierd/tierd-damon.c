@@ -891,11 +891,17 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		s.weight_age = 1000;
 	}
 	if (!promote) {
-		/* the coldest first, as much as the goal asks */
+		/* the least accessed first, as much as the goal asks.  Not by
+		 * age: 6.12 ranks the regions for the quota before the addr
+		 * filters, so the slow tier's idle regions (never tried, so
+		 * never reset to age 0, older every second) took the top
+		 * ranks and left the fast tier's cold regions, reset to age 0
+		 * each time they were tried, below the cut: /big's demotion
+		 * stopped after 60 s with 158 MB of cold pages left */
 		s.quota_bytes = w->quota_bytes;
 		s.quota_reset_interval_ms = DAMON_DEMOTE_RESET_MS;
 		s.weight_nr_accesses = 1000;
-		s.weight_age = 1000;
+		s.weight_age = 0;
 		*goal = (struct tier_damon_goal){ .metric = TIER_DAMON_GOAL_USER_INPUT,
 						  .target_value = DAMON_GOAL_TARGET,
 						  .current_value = w->goal_current };

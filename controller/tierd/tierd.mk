@@ -207,6 +207,17 @@ check-damon-vm-budget: $(TIERD) vm-guest kernel-stock
 		--timeout $(DAMON_VM_TIMEOUT) $(DAMON_VM_MEM) --kernel $(DAMON_VM_KERNEL) \
 		--env TIERD_BUDGET_SECS=40 damon-tierd-budget)
 
+# Fair shares on the damon backend (case damon-tierd-share): two promote
+# cgroups that want more of the fast tier than there is both come within
+# 10% of their targets (bounded at 120 s; 45-90 s in the runs of
+# 2026-12-07), /big by demotion (migrate_cold under a goal), /small by
+# promotion; how far below its target /big then dips is a figure.
+.PHONY: check-damon-vm-share
+check-damon-vm-share: $(TIERD) vm-guest kernel-stock
+	$(Q)$(call run_test,damon-vm-share,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout $(DAMON_VM_TIMEOUT) $(DAMON_VM_MEM) --kernel $(DAMON_VM_KERNEL) \
+		damon-tierd-share)
+
 # Issue 25's figures (a benchmark, not a test): demand = resident vs hot (not
 # in check-damon-vm: under TCG the hot-set readings see accessed bits only in
 # bursts, see docs/architecture.md), and
@@ -227,7 +238,8 @@ bench-damon-hot: $(TIERD) vm-guest
 
 ALL_TARGETS        += tierd
 CHECK_UNIT_TARGETS += check-daemon-host check-damon-unit check-damon-host
-CHECK_TARGETS      += check-damon-unit check-damon-host check-damon-vm check-damon-vm-budget
+CHECK_TARGETS      += check-damon-unit check-damon-host check-damon-vm check-damon-vm-budget \
+	check-damon-vm-share
 CLEAN_FILES        += $(DAMON_UNIT) $(BUILD)/obj/damon-asan
 CHECK_TARGETS      += check-daemon-host check-daemon
 INSTALL_TARGETS    += install-tierd

@@ -1366,9 +1366,9 @@ int case_damon_tierd_share(const char *name)
 {
 	const char *build = getenv("TIERD_VM_BUILD");
 	char bin[512], cg_big[256] = "", cg_small[256] = "", nb_saved[16] = "", nb[16] = "";
-	int big_mb, hot_mb, small_mb, reserve_mb, pipefd[2] = { -1, -1 };
+	int big_mb, hot_mb, small_mb, reserve_mb, hold_s, pipefd[2] = { -1, -1 };
 	struct numa_anon a = { 0 }, b = { 0 };
-	uint64_t t_big = 0, t_small = 0, mig0 = 0, mig1 = 0, dk = 0;
+	uint64_t t_big = 0, t_small = 0, mig0 = 0, mig1 = 0, dk = 0, big_lo = 0;
 	pid_t w_big = -1, w_small = -1, tierd = -1;
 	double t0, t_conv = -1, bound = 120.0 * time_scale, el = 0;
 	FILE *f;
@@ -1377,7 +1377,8 @@ int case_damon_tierd_share(const char *name)
 	if (env_int("TIERD_SHARE_BIG_MB", 256, 16, 4096, &big_mb) < 0 ||
 	    env_int("TIERD_SHARE_HOT_MB", 64, 4, 4096, &hot_mb) < 0 ||
 	    env_int("TIERD_SHARE_SMALL_MB", 96, 4, 4096, &small_mb) < 0 ||
-	    env_int("TIERD_SHARE_RESERVE_MB", 256, 0, 4096, &reserve_mb) < 0)
+	    env_int("TIERD_SHARE_RESERVE_MB", 256, 0, 4096, &reserve_mb) < 0 ||
+	    env_int("TIERD_SHARE_HOLD_S", 20, 0, 3600, &hold_s) < 0)
 		return 1;
 	if (access(DAMON_ADMIN, F_OK) < 0) {
 		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
@@ -1460,6 +1461,21 @@ int case_damon_tierd_share(const char *name)
 		sleep_sec(1);
 	}
 	schemes_dump(NULL, NULL, NULL);
+	/* where it stays: /big's fast bytes over the next TIERD_SHARE_HOLD_S
+	 * seconds (a figure: the goal feed lags, so it may dip below) */
+	if (t_conv >= 0) {
+		uint64_t lo = a.n0, hi = a.n0;
+		double th = now_sec();
+
+		while (now_sec() - th < hold_s && read_anon(cg_big, &a) == 0) {
+			lo = a.n0 < lo ? a.n0 : lo;
+			hi = a.n0 > hi ? a.n0 : hi;
+			sleep_sec(1);
+		}
+		msg("  the %d s after: /big fast %.1f .. %.1f MB (target %.1f)", hold_s,
+		    lo / 1048576.0, hi / 1048576.0, t_big / 1048576.0);
+		big_lo = lo;
+	}
 	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
 	read_key_u64("/proc/vmstat", "pgdemote_kswapd", &dk);
 	msg("  pgdemote_kswapd %" PRIu64 " (kswapd's demotions: not tierd's)", dk);
@@ -1469,9 +1485,9 @@ int case_damon_tierd_share(const char *name)
 	      t_conv, bound);
 	printf("TIERD-VM-METRIC: case=%s big_mb=%d hot_mb=%d small_mb=%d secs_conv=%.1f "
 	       "big_fast_mb=%.1f big_target_mb=%.1f small_fast_mb=%.1f small_target_mb=%.1f "
-	       "pgmigrate_success=%" PRIu64 "\n", name, big_mb, hot_mb, small_mb, t_conv,
-	       a.n0 / 1048576.0, t_big / 1048576.0, b.n0 / 1048576.0, t_small / 1048576.0,
-	       mig1 - mig0);
+	       "big_low_after_mb=%.1f pgmigrate_success=%" PRIu64 "\n", name, big_mb, hot_mb,
+	       small_mb, t_conv, a.n0 / 1048576.0, t_big / 1048576.0, b.n0 / 1048576.0,
+	       t_small / 1048576.0, big_lo / 1048576.0, mig1 - mig0);
 	fflush(stdout);
 out:
 	if (tierd > 0) {
