@@ -1600,6 +1600,21 @@ static void reap(pid_t *pid, int sig)
 	*pid = -1;
 }
 
+/* The end of a two-cgroup case: both workers killed, the pipe they
+ * reported on closed, their cgroups removed (an empty name: not made). */
+static void pair_teardown(pid_t *w1, pid_t *w2, int pipefd[2], const char *cg1, const char *cg2)
+{
+	reap(w1, SIGKILL);
+	reap(w2, SIGKILL);
+	for (int i = 0; i < 2; i++)
+		if (pipefd[i] >= 0)
+			close(pipefd[i]);
+	if (cg1[0])
+		cg_destroy(cg1);
+	if (cg2[0])
+		cg_destroy(cg2);
+}
+
 /*
  * One phase of damon-tierd-hot: a cold hog (hog_mb placed on the fast node,
  * its first hog_hot_mb read in a loop) and a hot victim (victim_mb on the
@@ -1707,15 +1722,7 @@ out:
 	reap(&tierd, SIGTERM);
 	if (rc < 0 || ret->secs < 0)
 		log_dump();
-	reap(&w_hog, SIGKILL);
-	reap(&w_victim, SIGKILL);
-	for (int i = 0; i < 2; i++)
-		if (pipefd[i] >= 0)
-			close(pipefd[i]);
-	if (cg_hog[0])
-		cg_destroy(cg_hog);
-	if (cg_victim[0])
-		cg_destroy(cg_victim);
+	pair_teardown(&w_hog, &w_victim, pipefd, cg_hog, cg_victim);
 	return rc;
 }
 
@@ -1966,15 +1973,7 @@ int case_damon_tierd_budget(const char *name)
 out:
 	reap(&tierd, SIGTERM);
 	log_dump();
-	reap(&w_b, SIGKILL);
-	reap(&w_f, SIGKILL);
-	for (int i = 0; i < 2; i++)
-		if (pipefd[i] >= 0)
-			close(pipefd[i]);
-	if (cg_b[0])
-		cg_destroy(cg_b);
-	if (cg_f[0])
-		cg_destroy(cg_f);
+	pair_teardown(&w_b, &w_f, pipefd, cg_b, cg_f);
 	if (nb_saved[0])
 		write_attr("/proc/sys/kernel/numa_balancing", nb_saved);
 	return verdict(name);
