@@ -525,6 +525,13 @@ static int hot_from_loaded(void *userdata, const char *path, uint64_t *ret)
 	return 0;
 }
 
+int tier_share_hot_loaded(const struct tier_share *s, const char *path, uint64_t *ret)
+{
+	if (!s || !path || !ret)
+		return -EINVAL;
+	return hot_from_loaded((void *)s, path, ret);
+}
+
 static int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -408,6 +408,9 @@ int tier_share_hot_load(struct tier_share *share, int dir_fd, const char *name,
 /* tier_share_hot_load() of TIER_HOT_SETS_NAME in the directory dir (NULL:
  * TIER_RUN_DIR; tierctl passes the directory of tierd's bus socket). */
 int tier_share_hot_load_dir(struct tier_share *share, const char *dir, uint64_t *ret_usec);
+/* The hot bytes of path in what tier_share_hot_load() read (whether or not
+ * path shares, or its class asks for hot): -ENODATA if it has none. */
+int tier_share_hot_loaded(const struct tier_share *share, const char *path, uint64_t *ret);
 
 /* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
  * or all zeros. */

@@ -48,6 +48,7 @@ struct status_row {
 	 * or the hot set + [daemon] hot_margin; hot UINT64_MAX: not measured */
 	const char *demand_kind;	/* NULL: not known */
 	uint64_t demand, hot;
+	uint64_t hot_read;	/* tierd's last hot-set reading, UINT64_MAX: none */
 	bool path_shown;	/* path is already the table's cell (escaped, capped) */
 };
 
@@ -89,6 +90,30 @@ static int status_targets(const struct tierctl *t, const struct session *s,
 		rows[i].hot = tier_share_hot(share, k);
 	}
 	return r < 0 ? r : 0;
+}
+
+/* tierd's last hot-set reading (its run directory's hot-sets file, which
+ * tierd writes where it measures: classes with demand = hot), for the HOT
+ * column with or without tierd answering; NULL if there is none. */
+static struct tier_share *status_hot_load(const struct tierctl *t)
+{
+	struct tier_share *share = NULL;
+	char dir[PATH_MAX];
+
+	if (tier_share_new(&share) < 0)
+		return NULL;
+	if (tier_share_hot_load_dir(share, tierctl_run_dir(t, dir, sizeof(dir)), NULL) < 0) {
+		tier_share_free(share);
+		return NULL;
+	}
+	return share;
+}
+
+static uint64_t status_hot_of(const struct tier_share *hot, const char *path)
+{
+	uint64_t v;
+
+	return hot && tier_share_hot_loaded(hot, path, &v) == 0 ? v : UINT64_MAX;
 }
 
 static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SIZE_BUF])
@@ -244,6 +269,7 @@ struct daemon_rows {
 	const struct session *s;
 	struct tier_cgroup_reader *rd;
 	bool shorten;		/* keep the table's cell of each path, not the path */
+	const struct tier_share *hot;	/* status_hot_load(), may be NULL */
 	struct status_row *rows;
 	size_t n, alloc;
 	char **strs;		/* every copy, freed by daemon_rows_free() */
@@ -272,6 +298,7 @@ static int daemon_row(void *userdata, const char *path, const char *cls, const c
 	struct status_row row = {
 		.shared = target != UINT64_MAX,
 		.target = target,
+		.hot_read = status_hot_of(dr->hot, path),
 	};
 	int r;
 
@@ -318,7 +345,9 @@ static int status_rows_daemon(struct tierctl *t, struct daemon_status *d, bool a
 			      char ***ret_strs, size_t *ret_n_strs)
 {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
-	struct daemon_rows dr = { .s = s, .shorten = !t->json && !t->wide, .rc = EXIT_OK };
+	_cleanup_(tier_share_freep) struct tier_share *hot = status_hot_load(t);
+	struct daemon_rows dr = { .s = s, .shorten = !t->json && !t->wide, .hot = hot,
+				  .rc = EXIT_OK };
 	int rc, r;
 
 	rc = open_ctx(t, NULL, NULL, &s->ctx);
@@ -413,6 +442,12 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 		rc = fail(r, "cannot compute the fast-tier targets");
 		goto out;
 	}
+	{
+		_cleanup_(tier_share_freep) struct tier_share *hot = status_hot_load(t);
+
+		for (size_t i = 0; i < n_rows; i++)
+			rows[i].hot_read = status_hot_of(hot, rows[i].path);
+	}
 table:
 	for (size_t i = 0; i < n_rows && !t->json; i++) {
 		char buf[CELL_BUF];
@@ -442,15 +477,15 @@ table:
 		json_key(&t->j, "cgroups");
 		json_array_begin(&t->j);
 	} else {
-		printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %6s\n", (int)width, "CGROUP",
-		       (int)cwidth, "CLASS", "CONFIGURED", "EFFECTIVE", "FAST", "SLOW", "TARGET",
-		       "FAST%");
+		printf("%-*s  %-*s  %-10s  %-10s  %9s  %9s  %9s  %9s  %6s\n", (int)width, "CGROUP",
+		       (int)cwidth, "CLASS", "CONFIGURED", "EFFECTIVE", "FAST", "SLOW", "HOT",
+		       "TARGET", "FAST%");
 	}
 	for (size_t i = 0; i < n_rows; i++) {
 		const struct status_row *row = &rows[i];
 		const struct status_info *info = &row->info;
 		bool has_mode, has_res;
-		char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF], b4[SIZE_BUF];
+		char b1[SIZE_BUF], b2[SIZE_BUF], b3[SIZE_BUF], b4[SIZE_BUF], b5[SIZE_BUF];
 
 		has_mode = info->valid & TIER_INFO_MODE;
 		has_res = info->valid & TIER_INFO_RESIDENCY;
@@ -480,8 +515,8 @@ table:
 				json_kv_uint(&t->j, "demand_bytes", row->demand);
 			else
 				json_kv_null(&t->j, "demand_bytes");
-			if (row->demand_kind && row->hot != UINT64_MAX)
-				json_kv_uint(&t->j, "hot_bytes", row->hot);
+			if (row->hot_read != UINT64_MAX)
+				json_kv_uint(&t->j, "hot_bytes", row->hot_read);
 			else
 				json_kv_null(&t->j, "hot_bytes");
 			json_object_end(&t->j);
@@ -493,11 +528,12 @@ table:
 			print_cell(row->class_name ? cell(esc(row->class_name), STATUS_CLASS_COLS,
 							  false, t->wide, c2) : "-",
 				   cwidth);
-			printf("%-10s  %-10s  %9s  %9s  %9s  %6s\n",
+			printf("%-10s  %-10s  %9s  %9s  %9s  %9s  %6s\n",
 			       has_mode ? mode_str(info->mode) : "-",
 			       has_mode ? mode_str(info->effective_mode) : "-",
 			       has_res ? fmt_bytes(info->fast_bytes, b1) : "-",
 			       has_res ? fmt_bytes(info->slow_bytes, b2) : "-",
+			       row->hot_read != UINT64_MAX ? fmt_bytes(row->hot_read, b5) : "-",
 			       row->shared ? fmt_bytes(row->target, b3) : "-",
 			       row->shared ? fmt_percent(info->fast_bytes, row->target, b4) : "-");
 		}

@@ -40,7 +40,7 @@ one_warning() {
 tc $C status --wide
 expect_rc 0
 one_warning status
-expect_out "^/system.slice/postgresql@15-main.service +latency +inherit +full +3.0G +1.0G +4.0G +75%\$"
+expect_out "^/system.slice/postgresql@15-main.service +latency +inherit +full +3.0G +1.0G +- +4.0G +75%\$"
 expect_out "^/system.slice/mariadb.service +latency "
 expect_out "^/system.slice/memcached.service +pinned "
 expect_out "^/batch.slice/job1 +batch "

@@ -67,9 +67,17 @@ if command -v jq >/dev/null 2>&1; then
 	v=$(jq -r '.cgroups[] | select(.cgroup == "/hog") | "\(.demand) \(.demand_bytes) \(.hot_bytes) \(.target_bytes)"' "$T/out")
 	[ "$v" = "hot $((G + G / 4)) $G $((G + G / 4))" ] || fail "status /hog: $v"
 fi
+# the HOT column: tierd's reading, whatever the demand
+tc $C $B status
+expect_rc 0
+expect_out "^CGROUP +CLASS +CONFIGURED +EFFECTIVE +FAST +SLOW +HOT +TARGET +FAST%\$"
+expect_out "^/hog +c +inherit +full +8.0G +8.0G +1.0G +1.2G +"
+expect_out "^/victim +c +inherit +full +2.0G +10.0G +10.0G +12.0G +"
 
-# 2. no measurement: resident, said so
+# 2. no measurement: resident, said so; no HOT
 rm "$T/run/hot-sets"
+tc $C $B status
+expect_out "^/hog +c +inherit +full +8.0G +8.0G +- +8.0G +"
 tc $C $B explain /victim
 expect_rc 0
 expect_out "^fair share: +8.0G of the fast tier\$"

@@ -14,7 +14,7 @@ tc $C status
 expect_rc 0
 expect_out "^/batch.slice/job1 +batch +inherit +full +16.0E +16.0E "
 # the others are as before
-expect_out "^/system.slice/postgresql@15-main.service +latency +inherit +full +3.0G +1.0G +4.0G +75%\$"
+expect_out "^/system.slice/postgresql@15-main.service +latency +inherit +full +3.0G +1.0G +- +4.0G +75%\$"
 
 tc --json $C status
 expect_rc 0
