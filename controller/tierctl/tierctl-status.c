@@ -47,50 +47,10 @@ struct status_row {
 	/* computed here (not from tierd): the demand the share used, resident
 	 * or the hot set + [daemon] hot_margin; hot UINT64_MAX: not measured */
 	const char *demand_kind;	/* NULL: not known */
-	uint64_t demand, hot;
+	uint64_t demand;
 	uint64_t hot_read;	/* tierd's last hot-set reading, UINT64_MAX: none */
 	bool path_shown;	/* path is already the table's cell (escaped, capped) */
 };
-
-/*
- * Fair-share targets of the fast tier: libtier's tier_share_compute(), the
- * computation tierd and tierd-metrics use (the top-most managed, populated
- * cgroups share the fast-tier capacity minus [daemon] fast_tier_reserve by
- * class weight, within toptier_min/max and their demand).  This is the fresh
- * share; tierd holds its target within [daemon] hysteresis of it.
- */
-static int status_targets(const struct tierctl *t, const struct session *s,
-			  struct status_row *rows, size_t n)
-{
-	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
-	char dir[PATH_MAX];
-	int r;
-
-	if (!s->topo)
-		return 0;
-	r = tier_share_new(&share);
-	if (r < 0)
-		return r;
-	r = tier_share_add_plan(share, s->plan);
-	/* demand = hot: the hot sets tierd measured last, if it left any */
-	if (r >= 0)
-		(void)tier_share_hot_load_dir(share, tierctl_run_dir(t, dir, sizeof(dir)), NULL);
-	if (r >= 0)
-		r = tier_share_compute(share, s->ctx, s->topo, s->policy, 0);
-	for (size_t i = 0; r >= 0 && i < n; i++) {
-		size_t k;
-
-		if (tier_share_find(share, rows[i].path, &k) < 0)
-			continue;
-		rows[i].shared = true;
-		rows[i].target = tier_share_target(share, k);
-		rows[i].demand_kind =
-			tier_demand_to_string(tier_share_demand_kind(share, k)) ?: "resident";
-		rows[i].demand = tier_share_demand(share, k);
-		rows[i].hot = tier_share_hot(share, k);
-	}
-	return r < 0 ? r : 0;
-}
 
 /* tierd's last hot-set reading (its run directory's hot-sets file, which
  * tierd writes where it measures: classes with demand = hot), for the HOT
@@ -114,6 +74,48 @@ static uint64_t status_hot_of(const struct tier_share *hot, const char *path)
 	uint64_t v;
 
 	return hot && tier_share_hot_loaded(hot, path, &v) == 0 ? v : UINT64_MAX;
+}
+
+/*
+ * Fair-share targets of the fast tier: libtier's tier_share_compute(), the
+ * computation tierd and tierd-metrics use (the top-most managed, populated
+ * cgroups share the fast-tier capacity minus [daemon] fast_tier_reserve by
+ * class weight, within toptier_min/max and their demand).  This is the fresh
+ * share; tierd holds its target within [daemon] hysteresis of it.
+ */
+static int status_targets(const struct tierctl *t, const struct session *s,
+			  struct status_row *rows, size_t n)
+{
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
+	char dir[PATH_MAX];
+	bool have_hot;
+	int r;
+
+	r = tier_share_new(&share);
+	if (r < 0)
+		return r;
+	/* the hot sets tierd measured last, if it left any: the HOT column,
+	 * and the demand of classes that share by hot set */
+	have_hot = tier_share_hot_load_dir(share, tierctl_run_dir(t, dir, sizeof(dir)), NULL) == 0;
+	for (size_t i = 0; i < n; i++)
+		rows[i].hot_read = status_hot_of(have_hot ? share : NULL, rows[i].path);
+	if (!s->topo)
+		return 0;
+	r = tier_share_add_plan(share, s->plan);
+	if (r >= 0)
+		r = tier_share_compute(share, s->ctx, s->topo, s->policy, 0);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		size_t k;
+
+		if (tier_share_find(share, rows[i].path, &k) < 0)
+			continue;
+		rows[i].shared = true;
+		rows[i].target = tier_share_target(share, k);
+		rows[i].demand_kind =
+			tier_demand_to_string(tier_share_demand_kind(share, k)) ?: "resident";
+		rows[i].demand = tier_share_demand(share, k);
+	}
+	return r < 0 ? r : 0;
 }
 
 static const char *fmt_percent(uint64_t part, uint64_t whole, char buf[static SIZE_BUF])
@@ -441,12 +443,6 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	if (r < 0) {
 		rc = fail(r, "cannot compute the fast-tier targets");
 		goto out;
-	}
-	{
-		_cleanup_(tier_share_freep) struct tier_share *hot = status_hot_load(t);
-
-		for (size_t i = 0; i < n_rows; i++)
-			rows[i].hot_read = status_hot_of(hot, rows[i].path);
 	}
 table:
 	for (size_t i = 0; i < n_rows && !t->json; i++) {

@@ -821,6 +821,15 @@ static int fair_damon(void *userdata, size_t n, const struct fair_decision *dec)
 static void damon_schedule_in(struct manager *m, uint64_t usec);
 static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata);
 
+/* The once-a-second damon-goal timer runs while there is something for it:
+ * demotion goals to feed, hot sets to read, schemes waiting for their
+ * quota to hold (damon_driver_arm()). */
+static bool damon_goal_timer_wanted(const struct manager *m)
+{
+	return damon_driver_has_demote(m->damon) || damon_driver_has_hot(m->damon) ||
+	       damon_driver_arming(m->damon);
+}
+
 /* Hot sets are measured where a class shares by them (demand = hot): the
  * measurement walks the monitored memory once per memcg and second. */
 static bool damon_hot_wanted(const struct manager *m)
@@ -962,8 +971,7 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 		(void)damon_driver_goals(m->damon, &plan);
 	/* demotion schemes run: feed their goals every second; hot sets:
 	 * read them */
-	if (r >= 0 && (damon_driver_has_demote(m->damon) || damon_driver_has_hot(m->damon) ||
-		       damon_driver_arming(m->damon))) {
+	if (r >= 0 && damon_goal_timer_wanted(m)) {
 		int enabled = SD_EVENT_OFF;
 
 		if (!m->damon_goal_timer ||
@@ -1012,9 +1020,7 @@ static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata)
 	struct manager *m = userdata;
 	int r;
 
-	if (!m->damon || m->exiting || !m->topo ||
-	    (!damon_driver_has_demote(m->damon) && !damon_driver_has_hot(m->damon) &&
-	     !damon_driver_arming(m->damon))) {
+	if (!m->damon || m->exiting || !m->topo || !damon_goal_timer_wanted(m)) {
 		log_debug("DAMON: goal timer stops (no demotion, hot-set or arming scheme)");
 		return 0;	/* re-armed by the sync that adds demotion */
 	}
