@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "damon.h"
@@ -27,6 +28,20 @@
 /* The ownership record is a few short lines. */
 #define DAMON_OWNER_MAX 4096u
 #define DAMON_OWNER_MAGIC "tierd-damon-owner 1"
+
+/*
+ * DAMON's sysfs takes its one lock with mutex_trylock() in state, pid,
+ * nr_kdamonds, memcg_path and the region files (6.12, mm/damon/sysfs*.c)
+ * and answers -EBUSY when someone holds it: a running kdamond takes it
+ * at every aggregation (damon_sysfs_cmd_request_callback()), and so does
+ * any other reader.  A read never means -EBUSY otherwise, so an attribute
+ * is tried again, DAMON_BUSY_TRIES times at most, DAMON_BUSY_WAIT_NS
+ * apart: at most ~16 ms, and only while the lock is contended.  A write
+ * that means it (state "on" while running) costs the same and still
+ * returns -EBUSY.
+ */
+#define DAMON_BUSY_TRIES 16
+#define DAMON_BUSY_WAIT_NS 1000000L
 
 /* Directories opened during one tier_damon_stage(): a scheme's dozens of
  * attributes are written below a few directories, and walking each path
@@ -235,6 +250,14 @@ static int vpath_open(int dfd, char **ret_name, const char *fmt, va_list ap)
 	return fd;
 }
 
+/* DAMON's lock is held: let its holder finish (see DAMON_BUSY_TRIES). */
+static void busy_wait(void)
+{
+	const struct timespec ts = { .tv_nsec = DAMON_BUSY_WAIT_NS };
+
+	nanosleep(&ts, NULL);
+}
+
 static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ...)
 	_printf_(3, 4);
 static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ...)
@@ -255,8 +278,13 @@ static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ..
 	va_end(ap);
 	if (fd < 0)
 		return fd;
-	r = read_file_at_max(fd, name, DAMON_ATTR_MAX, READ_NOFOLLOW | READ_SHORT_EOF, &buf,
-			     &size);
+	for (unsigned i = 0;; i++) {
+		r = read_file_at_max(fd, name, DAMON_ATTR_MAX, READ_NOFOLLOW | READ_SHORT_EOF,
+				     &buf, &size);
+		if (r != -EBUSY || i + 1 >= DAMON_BUSY_TRIES)
+			break;
+		busy_wait();
+	}
 	if (borrowed)
 		fd = -1;	/* the cache's */
 	if (r < 0)
@@ -285,7 +313,12 @@ static int attr_write(const struct tier_damon *d, const char *value, const char 
 	va_end(ap);
 	if (fd < 0)
 		return fd;
-	r = sysfs_write_at(fd, name, value);
+	for (unsigned i = 0;; i++) {
+		r = sysfs_write_at(fd, name, value);
+		if (r != -EBUSY || i + 1 >= DAMON_BUSY_TRIES)
+			break;
+		busy_wait();
+	}
 	if (borrowed)
 		fd = -1;	/* the cache's */
 	return r;

@@ -671,6 +671,70 @@ static int stage_stat(struct tier_damon *d, unsigned idx, const struct tier_damo
 }
 
 /*
+ * DAMON's sysfs answers -EBUSY to a reader while anyone holds its lock
+ * (the kdamond at every aggregation, another reader): a tierd restarted
+ * beside a running kdamond once failed CI on it.  Two raw readers of
+ * state and pid show how often that happens here; the library, reading
+ * beside them, must never fail.
+ */
+#define BUSY_READS 3000
+
+static void busy_reads(struct tier_damon *d, unsigned idx)
+{
+	char path[128];
+	unsigned lib_errors = 0, raw_busy = 0;
+	int pfd[2], status;
+	pid_t pids[2];
+
+	snprintf(path, sizeof(path), DAMON_ADMIN "/kdamonds/%u/state", idx);
+	if (pipe(pfd) < 0) {
+		msg("FAIL: pipe: %s", strerror(errno));
+		failures++;
+		return;
+	}
+	for (int c = 0; c < 2; c++) {
+		pids[c] = fork();
+		if (pids[c] == 0) {
+			unsigned busy = 0;
+			char buf[64];
+
+			close(pfd[0]);
+			for (int i = 0; i < BUSY_READS; i++) {
+				int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+				if (fd < 0)
+					_exit(1);
+				if (read(fd, buf, sizeof(buf)) < 0 && errno == EBUSY)
+					busy++;
+				close(fd);
+			}
+			if (write(pfd[1], &busy, sizeof(busy)) != sizeof(busy))
+				_exit(1);
+			_exit(0);
+		}
+	}
+	close(pfd[1]);
+	for (int i = 0; i < BUSY_READS; i++) {
+		struct tier_damon_kdamond k;
+
+		if (tier_damon_kdamond_get(d, idx, &k) < 0 || !k.running)
+			lib_errors++;
+	}
+	for (int c = 0; c < 2; c++) {
+		unsigned busy = 0;
+
+		if (pids[c] > 0 && read(pfd[0], &busy, sizeof(busy)) == sizeof(busy))
+			raw_busy += busy;
+		if (pids[c] > 0)
+			waitpid(pids[c], &status, 0);
+	}
+	close(pfd[0]);
+	CHECK(lib_errors == 0,
+	      "%d reads of state and pid beside two raw readers: %u failed (the raw readers saw -EBUSY %u times in %d reads)",
+	      BUSY_READS, lib_errors, raw_busy, 2 * BUSY_READS);
+}
+
+/*
  * damon-reclaim: ownership across a crash, on the real sysfs.  A child
  * (the "tierd" that crashes) adds a kdamond, stages, starts it, saves the
  * record in /run and is SIGKILLed; the kdamond keeps running.  The parent
@@ -709,11 +773,23 @@ int case_damon_reclaim(const char *name)
 		unsigned idx;
 		uint64_t fp;
 
-		if (tier_damon_open("/sys", "/proc", &cd) < 0 || tier_damon_kdamond_add(cd, &idx) < 0 ||
-		    stage_stat(cd, idx, ranges, nr_ranges, "/", &fp) < 0 ||
-		    tier_damon_start(cd, idx) < 0 || tier_damon_owner_of(cd, idx, fp, &o) < 0 ||
-		    tier_damon_owner_save(run_fd, OWNER_FILE, &o) < 0)
+		const char *step = "open";
+
+		r = tier_damon_open("/sys", "/proc", &cd);
+		if (r == 0 && (step = "add a kdamond", 1))
+			r = tier_damon_kdamond_add(cd, &idx);
+		if (r == 0 && (step = "stage", 1))
+			r = stage_stat(cd, idx, ranges, nr_ranges, "/", &fp);
+		if (r == 0 && (step = "start", 1))
+			r = tier_damon_start(cd, idx);
+		if (r == 0 && (step = "read its owner", 1))
+			r = tier_damon_owner_of(cd, idx, fp, &o);
+		if (r == 0 && (step = "save the record", 1))
+			r = tier_damon_owner_save(run_fd, OWNER_FILE, &o);
+		if (r < 0) {
+			msg("  child: %s: %s", step, strerror(-r));
 			_exit(1);
+		}
 		/* the crash */
 		raise(SIGKILL);
 		_exit(2);
@@ -731,6 +807,7 @@ int case_damon_reclaim(const char *name)
 	      "the kdamond outlived it (pid %d, running %d)", k.pid, k.running);
 	r = tier_damon_reclaim(d, &rec, &running);
 	CHECK(r == 0 && running, "restarted: reclaimed, running (%s)", r < 0 ? strerror(-r) : "ok");
+	busy_reads(d, rec.index);
 
 	/* an admin stops it: still ours, by its staged input */
 	r = tier_damon_stop(d, rec.index);
