@@ -124,6 +124,57 @@ static int probe_knob(const char *cgroup_root, const char *procfs_root,
 	return vmstat_has(procfs_root, "numa_promo_pte_updates", &p->knob);
 }
 
+/* MGLRU: <sys>/kernel/mm/lru_gen/enabled ("0x0007"; 0x0000 off); absent:
+ * a kernel without CONFIG_LRU_GEN, off.  1, 0, -1 unreadable. */
+static int lru_gen_enabled(const char *sysfs_root)
+{
+	_cleanup_free_ char *path = NULL, *v = NULL;
+	unsigned long x;
+	char *end;
+	int r;
+
+	if (path_join(&path, sysfs_root, "kernel/mm/lru_gen/enabled", NULL) < 0)
+		return -1;
+	r = sysfs_read(path, &v);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return -1;
+	errno = 0;
+	x = strtoul(v, &end, 0);
+	if (errno || end == v)
+		return -1;
+	return x != 0;
+}
+
+int tier_pagecache_read_seen(const struct tier_backend_probe *p, const char **ret_why)
+{
+	const char *why;
+	int r;
+
+	if (p->knob) {
+		r = 1;
+		why = "the tierd series (memory.numa_balancing present) clears the idle flag of "
+		      "page cache read with read(2), MGLRU on or off";
+	} else if (p->lru_gen == 0) {
+		r = 1;
+		why = "MGLRU off (/sys/kernel/mm/lru_gen/enabled 0x0000, or not built)";
+	} else if (p->lru_gen > 0) {
+		r = 0;
+		why = "MGLRU on: 6.12's folio_mark_accessed() leaves DAMON's idle flag set, so "
+		      "DAMON never sees page cache read with read(2) (mapped page cache and "
+		      "buffered writes it does see); the tierd series fixes that, or echo 0 > "
+		      "/sys/kernel/mm/lru_gen/enabled";
+	} else {
+		r = -1;
+		why = "unknown: /sys/kernel/mm/lru_gen/enabled unreadable (with MGLRU on, DAMON "
+		      "does not see page cache read with read(2) on a stock kernel)";
+	}
+	if (ret_why)
+		*ret_why = why;
+	return r;
+}
+
 int tier_backend_probe(const char *cgroup_root, const char *sysfs_root, const char *procfs_root,
 		       const struct tier_topology *topo, struct tier_backend_probe *ret)
 {
@@ -144,6 +195,7 @@ int tier_backend_probe(const char *cgroup_root, const char *sysfs_root, const ch
 	if (tier_damon_modules_enabled(sysfs_root, &p.damon_modules) < 0)
 		p.damon_modules = 0;
 	p.n_tiers = topo ? tier_topology_tier_count(topo) : 0;
+	p.lru_gen = lru_gen_enabled(sysfs_root);
 	*ret = p;
 	return 0;
 fail:

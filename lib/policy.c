@@ -437,6 +437,7 @@ static void begin_section(struct parser *ps, char *name)
 		c->pub.line = ps->lineno;
 		c->pub.mode = TIER_MODE_INHERIT;
 		c->pub.weight = 100;
+		c->page_cache = true;
 		if (!c->pub.name ||
 		    name_table_add(&p->class_names, p, class_name_of, p->n_classes - 1) < 0)
 			ps->oom = true;
@@ -638,6 +639,7 @@ static const char *const class_keys[_CK_MAX] = {
 	[CK_MEMORY_HIGH] = "memory_high",
 	[CK_DEMAND] = "demand",
 	[CK_PROMOTE_BUDGET] = "promote_budget",
+	[CK_PAGE_CACHE] = "page_cache",
 };
 
 static void class_key(struct parser *ps, const char *key, const char *value)
@@ -702,6 +704,14 @@ static void class_key(struct parser *ps, const char *key, const char *value)
 			c->promote_budget = a.value;
 		break;
 	}
+	case CK_PAGE_CACHE:
+		if (strcmp(value, "on") == 0)
+			c->page_cache = true;
+		else if (strcmp(value, "off") == 0)
+			c->page_cache = false;
+		else
+			perr(ps, "invalid page_cache '%s' (expected on or off)", value);
+		break;
 	}
 }
 
@@ -1454,6 +1464,11 @@ enum tier_demand tier_class_demand(const struct tier_policy *policy, const struc
 uint64_t tier_class_promote_budget(const struct tier_class *cls)
 {
 	return cls ? class_of(cls)->promote_budget : 0;
+}
+
+bool tier_class_page_cache(const struct tier_class *cls)
+{
+	return cls && class_of(cls)->page_cache;
 }
 
 uint64_t tier_demand_hot(uint64_t hot, uint64_t resident, unsigned margin_bp)

@@ -22,6 +22,7 @@ enum {
 	CK_MEMORY_HIGH,
 	CK_DEMAND,
 	CK_PROMOTE_BUDGET,
+	CK_PAGE_CACHE,
 	_CK_MAX,
 };
 
@@ -31,6 +32,7 @@ struct policy_class {
 	/* keys outside libtier's ABI (tier-internal.h accessors) */
 	enum tier_demand demand;	/* DEFAULT: [daemon] demand */
 	uint64_t promote_budget;	/* bytes per second, 0: none */
+	bool page_cache;		/* tierd promotes its hot page cache through DAMON */
 };
 
 struct policy_rule {

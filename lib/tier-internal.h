@@ -80,6 +80,10 @@ const struct tier_daemon_config *tier_policy_daemon(const struct tier_policy *po
 enum tier_demand tier_class_demand(const struct tier_policy *policy, const struct tier_class *cls);
 /* The class's promote_budget (bytes per second), 0: none. */
 uint64_t tier_class_promote_budget(const struct tier_class *cls);
+/* The class's page_cache (default on): tierd promotes its hot page cache
+ * through DAMON, where its effective mode is promote or full (no class:
+ * false). */
+bool tier_class_page_cache(const struct tier_class *cls);
 /* "resident", "hot" (NULL for DEFAULT). */
 const char *tier_demand_to_string(enum tier_demand d);
 int tier_demand_from_string(const char *s, enum tier_demand *ret);
@@ -210,6 +214,7 @@ struct tier_backend_probe {
 	bool damon;			/* <sys>/kernel/mm/damon/admin is a directory */
 	unsigned damon_modules;		/* TIER_DAMON_MODULE_* enabled (lib/damon.h) */
 	unsigned n_tiers;		/* memory tiers (0: topology not known) */
+	int lru_gen;			/* MGLRU: 1 on, 0 off (or not built), -1 unreadable */
 };
 
 struct tier_backend_choice {
@@ -254,6 +259,16 @@ int tier_backend_choose(enum tier_backend requested, const char *cgroup_root,
 			const char *sysfs_root, const char *procfs_root,
 			const struct tier_topology *topo, struct tier_backend_choice *ret);
 void tier_backend_choice_done(struct tier_backend_choice *c);
+
+/*
+ * Does DAMON see page cache read with read(2) (unmapped: no PTE's accessed
+ * bit), so that tierd's page-cache schemes can promote it?  Pure.  With
+ * the series (probe->knob): yes (it clears the idle flag in
+ * folio_mark_accessed() under MGLRU too).  A stock 6.12: only with MGLRU
+ * off, where folio_mark_accessed() clears it.  1 yes, 0 no, -1 unknown
+ * (MGLRU unreadable); *ret_why (may be NULL): one static line.
+ */
+int tier_pagecache_read_seen(const struct tier_backend_probe *probe, const char **ret_why);
 
 /* ------------------------------------------------------------------------
  * Annotation records: annotations for readers without CAP_SYS_ADMIN

@@ -325,6 +325,40 @@ static char *classes_setting(const struct tier_policy *policy, int fam)
 	return s;
 }
 
+/* Does DAMON see page cache read with read(2) here: 1, 0, -1 unknown;
+ * *why: one line.  Without DAMON's sysfs interface: 0. */
+static int pagecache_seen(const struct doctor *d, const char **why)
+{
+	if (!d->damon) {
+		*why = "no DAMON sysfs interface";
+		return 0;
+	}
+	return tier_pagecache_read_seen(&d->choice.probe, why);
+}
+
+/* The classes whose hot page cache tierd is asked to promote: mode promote
+ * or full, page_cache on; ", "-separated, NULL if none. */
+static char *classes_page_cache(const struct tier_policy *policy)
+{
+	char *s = NULL;
+
+	for (size_t i = 0; policy && i < tier_policy_class_count(policy); i++) {
+		const struct tier_class *c = tier_policy_class(policy, i);
+		char *n;
+
+		if ((c->mode != TIER_MODE_PROMOTE && c->mode != TIER_MODE_FULL) ||
+		    !tier_class_page_cache(c))
+			continue;
+		if (asprintf(&n, "%s%s%s", s ?: "", s ? ", " : "", c->name) < 0) {
+			free(s);
+			return NULL;
+		}
+		free(s);
+		s = n;
+	}
+	return s;
+}
+
 /* The verdict: problems (tierd cannot tier cgroups here) and warnings. */
 static int judge(struct doctor *d)
 {
@@ -366,6 +400,15 @@ static int judge(struct doctor *d)
 		r = warning(d, "kernel.numa_balancing = %ld promotes every cgroup's pages behind "
 			    "DAMON's back (sysctl kernel.numa_balancing=0 leaves promotion to the "
 			    "policy)", d->sysctl);
+	/* not a problem: tierd still tiers everything else */
+	if (r >= 0 && d->damon && (c->backend == TIER_BACKEND_KNOB || c->backend == TIER_BACKEND_DAMON)) {
+		_cleanup_free_ char *cls = classes_page_cache(d->policy);
+		const char *why;
+
+		if (cls && pagecache_seen(d, &why) == 0)
+			r = warning(d, "page cache read with read(2) is not promoted here "
+				    "(page_cache = on in classes %s): %s", cls, why);
+	}
 	if (r >= 0 && d->policy_state && strcmp(d->policy_state, "missing") == 0)
 		r = warning(d, "no policy at %s: tierd would manage nothing (tierd.conf(5))",
 			    d->config);
@@ -450,6 +493,13 @@ static void print_text(struct tierctl *t, struct doctor *d, const struct family 
 		printf("; DAMON_RECLAIM %s, DAMON_LRU_SORT %s\n",
 		       p->damon_modules & TIER_DAMON_MODULE_RECLAIM ? "on" : "off",
 		       p->damon_modules & TIER_DAMON_MODULE_LRU_SORT ? "on" : "off");
+	}
+	{
+		const char *why;
+		int seen = pagecache_seen(d, &why);
+
+		printf("page cache via DAMON: %s (%s)\n",
+		       seen > 0 ? "yes" : seen == 0 ? "no" : "unknown", esc(why));
 	}
 	printf("backend:        %s (%s)\n", tier_backend_to_string(d->choice.backend),
 	       esc(d->choice.reason));
@@ -574,6 +624,18 @@ static void print_json(struct tierctl *t, struct doctor *d, const struct family 
 	}
 	json_kv_bool(j, "damon_reclaim", p->damon_modules & TIER_DAMON_MODULE_RECLAIM);
 	json_kv_bool(j, "damon_lru_sort", p->damon_modules & TIER_DAMON_MODULE_LRU_SORT);
+	json_object_end(j);
+
+	/* does DAMON see page cache read with read(2) (page_cache = on) */
+	json_key(j, "page_cache");
+	json_object_begin(j);
+	{
+		const char *why;
+
+		json_tristate(j, "read_seen", pagecache_seen(d, &why));
+		json_kv_string(j, "why", why);
+	}
+	json_tristate(j, "mglru", p->lru_gen);
 	json_object_end(j);
 
 	json_key(j, "backend");

@@ -54,6 +54,10 @@ struct explain_view {
 	const char *demand_wanted;	/* what the class asks for */
 	uint64_t hot_age_usec;		/* UINT64_MAX: unknown (from tierd: fresh) */
 	uint64_t promote_budget;	/* bytes per second, 0: none */
+	const char *page_cache;		/* "on", "off"; NULL: not known (an older tierd) */
+	/* whether page_cache takes effect here: "yes", "partly", "no",
+	 * "unknown" (page_cache_effect()), and why */
+	const char *page_cache_effect, *page_cache_why;
 };
 
 static void view_init(struct explain_view *x)
@@ -112,6 +116,7 @@ static void view_from_plan(struct explain_view *x, const struct tier_plan_entry 
 			x->amount[i].bytes = bytes[i];
 		}
 	}
+	x->page_cache = tier_class_page_cache(c) ? "on" : "off";
 	x->desired_mode = tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &mode) == 0 ?
 				  mode_str((enum tier_mode)mode) :
 				  NULL;
@@ -153,6 +158,7 @@ static const struct {
 	VIEW_U64("resident_bytes", resident),
 	VIEW_U64("hot_bytes", hot),
 	VIEW_U64("promote_budget_bytes", promote_budget),
+	VIEW_STR("page_cache", page_cache),
 };
 
 static void view_set(struct explain_view *x, const char *k, const char *v)
@@ -197,6 +203,60 @@ static int view_from_reply(struct explain_view *x, sd_bus_message *reply)
 	if (x->managed && (!x->rule || !x->class_name))
 		return -EBADMSG;
 	return sd_bus_message_exit_container(reply);
+}
+
+/*
+ * Does the class's page_cache take effect here (backend b, probe p)?  Its
+ * promote or full class asks tierd to promote the cgroup's hot page cache
+ * through DAMON (knob backend: schemes of their own, as NUMA balancing
+ * cannot fault on read(2)-only page cache; damon backend: the promotion
+ * schemes, which take page cache unless page_cache is off).
+ */
+static void page_cache_effect(struct explain_view *x, enum tier_backend b,
+			      const struct tier_backend_probe *p)
+{
+	bool promotes = x->class_mode && (strcmp(x->class_mode, "promote") == 0 ||
+					  strcmp(x->class_mode, "full") == 0);
+	const char *why = NULL;
+	int seen;
+
+	x->page_cache_effect = "no";
+	if (!x->page_cache) {
+		x->page_cache_effect = "unknown";
+		x->page_cache_why = "tierd does not say (older than page_cache)";
+		return;
+	}
+	if (!promotes) {
+		x->page_cache_why = "the class's mode does not promote (only promote and full do)";
+		return;
+	}
+	if (b != TIER_BACKEND_KNOB && b != TIER_BACKEND_DAMON) {
+		x->page_cache_why = "no tiering backend here";
+		return;
+	}
+	if (strcmp(x->page_cache, "off") == 0) {
+		x->page_cache_why = b == TIER_BACKEND_KNOB ?
+			"off: NUMA balancing promotes only what tasks fault on, so page cache read "
+			"with read(2) stays where it is" :
+			"off: the class's promotion schemes leave page cache out (anonymous memory "
+			"only)";
+		return;
+	}
+	if (!p->damon) {
+		x->page_cache_why = "no DAMON sysfs interface";
+		return;
+	}
+	seen = tier_pagecache_read_seen(p, &why);
+	if (seen > 0) {
+		x->page_cache_effect = "yes";
+		x->page_cache_why = b == TIER_BACKEND_KNOB ?
+			"tierd's DAMON page-cache schemes (migrate_hot, anonymous memory left to "
+			"NUMA balancing)" :
+			"the class's promotion schemes take page cache too";
+		return;
+	}
+	x->page_cache_effect = seen == 0 ? "partly" : "unknown";
+	x->page_cache_why = why;
 }
 
 /* The fair share: the target and what demand it was computed from. */
@@ -266,6 +326,10 @@ static void explain_text(const struct explain_view *x, const char *cg)
 	}
 	if (x->promote_budget)
 		printf("%-16s %s/s\n", "promote budget:", fmt_size(x->promote_budget, b));
+	if (x->page_cache_effect)
+		printf("%-16s %s (takes effect here: %s: %s)\n", "page cache:",
+		       x->page_cache ? esc(x->page_cache) : "?", x->page_cache_effect,
+		       esc(x->page_cache_why));
 	explain_share_text(x);
 }
 
@@ -324,6 +388,12 @@ static void explain_json(struct json *j, const struct explain_view *x, const cha
 		json_kv_uint(j, "promote_budget_bytes_per_second", x->promote_budget);
 	else
 		json_kv_null(j, "promote_budget_bytes_per_second");
+	json_kv_string(j, "page_cache", x->page_cache);
+	json_object_end(j);
+	json_key(j, "page_cache");
+	json_object_begin(j);
+	json_kv_string(j, "effect", x->page_cache_effect);
+	json_kv_string(j, "why", x->page_cache_why);
 	json_object_end(j);
 	json_kv_string(j, "desired_mode", x->desired_mode);
 	json_key(j, "share");
@@ -471,6 +541,23 @@ int verb_explain(struct tierctl *t, int argc, char **argv)
 		}
 	}
 	ctx = s.ctx;
+	if (x.managed) {
+		/* the backend tierd uses (the policy's, or auto with tierd's) */
+		struct tier_topology *topo = s.topo;
+		struct tier_backend_choice bc;
+
+		if (!topo && tier_topology_read(ctx, &topo) < 0)
+			topo = NULL;
+		if (tier_backend_choose(s.policy ? tier_policy_daemon(s.policy)->backend :
+						   TIER_BACKEND_AUTO,
+					tier_ctx_get_cgroup_root(ctx), t->sysfs_root, t->procfs_root,
+					topo, &bc) == 0) {
+			page_cache_effect(&x, bc.backend, &bc.probe);
+			tier_backend_choice_done(&bc);
+		}
+		if (topo != s.topo)
+			tier_topology_free(topo);
+	}
 
 	if (strcmp(cg, "/") == 0) {
 		cur_r = -EOPNOTSUPP;

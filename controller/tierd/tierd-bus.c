@@ -528,6 +528,8 @@ static int append_share(sd_bus_message *reply, struct manager *m, const char *cg
 		r = append_pair_u64(reply, "promote_budget_bytes", budget);
 	if (r >= 0 && wanted)
 		r = append_pair(reply, "demand_wanted", wanted);
+	if (r >= 0)
+		r = append_pair(reply, "page_cache", tier_class_page_cache(c) ? "on" : "off");
 	if (!d || r < 0)
 		return r;
 	r = append_pair_u64(reply, "target_bytes", d->target);

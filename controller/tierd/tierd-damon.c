@@ -118,13 +118,9 @@ uint64_t damon_promote_quota(const struct damon_managed *managed, size_t n_manag
 	return best;
 }
 
-/* A want of kind k for memcg, at the end of p. */
-static int plan_push(struct damon_plan *p, size_t *alloc, const char *memcg, enum damon_kind k,
-		     uint64_t goal_current, uint64_t quota_bytes)
+/* Want w (its memcg copied) at the end of p. */
+static int plan_push(struct damon_plan *p, size_t *alloc, const char *memcg, struct damon_want w)
 {
-	struct damon_want w = { .kind = k, .goal_current = goal_current,
-				.quota_bytes = quota_bytes };
-
 	w.memcg = strdup(memcg);
 	if (!w.memcg || ARRAY_PUSH(p->w, p->n, *alloc, w) < 0) {
 		free(w.memcg);
@@ -137,23 +133,27 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
 		     size_t n_fair, unsigned flags, struct damon_plan *ret)
 {
+	static const enum damon_kind kinds[] = { DAMON_PROMOTE, DAMON_DEMOTE, DAMON_HOT,
+						 DAMON_PAGECACHE };
 	struct damon_plan p = {};
 	size_t alloc = 0;
 	bool any_hot = false;
 
 	if ((n_managed && !managed) || (n_memcgs && !memcgs) || (n_fair && !fair) || !ret ||
-	    (flags & ~(DAMON_PLAN_TIERING | DAMON_PLAN_HOT)))
+	    (flags & ~(DAMON_PLAN_TIERING | DAMON_PLAN_HOT | DAMON_PLAN_PAGECACHE)))
 		return -EINVAL;
 	for (size_t i = 0; i < n_memcgs; i++) {
 		enum tier_mode eff = TIER_MODE_INHERIT;
 		const struct damon_fair *sharer = NULL;
-		bool any = false;
+		bool any = false, page_cache = true, promotes;
 
 		/* the effective mode: the most restrictive of the managed
-		 * cgroups at or above it, as memory.numa_balancing would be */
+		 * cgroups at or above it, as memory.numa_balancing would be;
+		 * page_cache likewise (one class with it off: off) */
 		for (size_t j = 0; j < n_managed; j++)
 			if (path_covers(managed[j].path, memcgs[i])) {
 				eff = tier_mode_restrict(eff, managed[j].mode);
+				page_cache &= !managed[j].no_page_cache;
 				any = true;
 			}
 		/* the sharer that accounts for it: the top-most (libtier's
@@ -164,18 +164,22 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				sharer = &fair[j];
 		if (!any && !sharer)
 			continue;
-		for (int k = DAMON_PROMOTE; k <= DAMON_HOT; k++) {
-			struct damon_want w = { .kind = (enum damon_kind)k };
+		promotes = any && (eff == TIER_MODE_PROMOTE || eff == TIER_MODE_FULL) &&
+			   !(sharer && sharer->throttled);
+		for (size_t ki = 0; ki < ARRAY_SIZE(kinds); ki++) {
+			enum damon_kind k = kinds[ki];
+			struct damon_want w = { .kind = k };
 
 			if (k == DAMON_HOT) {
 				if (!(flags & DAMON_PLAN_HOT) || !any)
 					continue;
+			} else if (k == DAMON_PAGECACHE) {
+				if (!(flags & DAMON_PLAN_PAGECACHE) || !promotes || !page_cache)
+					continue;
 			} else if (!(flags & DAMON_PLAN_TIERING)) {
 				continue;
 			}
-			if (k == DAMON_PROMOTE &&
-			    (!any || (eff != TIER_MODE_PROMOTE && eff != TIER_MODE_FULL) ||
-			     (sharer && sharer->throttled)))
+			if (k == DAMON_PROMOTE && !promotes)
 				continue;
 			if (k == DAMON_DEMOTE && (!sharer || !damon_fair_contended(sharer)))
 				continue;
@@ -190,19 +194,21 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				if (w.quota_bytes < DAMON_DEMOTE_MIN_BYTES)
 					w.quota_bytes = DAMON_DEMOTE_MIN_BYTES;
 			}
-			if (k == DAMON_PROMOTE)
+			if (k == DAMON_PROMOTE || k == DAMON_PAGECACHE)
 				w.quota_bytes = damon_promote_quota(managed, n_managed, memcgs,
 								    n_memcgs, memcgs[i]);
+			/* DAMON's promotion takes page cache and anon alike:
+			 * page_cache off leaves it anon */
+			w.anon_only = k == DAMON_PROMOTE && !page_cache;
 			any_hot |= k == DAMON_HOT;
-			if (plan_push(&p, &alloc, memcgs[i], w.kind, w.goal_current,
-				      w.quota_bytes) < 0) {
+			if (plan_push(&p, &alloc, memcgs[i], w) < 0) {
 				damon_plan_done(&p);
 				return -ENOMEM;
 			}
 		}
 	}
 	/* the clock of the hot schemes (never dropped: they need it) */
-	if (any_hot && plan_push(&p, &alloc, "", DAMON_CLOCK, 0, 0) < 0) {
+	if (any_hot && plan_push(&p, &alloc, "", (struct damon_want){ .kind = DAMON_CLOCK }) < 0) {
 		damon_plan_done(&p);
 		return -ENOMEM;
 	}
@@ -218,7 +224,7 @@ bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
 		if (a->w[i].kind != b->w[i].kind || a->w[i].quota_bytes != b->w[i].quota_bytes ||
-		    strcmp(a->w[i].memcg, b->w[i].memcg))
+		    a->w[i].anon_only != b->w[i].anon_only || strcmp(a->w[i].memcg, b->w[i].memcg))
 			return false;
 	return true;
 }
@@ -512,7 +518,8 @@ int damon_layout_read(const struct tier_topology *topo, const char *procfs_root,
 struct slot {
 	char *memcg;			/* NULL: free, an inert scheme */
 	enum damon_kind kind;
-	uint64_t quota_bytes;		/* DEMOTE, PROMOTE */
+	uint64_t quota_bytes;		/* DEMOTE, PROMOTE, PAGECACHE */
+	bool anon_only;			/* PROMOTE */
 	uint64_t goal;			/* DEMOTE: the goal's current value staged */
 	/* HOT and CLOCK: sz_applied (sz_tried) at the start of the window,
 	 * valid once read after the scheme was committed; HOT: the result */
@@ -545,7 +552,8 @@ struct slot {
 
 static bool want_needs_arming(enum damon_kind kind, uint64_t quota_bytes)
 {
-	return kind == DAMON_DEMOTE || (kind == DAMON_PROMOTE && quota_bytes);
+	return kind == DAMON_DEMOTE ||
+	       ((kind == DAMON_PROMOTE || kind == DAMON_PAGECACHE) && quota_bytes);
 }
 
 /* Scheme indexes come in chunks: nr_schemes (whose every change makes the
@@ -574,6 +582,7 @@ struct damon_driver {
 	size_t n_fast_filters, n_slow_filters;
 	damon_log_fn log;
 	void *userdata;
+	const char *what;		/* what is lost while busy ("tiering") */
 
 	bool have;			/* a kdamond of ours: index */
 	unsigned index;
@@ -669,6 +678,7 @@ int damon_driver_new(const struct damon_driver_args *args, struct damon_driver *
 	drv->slow_nid = args->slow_nid;
 	drv->log = args->log;
 	drv->userdata = args->userdata;
+	drv->what = args->what ?: "tiering";
 	drv->memcg_prefix = strdup(args->memcg_prefix ?: "");
 	r = drv->memcg_prefix ? 0 : -ENOMEM;
 	if (r == 0)
@@ -825,12 +835,12 @@ static int check_ours(struct damon_driver *drv)
 	return 0;
 }
 
-/* The scheme of want w (filters in buf, at least n_slow/n_fast + 1). */
+/* The scheme of want w (filters in buf, at least n_slow/n_fast + 2). */
 static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char **memcg_path,
 		     struct tier_damon_filter *buf, struct tier_damon_goal *goal,
 		     struct tier_damon_scheme *ret)
 {
-	bool promote = w->kind == DAMON_PROMOTE;
+	bool promote = w->kind == DAMON_PROMOTE || w->kind == DAMON_PAGECACHE;
 	const struct tier_damon_filter *tf = promote ? drv->slow_filters : drv->fast_filters;
 	size_t n_tf = promote ? drv->n_slow_filters : drv->n_fast_filters;
 	struct tier_damon_scheme s = {
@@ -880,6 +890,14 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 	memcpy(buf, tf, n_tf * sizeof(*tf));
 	buf[n_tf] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG, .matching = false,
 						.memcg_path = *memcg_path };
+	if (w->kind == DAMON_PAGECACHE || (w->kind == DAMON_PROMOTE && w->anon_only)) {
+		/* page cache only (anonymous folios out: the knob promotes
+		 * them), or anon only (everything not anonymous out: the
+		 * class's page_cache is off) */
+		buf[n_tf + 1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ANON,
+							    .matching = w->kind == DAMON_PAGECACHE };
+		s.nr_filters++;
+	}
 	if (promote && w->quota_bytes) {
 		/* the budget: the hottest first, this much per reset interval
 		 * (DAMON charges the regions it tries, whatever the filters
@@ -955,6 +973,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 
 			if (!taken[j] && o->memcg && o->kind == plan->w[i].kind &&
 			    o->quota_bytes == plan->w[i].quota_bytes &&
+			    o->anon_only == plan->w[i].anon_only &&
 			    !strcmp(o->memcg, plan->w[i].memcg)) {
 				taken[j] = true;
 				slot_of[i] = j;
@@ -1014,6 +1033,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 			goto oom;
 		x->kind = plan->w[i].kind;
 		x->quota_bytes = plan->w[i].quota_bytes;
+		x->anon_only = plan->w[i].anon_only;
 		if (changed[slot_of[i]]) {
 			x->goal = plan->w[i].goal_current;
 			x->arming = want_needs_arming(x->kind, x->quota_bytes) ? DAMON_ARM_TICKS : 0;
@@ -1049,8 +1069,9 @@ oom:
 static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
 		 const bool *changed, bool keep_regions, uint64_t *ret_fp)
 {
+	/* each scheme's filters: a tier's addr filters, memcg, anon */
 	size_t nf = (drv->n_slow_filters > drv->n_fast_filters ? drv->n_slow_filters
-									      : drv->n_fast_filters) + 1;
+									      : drv->n_fast_filters) + 2;
 	_cleanup_free_ struct tier_damon_scheme *schemes = calloc(n ?: 1, sizeof(*schemes));
 	_cleanup_free_ struct tier_damon_filter *filters = calloc((n ?: 1) * nf, sizeof(*filters));
 	_cleanup_free_ struct tier_damon_goal *goals = calloc(n ?: 1, sizeof(*goals));
@@ -1074,7 +1095,8 @@ static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct damon_want w = { .memcg = slots[i].memcg, .kind = slots[i].kind,
 					.goal_current = slots[i].goal,
-					.quota_bytes = slots[i].quota_bytes };
+					.quota_bytes = slots[i].quota_bytes,
+					.anon_only = slots[i].anon_only };
 
 		if (!slots[i].memcg) {
 			schemes[i] = inert_scheme;
@@ -1173,15 +1195,15 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 			if (!drv->said_busy)
 				dlog(drv, LOG_WARNING, 0, "DAMON: another kdamond runs (an admin's or "
 				     "another program's), so tierd cannot add its own "
-				     "(nr_kdamonds cannot change while one runs); no tiering through "
-				     "DAMON until it stops, retrying on every rebalance");
+				     "(nr_kdamonds cannot change while one runs); no %s through "
+				     "DAMON until it stops, retrying on every rebalance", drv->what);
 			drv->said_busy = true;
 			drv->st.n_failures++;
 			return r;
 		}
 		if (r < 0) {
-			dlog(drv, LOG_WARNING, r, "DAMON: cannot add a kdamond: %m; no tiering "
-			     "through DAMON, retrying on every rebalance");
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot add a kdamond: %m; no %s "
+			     "through DAMON, retrying on every rebalance", drv->what);
 			drv->st.n_failures++;
 			return r;
 		}

@@ -13,7 +13,10 @@
  *     fast tier's window and to the memcg, whose byte quota follows a
  *     user_input goal: for every memcg below a cgroup with a fair-share
  *     target, the goal's current value is set from that cgroup's fast-tier
- *     bytes against its target on every rebalance.
+ *     bytes against its target on every rebalance;
+ *   - page cache (the knob backend, DAMON_PLAN_PAGECACHE): promote's
+ *     migrate_hot with anonymous folios filtered out, for the page cache
+ *     NUMA balancing cannot fault on (read(2)-only file data).
  * 6.12's memcg filter matches one memcg exactly, so a class on an inner
  * cgroup gets one scheme per memcg of its subtree that holds pages (memory.current > 0),
  * the cgroup itself included.
@@ -111,17 +114,31 @@ enum damon_kind {
 	DAMON_DEMOTE,
 	DAMON_HOT,			/* the hot-set measurement of a memcg */
 	DAMON_CLOCK,			/* one per plan, memcg "": counts passes */
+	DAMON_PAGECACHE,		/* knob backend: promotion of the memcg's page cache */
 };
 
 /* damon_plan_build() flags. */
 #define DAMON_PLAN_TIERING 1u		/* promotion and demotion schemes (damon backend) */
 #define DAMON_PLAN_HOT 2u		/* hot-set measurement (both backends) */
+/*
+ * Page-cache promotion (knob backend): NUMA balancing promotes only what a
+ * task faults on through a PTE, so file data read with read(2) stays on
+ * the slow tier.  Per memcg that DAMON_PROMOTE would serve whose classes
+ * all have page_cache on, a DAMON_PAGECACHE scheme: DAMON_PROMOTE's
+ * migrate_hot (same filters, same budget quota) that also filters out
+ * anonymous folios (those are the knob's).
+ */
+#define DAMON_PLAN_PAGECACHE 4u
 
 /* Inputs of the plan.  Paths are tierd's (below its cgroup root). */
 struct damon_managed {
 	const char *path;
 	enum tier_mode mode;		/* the class's mode (INHERIT: sets none) */
 	uint64_t promote_budget;	/* bytes per second, 0: none (the class's) */
+	bool no_page_cache;		/* the class's page_cache is off (zero: on,
+					 * the policy's default): a memcg below it
+					 * gets no page-cache promotion (the most
+					 * restrictive of its classes, as the mode) */
 };
 
 struct damon_fair {
@@ -139,8 +156,10 @@ struct damon_want {
 	enum damon_kind kind;
 	uint64_t goal_current;		/* DEMOTE: the user_input goal's current value */
 	uint64_t quota_bytes;		/* DEMOTE: at most this much per 100 ms;
-					 * PROMOTE: the budget's bytes per
-					 * DAMON_PROMOTE_RESET_MS, 0: none */
+					 * PROMOTE, PAGECACHE: the budget's bytes
+					 * per DAMON_PROMOTE_RESET_MS, 0: none */
+	bool anon_only;			/* PROMOTE: page cache left out (a class
+					 * with page_cache off): an anon filter */
 };
 
 struct damon_plan {
@@ -156,10 +175,12 @@ void damon_plan_done(struct damon_plan *p);
  * them (or one of them) that holds pages, each once; fair: fairness's
  * decisions of the last round (may be n_fair 0).  A memcg gets a PROMOTE
  * scheme when its effective mode is promote or full and the fair sharer
- * above it (or it) is not throttled; a DEMOTE scheme when that sharer has
+ * above it (or it) is not throttled (anon_only where a class covering it
+ * has page_cache off); a DEMOTE scheme when that sharer has
  * a target below its demand (a sharer whose demand fits never needs
- * demotion; leaving its scheme out saves DAMON the walks).  -ENOMEM,
- * -EINVAL.
+ * demotion; leaving its scheme out saves DAMON the walks); with
+ * DAMON_PLAN_PAGECACHE, a PAGECACHE scheme where PROMOTE's rule holds and
+ * every class covering it has page_cache on.  -ENOMEM, -EINVAL.
  */
 int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 		     const char *const *memcgs, size_t n_memcgs, const struct damon_fair *fair,
@@ -172,8 +193,8 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
  */
 uint64_t damon_promote_quota(const struct damon_managed *managed, size_t n_managed,
 			     const char *const *memcgs, size_t n_memcgs, const char *memcg);
-/* Same schemes (memcg, kind and quota, in order)?  Goal values do not
- * count. */
+/* Same schemes (memcg, kind, quota and anon_only, in order)?  Goal values
+ * do not count. */
 bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b);
 /* A sharer that demotion serves: a target, and a demand clearly above it
  * (5%: fairness keeps a target within its hysteresis of the share, so a
@@ -229,6 +250,9 @@ struct damon_driver_args {
 	size_t n_fast, n_slow;
 	damon_log_fn log;
 	void *userdata;
+	/* what tierd loses while its kdamond cannot be added (logged once):
+	 * NULL, "tiering" (the damon backend) */
+	const char *what;
 };
 
 /* The nodes and their ranges from the topology and <proc>/zoneinfo:

@@ -842,6 +842,24 @@ static bool damon_hot_wanted(const struct manager *m)
 	return false;
 }
 
+/*
+ * Page-cache promotion (knob backend): NUMA balancing promotes only what a
+ * task faults on through a PTE, so a class that promotes (promote, full)
+ * and keeps page_cache on gets DAMON schemes for the page cache of its
+ * memcgs (DAMON_PLAN_PAGECACHE).
+ */
+static bool damon_pagecache_wanted(const struct manager *m)
+{
+	for (size_t i = 0; i < tier_policy_class_count(m->policy); i++) {
+		const struct tier_class *c = tier_policy_class(m->policy, i);
+
+		if ((c->mode == TIER_MODE_PROMOTE || c->mode == TIER_MODE_FULL) &&
+		    tier_class_page_cache(c))
+			return true;
+	}
+	return false;
+}
+
 /* The hot sets of the last reading, for the fair share (tier-internal.h). */
 static int damon_hot_of(void *userdata, const char *path, uint64_t *ret)
 {
@@ -906,8 +924,10 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 	int r;
 
 	bool hot = damon_hot_wanted(m);
+	bool knob = m->backend.backend == TIER_BACKEND_KNOB;
 	unsigned flags = (m->backend.backend == TIER_BACKEND_DAMON ? DAMON_PLAN_TIERING : 0) |
-			 (hot ? DAMON_PLAN_HOT : 0);
+			 (hot ? DAMON_PLAN_HOT : 0) |
+			 (knob && damon_pagecache_wanted(m) ? DAMON_PLAN_PAGECACHE : 0);
 
 	if ((!m->damon && m->backend.backend != TIER_BACKEND_KNOB) || m->exiting)
 		return 0;
@@ -922,6 +942,8 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 				.mode = tier_plan_entry_class(x->entry)->mode,
 				.promote_budget = tier_class_promote_budget(
 					tier_plan_entry_class(x->entry)),
+				.no_page_cache = !tier_class_page_cache(
+					tier_plan_entry_class(x->entry)),
 			};
 	root_fd = open(tier_ctx_get_cgroup_root(m->ctx), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
@@ -930,8 +952,10 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 		damon_budget_knob(m, root_fd, managed, n);
 	if (!m->damon)
 		return 0;
-	r = damon_memcgs_collect(root_fd, managed, n, m->damon_fair, m->n_damon_fair, hot,
-				 &memcgs, &n_memcgs);
+	/* the knob backend with neither hot sets nor page cache: an empty
+	 * plan, no walk */
+	r = flags ? damon_memcgs_collect(root_fd, managed, n, m->damon_fair, m->n_damon_fair, hot,
+					 &memcgs, &n_memcgs) : 0;
 	if (r >= 0)
 		r = damon_plan_build(managed, n, (const char *const *)memcgs, n_memcgs,
 				     m->damon_fair, m->n_damon_fair, flags, &plan);
@@ -1104,22 +1128,39 @@ static int manager_damon_start(struct manager *m)
 	};
 	_cleanup_free_ struct tier_damon_range *fast = NULL, *slow = NULL;
 	_cleanup_free_ char *prefix = NULL;
-	int r;
+	bool knob = m->backend.backend == TIER_BACKEND_KNOB;
+	bool pagecache = damon_pagecache_wanted(m);
+	const char *why;
+	int seen, r;
 
-	if (m->backend.backend != TIER_BACKEND_DAMON && m->backend.backend != TIER_BACKEND_KNOB)
+	if (m->backend.backend != TIER_BACKEND_DAMON && !knob)
 		return 0;
+	/* DAMON does not see page cache read with read(2) on a stock 6.12
+	 * with MGLRU on: say so once, where a class asks for it */
+	seen = pagecache ? tier_pagecache_read_seen(&m->backend.probe, &why) : 1;
+	if (seen <= 0)
+		log_notice("page cache promotion: page cache read with read(2) %s promoted "
+			   "here: %s", seen ? "may not be" : "is not", why);
+	if (knob)
+		a.what = "page cache promotion or hot-set measurement";
 	if (manager_dry_run(m)) {
 		log_info("DAMON: dry run: no kdamond is added, started or changed");
 		return 0;
 	}
-	if (!m->topo && m->backend.backend == TIER_BACKEND_KNOB)
+	if (!m->topo && knob) {
+		if (pagecache)
+			log_notice("page cache promotion: unavailable: no memory tiers read");
 		return 0;
+	}
 	if (!m->topo)
 		return log_warning("DAMON: no memory tiers read: no tiering through DAMON"), 0;
 	r = damon_layout_read(m->topo, m->args.procfs_root, &a, &fast, &slow);
 	if (r == -ENOMEM)
 		return log_oom();
-	if (r < 0 && m->backend.backend == TIER_BACKEND_KNOB)
+	if (r < 0 && knob && pagecache)
+		return log_notice_errno(r, "page cache promotion: unavailable: no physical ranges "
+					"of the tiers (<proc>/zoneinfo): %m"), 0;
+	if (r < 0 && knob)
 		return log_debug_errno(r, "DAMON: no physical ranges of the tiers (%m): hot sets "
 				       "unavailable"), 0;
 	if (r < 0)
@@ -1132,14 +1173,20 @@ static int manager_damon_start(struct manager *m)
 	r = damon_driver_new(&a, &m->damon);
 	if (r == -ENOMEM)
 		return log_oom();
-	if (r < 0 && m->backend.backend == TIER_BACKEND_KNOB)
+	if (r < 0 && knob && pagecache)
+		return log_notice_errno(r, "page cache promotion: unavailable: no DAMON sysfs "
+					"interface (%m); hot sets unavailable too"), 0;
+	if (r < 0 && knob)
 		return log_info_errno(r, "DAMON: no sysfs interface (%m): hot sets unavailable"), 0;
 	if (r < 0)
 		return log_warning_errno(r, "DAMON: cannot open its sysfs interface: %m; no tiering "
 					 "through DAMON"), 0;
-	if (m->backend.backend == TIER_BACKEND_KNOB) {
-		/* the knob tiers; DAMON measures hot sets (demand = hot) */
-		log_info("DAMON: hot-set measurement where demand = hot");
+	if (knob) {
+		/* the knob tiers; DAMON measures hot sets (demand = hot) and
+		 * promotes page cache (page_cache = on), which the knob's
+		 * NUMA balancing cannot fault on */
+		log_info("DAMON: hot-set measurement where demand = hot, page cache promotion to "
+			 "node %d where mode = promote or full and page_cache = on", a.fast_nid);
 		return damon_driver_reclaim(m->damon) == -ENOMEM ? log_oom() : 0;
 	}
 	log_info("DAMON: promotion to node %d, demotion to node %d; memcg paths below '%s'",

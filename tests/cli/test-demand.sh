@@ -90,8 +90,40 @@ tc $C $B explain /hog
 expect_rc 0
 expect_out "^fair share: +8.0G of the fast tier\$"
 expect_out "^demand: +resident 16.0G\$"
+expect_out "^page cache: +on \\(takes effect here: no: the class's mode does not promote"
 tc --json $C $B explain /hog
 if command -v jq >/dev/null 2>&1; then
 	[ "$(jq -r .share.demand_wanted "$T/out")" = resident ] || fail "json demand_wanted"
+	# page_cache: on by default, no effect without a promoting mode
+	[ "$(jq -r .class.page_cache "$T/out")" = on ] || fail "json class.page_cache"
+	[ "$(jq -r .page_cache.effect "$T/out")" = no ] || fail "json page_cache.effect"
+fi
+
+# 4. page_cache on the knob backend (this tree has memory.numa_balancing):
+# a promote class's page cache goes through tierd's DAMON schemes where
+# DAMON is there; page_cache = off leaves it to NUMA balancing (nothing)
+pc_policy() {
+	cat >"$T/tierd.conf" <<EOC
+[class:c]
+mode = promote
+$1
+[rule:c]
+class = c
+cgroup = /*
+EOC
+}
+pc_policy ""
+tc $C $B explain /hog
+expect_rc 0
+expect_out "^page cache: +on \\(takes effect here: no: no DAMON sysfs interface\\)\$"
+mkdir -p "$SYS/kernel/mm/damon/admin/kdamonds"
+tc $C $B explain /hog
+expect_out "^page cache: +on \\(takes effect here: yes: tierd's DAMON page-cache schemes"
+pc_policy "page_cache = off"
+tc $C $B explain /hog
+expect_out "^page cache: +off \\(takes effect here: no: off: NUMA balancing promotes only what tasks fault on"
+tc --json $C $B explain /hog
+if command -v jq >/dev/null 2>&1; then
+	[ "$(jq -r .class.page_cache "$T/out")" = off ] || fail "json class.page_cache off"
 fi
 exit 0

@@ -70,6 +70,7 @@ jqt '.ok == true and .problems == [] and .backend.backend == "knob" and .backend
 jqt '.knob == {"present": true, "evidence": "cgroup", "cgroup": "/batch.slice", "effective": "full"}'
 jqt '.numa_balancing_sysctl.value == 2 and .memory_tiered_limits == false'
 jqt '.toptier_stat.present == false and .damon.present == false'
+jqt '.page_cache.read_seen == false and .page_cache.why == "no DAMON sysfs interface"'
 jqt '[.tiers[] | .tier] == [4, 22] and .tiers[0].top == true and .tiers[1].nodes == [1]'
 jqt '.policy.state == "loaded" and (.policy.keys[] | select(.keys == "mode") | .effect == "yes" and .classes == "latency, pinned, batch")'
 metrics_backend knob auto
@@ -127,6 +128,18 @@ notxt "does not drive DAMON"
 jqt '.ok == true and .backend.backend == "damon" and .knob.present == false and .knob.effective == null'
 jqt '.damon == {"present": true, "kdamonds": [], "damon_reclaim": false, "damon_lru_sort": false}'
 metrics_backend damon auto
+# page cache read with read(2): no lru_gen (a kernel without MGLRU) is seen;
+# MGLRU on is not: a warning for the promote/full classes, not a problem
+txt "^page cache via DAMON: yes \(MGLRU off"
+jqt '.page_cache.read_seen == true and .page_cache.mglru == false'
+mkdir -p "$SYS/kernel/mm/lru_gen"
+printf '0x0007\n' >"$SYS/kernel/mm/lru_gen/enabled"
+doctor_both $C
+expect_rc 0
+txt "^page cache via DAMON: no \(MGLRU on: 6.12's folio_mark_accessed\(\) leaves DAMON's idle flag set"
+txt "^warning: page cache read with read\(2\) is not promoted here \(page_cache = on in classes latency, pinned\)"
+jqt '.ok == true and .page_cache.read_seen == false and .page_cache.mglru == true and (.warnings | length) == 1'
+rm -r "$SYS/kernel/mm/lru_gen"
 # ... someone's kdamond running, NUMA balancing promoting behind DAMON's back:
 # two warnings, no problem (tierd can still run, and says so in its log)
 printf '1\n' >"$SYS/kernel/mm/damon/admin/kdamonds/nr_kdamonds"

@@ -5,6 +5,9 @@
 # with pages gets its scheme, memory.numa_balancing is never written, the
 # sysctl is set to 0 and restored (numa_balancing_sysctl = off), SIGTERM
 # stops the kdamond and removes the record, and tierd exits 0 (no leak).
+# Then on the knob backend: a promote class (page_cache on, the default)
+# gets a page-cache scheme per memcg with pages (migrate_hot, memcg, anon
+# filtered out), a class with page_cache = off and an off class none.
 #
 # The fake cannot make directories when a count file is written, so
 # kdamonds/0 is there ahead with room for up to MAXS schemes.
@@ -58,7 +61,7 @@ while [ $i -lt $MAXS ]; do
 	s=$C/schemes/$i
 	mkdir -p "$s/access_pattern/sz" "$s/access_pattern/nr_accesses" "$s/access_pattern/age" \
 		"$s/quotas/weights" "$s/quotas/goals/0" "$s/watermarks" "$s/filters/0" \
-		"$s/filters/1"
+		"$s/filters/1" "$s/filters/2"
 	for f in action target_nid apply_interval_us access_pattern/sz/min access_pattern/sz/max \
 		access_pattern/nr_accesses/min access_pattern/nr_accesses/max \
 		access_pattern/age/min access_pattern/age/max quotas/ms quotas/bytes \
@@ -67,7 +70,9 @@ while [ $i -lt $MAXS ]; do
 		quotas/goals/0/target_metric quotas/goals/0/target_value \
 		quotas/goals/0/current_value filters/0/type filters/0/matching \
 		filters/0/memcg_path filters/0/addr_start filters/0/addr_end filters/1/type \
-		filters/1/matching filters/1/memcg_path filters/1/addr_start filters/1/addr_end; do
+		filters/1/matching filters/1/memcg_path filters/1/addr_start filters/1/addr_end \
+		filters/2/type filters/2/matching filters/2/memcg_path filters/2/addr_start \
+		filters/2/addr_end; do
 		printf '0\n' >"$s/$f"
 	done
 	printf '1\n' >"$s/quotas/goals/nr_goals"
@@ -99,17 +104,20 @@ rm -f "$CG/cold/memory.numa_balancing" "$CG/burst/memory.numa_balancing"
 
 # The kernel shows "on" again once a command is done; the fake keeps what was
 # written: a watcher puts "on" back after each "commit" (inotify, no polling).
-(
-	wpid=
-	trap '[ -z "$wpid" ] || kill "$wpid" 2>/dev/null; exit 0' TERM
-	while :; do
-		"$WAITFOR" -t 3600 "$K/state" '^commit$' >/dev/null 2>&1 &
-		wpid=$!
-		wait "$wpid" || exit 0
-		printf 'on\n' >"$K/state"
-	done
-) &
-STATE_PID=$!
+state_watcher() {
+	(
+		wpid=
+		trap '[ -z "$wpid" ] || kill "$wpid" 2>/dev/null; exit 0' TERM
+		while :; do
+			"$WAITFOR" -t 3600 "$K/state" '^commit$' >/dev/null 2>&1 &
+			wpid=$!
+			wait "$wpid" || exit 0
+			printf 'on\n' >"$K/state"
+		done
+	) &
+	STATE_PID=$!
+}
+state_watcher
 trap 'kill $STATE_PID 2>/dev/null; cleanup' EXIT
 
 start_tierd
@@ -170,3 +178,64 @@ stop_tierd
 [ "$(cat "$PROC/sys/kernel/numa_balancing")" = 2 ] || fail "sysctl not restored"
 grep -q 'DAMON: stopped kdamond 0' "$LOG" || fail "no stop logged"
 echo "ok 3 SIGTERM: kdamond stopped, sysctl restored, tierd exits 0"
+
+# The knob backend: page-cache schemes.  A fresh tree (the knob in every
+# cgroup), kdamond 0 free again.
+rm -rf "$CG/burst" "$CG/cold"
+for c in pc pc/x nopc off; do
+	mk_cgroup $c
+	printf '8192\n' >"$CG/$c/memory.current"
+done
+w "$ADMIN/kdamonds/nr_kdamonds" 0
+w "$K/state" off
+cat >"$CONF" <<EOC
+[daemon]
+backend = knob
+reconcile_interval = 1h
+rebalance_interval = 1h
+[class:pc]
+mode = promote
+[class:nopc]
+mode = full
+page_cache = off
+[class:off]
+mode = off
+[rule:pc]
+class = pc
+cgroup = /pc
+[rule:nopc]
+class = nopc
+cgroup = /nopc
+[rule:off]
+class = off
+cgroup = /off
+EOC
+state_watcher
+start_tierd
+wait_log 'Backend knob'
+"$WAITFOR" -t 30 "$LOG" "runs 2 schemes" ||
+	{ grep -E 'DAMON|page cache' "$LOG" >&2; fail "no page-cache schemes for /pc and /pc/x"; }
+[ "$(cat "$ADMIN/kdamonds/nr_kdamonds")" = 1 ] || fail "knob backend: nr_kdamonds is not 1"
+wait_mode pc promote
+for m in /pc /pc/x; do
+	f=$(grep -lx "$m" "$C"/schemes/*/filters/1/memcg_path | head -n 1)
+	[ -n "$f" ] || fail "$m has no page-cache scheme"
+	s=${f%/filters/1/memcg_path}
+	[ "$(cat "$s/action")" = migrate_hot ] || fail "$m: $(cat "$s/action"), not migrate_hot"
+	[ "$(cat "$s/target_nid")" = 0 ] || fail "$m: target_nid $(cat "$s/target_nid")"
+	[ "$(cat "$s/filters/nr_filters")" = 3 ] || fail "$m: $(cat "$s/filters/nr_filters") filters"
+	[ "$(cat "$s/filters/0/type")" = addr ] || fail "$m: filter 0 is not addr"
+	[ "$(cat "$s/filters/2/type")" = anon ] || fail "$m: filter 2 is not anon"
+	[ "$(cat "$s/filters/2/matching")" = Y ] || fail "$m: anon filter does not filter anon out"
+done
+for m in /nopc /off; do
+	grep -qx "$m" "$C"/schemes/*/filters/1/memcg_path && fail "$m has a page-cache scheme"
+done
+echo "ok 4 knob backend: a page-cache scheme per memcg of a promote class, none for page_cache = off or mode off"
+
+kill $STATE_PID 2>/dev/null
+wait $STATE_PID 2>/dev/null
+w "$K/state" on
+stop_tierd
+[ "$(cat "$K/state")" = off ] || fail "knob backend: SIGTERM did not stop the kdamond"
+echo "ok 5 knob backend: SIGTERM stops the page-cache kdamond, tierd exits 0"

@@ -36,13 +36,15 @@ static const char *want_str(const struct damon_plan *p, size_t i)
 {
 	static char buf[512];
 
-	static const char *const kinds[] = { "promote", "demote", "hot", "clock" };
+	static const char *const kinds[] = { "promote", "demote", "hot", "clock", "pagecache" };
+	const char *anon = p->w[i].anon_only ? " anon" : "";
 
-	if (p->w[i].quota_bytes && p->w[i].kind == DAMON_PROMOTE)
-		snprintf(buf, sizeof(buf), "%s %s quota %llu", kinds[p->w[i].kind], p->w[i].memcg,
-			 (unsigned long long)p->w[i].quota_bytes);
+	if (p->w[i].quota_bytes &&
+	    (p->w[i].kind == DAMON_PROMOTE || p->w[i].kind == DAMON_PAGECACHE))
+		snprintf(buf, sizeof(buf), "%s %s quota %llu%s", kinds[p->w[i].kind], p->w[i].memcg,
+			 (unsigned long long)p->w[i].quota_bytes, anon);
 	else
-		snprintf(buf, sizeof(buf), "%s %s", kinds[p->w[i].kind], p->w[i].memcg);
+		snprintf(buf, sizeof(buf), "%s %s%s", kinds[p->w[i].kind], p->w[i].memcg, anon);
 	return buf;
 }
 
@@ -701,11 +703,154 @@ START_TEST(test_plan_hot_budget)
 	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, 0, &p), 0);
 	ck_assert_uint_eq(p.n, 0);
 	damon_plan_done(&p);
-	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, 4, &p), -EINVAL);
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, 8, &p), -EINVAL);
 	/* a budget below a page per interval is a page */
 	ck_assert_uint_eq(damon_promote_quota(&(struct damon_managed){ "/x", TIER_MODE_FULL, 1000 },
 					      1, memcgs, 0, "/x"), 4096);
 	ck_assert_uint_eq(damon_promote_quota(managed, 3, memcgs, 3, "/off"), 0);
+}
+END_TEST
+
+START_TEST(test_plan_pagecache)
+{
+	/* knob backend (DAMON_PLAN_PAGECACHE): a page-cache scheme for each
+	 * memcg with pages whose effective mode promotes and whose classes
+	 * all keep page_cache on, with the promotion budget's quota; none for
+	 * mode off or inherit, a class with page_cache off (also above), or a
+	 * throttled sharer */
+	const struct damon_managed managed[] = {
+		{ "/pc", TIER_MODE_PROMOTE, 8 << 20 },
+		{ "/pc/no", TIER_MODE_INHERIT, 0, true },
+		{ "/full", TIER_MODE_FULL },
+		{ "/nopc", TIER_MODE_PROMOTE, 0, true },
+		{ "/off", TIER_MODE_OFF },
+		{ "/inh", TIER_MODE_INHERIT },
+		{ "/thr", TIER_MODE_PROMOTE },
+		{ "/full/off", TIER_MODE_OFF },
+	};
+	const char *memcgs[] = { "/full", "/full/off", "/inh", "/nopc", "/off", "/pc", "/pc/a",
+				 "/pc/no", "/thr" };
+	const struct damon_fair fair[] = {
+		{ .path = "/thr", .target = 10 << 20, .demand = 5 << 20, .throttled = true },
+	};
+	struct damon_plan p = {}, q = {};
+	_cleanup_free_ char *t = NULL, *u = NULL, *v = NULL;
+
+	ck_assert_int_eq(damon_plan_build(managed, ARRAY_SIZE(managed), memcgs, ARRAY_SIZE(memcgs),
+					  fair, 1, DAMON_PLAN_PAGECACHE, &p),
+			 0);
+	t = plan_text(&p);
+	/* /pc's 8 MB/s over its 3 memcgs: 279620 per 100 ms, page-aligned */
+	ck_assert_str_eq(t, "pagecache /full\n"
+			    "pagecache /pc quota 278528\n"
+			    "pagecache /pc/a quota 278528\n");
+	damon_plan_done(&p);
+
+	/* page_cache on alone, no mode: nothing (a class's mode decides) */
+	{
+		const struct damon_managed only[] = { { "/inh", TIER_MODE_INHERIT } };
+
+		ck_assert_int_eq(damon_plan_build(only, 1, memcgs + 2, 1, NULL, 0,
+						  DAMON_PLAN_PAGECACHE, &p), 0);
+		ck_assert_uint_eq(p.n, 0);
+		damon_plan_done(&p);
+	}
+
+	/* the damon backend: promotion covers page cache, unless page_cache
+	 * is off: then anon only; no page-cache schemes of their own */
+	ck_assert_int_eq(damon_plan_build(managed, ARRAY_SIZE(managed), memcgs, ARRAY_SIZE(memcgs),
+					  NULL, 0, DAMON_PLAN_TIERING, &p),
+			 0);
+	u = plan_text(&p);
+	ck_assert_str_eq(u, "promote /full\n"
+			    "promote /nopc anon\n"
+			    "promote /pc quota 278528\n"
+			    "promote /pc/a quota 278528\n"
+			    "promote /pc/no quota 278528 anon\n"
+			    "promote /thr\n");
+	/* page_cache flipped on /nopc: a different scheme set (a commit) */
+	{
+		struct damon_managed m2[ARRAY_SIZE(managed)];
+
+		memcpy(m2, managed, sizeof(m2));
+		m2[3].no_page_cache = false;
+		ck_assert_int_eq(damon_plan_build(m2, ARRAY_SIZE(m2), memcgs, ARRAY_SIZE(memcgs),
+						  NULL, 0, DAMON_PLAN_TIERING, &q),
+				 0);
+		ck_assert(!damon_plan_same(&p, &q));
+		damon_plan_done(&q);
+	}
+	damon_plan_done(&p);
+
+	/* both at once (as a test of the order): page cache after the rest */
+	ck_assert_int_eq(damon_plan_build(managed, 1, memcgs + 5, 1, NULL, 0,
+					  DAMON_PLAN_TIERING | DAMON_PLAN_PAGECACHE, &p),
+			 0);
+	v = plan_text(&p);
+	ck_assert_str_eq(v, "promote /pc quota 835584\npagecache /pc quota 835584\n");
+	damon_plan_done(&p);
+}
+END_TEST
+
+START_TEST(test_driver_pagecache)
+{
+	/* the staged schemes: a page-cache scheme is DAMON_PROMOTE's
+	 * migrate_hot (slow tier, memcg, budget, arming) plus an anon filter
+	 * that filters anonymous folios out; a promotion scheme of a class
+	 * with page_cache off gets an anon filter that leaves only them */
+	struct fx *fx = fx_new();
+	struct damon_driver *drv;
+	struct damon_plan p = {};
+	const struct damon_managed managed[] = { { "/a", TIER_MODE_PROMOTE, 8 << 20 },
+						 { "/b", TIER_MODE_FULL, 0, true } };
+	const char *memcgs[] = { "/a", "/b" };
+
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
+	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 3);
+	drv = driver(fx, -1);
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, NULL, 0,
+					  DAMON_PLAN_TIERING | DAMON_PLAN_PAGECACHE, &p),
+			 0);
+	ck_assert_uint_eq(p.n, 3);
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	/* 0: /a's promotion, no anon filter */
+	assert_file(fx, 0, "contexts/0/schemes/0/action", "migrate_hot");
+	assert_file(fx, 0, "contexts/0/schemes/0/filters/nr_filters", "2");
+	/* 1: /a's page cache */
+	assert_file(fx, 0, "contexts/0/schemes/1/action", "migrate_hot");
+	assert_file(fx, 0, "contexts/0/schemes/1/target_nid", "0");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/nr_filters", "3\n");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "addr");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "Y");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/addr_start", "0");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/addr_end", "67108864");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "memcg");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "N");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/memcg_path", "/a");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/type", "anon");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/matching", "Y");
+	/* its budget, and armed like a promotion scheme with one */
+	assert_file(fx, 0, "contexts/0/schemes/1/quotas/bytes", "835584");
+	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/sz/max", "0");
+	ck_assert(damon_driver_arming(drv));
+	/* 2: /b's promotion, anon only */
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/nr_filters", "3\n");
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/1/memcg_path", "/b");
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/2/type", "anon");
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/2/matching", "N");
+	assert_file(fx, 0, "contexts/0/schemes/2/access_pattern/sz/max", "18446744073709551615");
+	damon_plan_done(&p);
+
+	/* the knob backend's plan alone: one page-cache scheme per memcg */
+	kw(fx, 0, "state", "on\n");
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, NULL, 0, DAMON_PLAN_PAGECACHE, &p),
+			 0);
+	ck_assert_uint_eq(p.n, 1);
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	assert_file(fx, 0, "state", "commit");
+	damon_plan_done(&p);
+	damon_driver_free(drv);
+	fx_free(fx);
 }
 END_TEST
 
@@ -882,6 +1027,7 @@ static Suite *suite_tierd_damon(void)
 	tcase_add_test(tc, test_memcg_prefix);
 	tcase_add_test(tc, test_fair_damon_method);
 	tcase_add_test(tc, test_plan_hot_budget);
+	tcase_add_test(tc, test_plan_pagecache);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("driver");
 	tcase_add_test(tc, test_driver_lifecycle);
@@ -890,6 +1036,7 @@ static Suite *suite_tierd_damon(void)
 	tcase_add_test(tc, test_sysctl);
 	tcase_add_test(tc, test_driver_hot);
 	tcase_add_test(tc, test_driver_arming);
+	tcase_add_test(tc, test_driver_pagecache);
 	suite_add_tcase(s, tc);
 	return s;
 }

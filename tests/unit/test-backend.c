@@ -317,6 +317,53 @@ START_TEST(test_policy_key)
 }
 END_TEST
 
+START_TEST(test_pagecache_seen)
+{
+	/* page cache read with read(2), seen by DAMON: the series always; a
+	 * stock kernel with MGLRU off only; the probe reads lru_gen */
+	struct fx *fx = fx_new();
+	struct tier_topology *t = topo_of(fx, true);
+	struct tier_backend_choice c;
+	struct tier_backend_probe p = pr(true, TIER_KNOB_CGROUP, true, 2);
+	const char *why = NULL;
+
+	p.lru_gen = 1;
+	ck_assert_int_eq(tier_pagecache_read_seen(&p, &why), 1);
+	ck_assert_strstr(why, "tierd series");
+	p = pr(false, TIER_KNOB_CGROUP, true, 2);
+	p.lru_gen = 1;
+	ck_assert_int_eq(tier_pagecache_read_seen(&p, &why), 0);
+	ck_assert_strstr(why, "MGLRU on");
+	p.lru_gen = 0;
+	ck_assert_int_eq(tier_pagecache_read_seen(&p, NULL), 1);
+	p.lru_gen = -1;
+	ck_assert_int_eq(tier_pagecache_read_seen(&p, &why), -1);
+	ck_assert_strstr(why, "unknown");
+
+	fx_cgroup(fx, "/b.slice", NULL);
+	fx_mkdir(fx->root, "sys/kernel/mm/damon/admin/kdamonds");
+	/* no lru_gen directory: a kernel without MGLRU */
+	c = choose(fx, fx->cg, t);
+	ck_assert_int_eq(c.probe.lru_gen, 0);
+	tier_backend_choice_done(&c);
+	fx_write(fx->sys, "kernel/mm/lru_gen/enabled", "0x0007\n");
+	c = choose(fx, fx->cg, t);
+	ck_assert_int_eq(c.probe.lru_gen, 1);
+	ck_assert_int_eq(tier_pagecache_read_seen(&c.probe, NULL), 0);
+	tier_backend_choice_done(&c);
+	fx_write(fx->sys, "kernel/mm/lru_gen/enabled", "0x0000\n");
+	c = choose(fx, fx->cg, t);
+	ck_assert_int_eq(c.probe.lru_gen, 0);
+	tier_backend_choice_done(&c);
+	fx_write(fx->sys, "kernel/mm/lru_gen/enabled", "garbage\n");
+	c = choose(fx, fx->cg, t);
+	ck_assert_int_eq(c.probe.lru_gen, -1);
+	tier_backend_choice_done(&c);
+	tier_topology_free(t);
+	fx_free(fx);
+}
+END_TEST
+
 Suite *suite_backend(void)
 {
 	Suite *s = suite_create("backend");
@@ -333,6 +380,7 @@ Suite *suite_backend(void)
 	tcase_add_test(tc, test_probe_vmstat);
 	tcase_add_test(tc, test_probe_no_cgroup);
 	tcase_add_test(tc, test_policy_key);
+	tcase_add_test(tc, test_pagecache_seen);
 	suite_add_tcase(s, tc);
 	return s;
 }

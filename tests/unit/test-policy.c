@@ -135,6 +135,15 @@ static const struct bad_policy {
 	  "t.conf:2: percentage '10%' not allowed for promote_budget", 1 },
 	{ "[class:c]\npromote_budget = fast\n", "t.conf:2: invalid size 'fast' for promote_budget",
 	  1 },
+	/* page-cache promotion through DAMON */
+	{ "[class:c]\npage_cache = yes\n",
+	  "t.conf:2: invalid page_cache 'yes' (expected on or off)", 1 },
+	{ "[class:c]\npage_cache = On\n", "t.conf:2: invalid page_cache 'On' (expected on or off)",
+	  1 },
+	{ "[class:c]\npage_cache = off\npage_cache = on\n",
+	  "t.conf:3: duplicate key 'page_cache' in [class:c] (first set at line 2)", 1 },
+	{ "[class:c]\npage_cache =\n", "t.conf:2: missing value for 'page_cache' in [class:c]", 1 },
+	{ "[daemon]\npage_cache = on\n", "t.conf:2: unknown key 'page_cache' in [daemon]", 1 },
 	/* lines */
 	{ "[class:c]\nweight = 1\n[class:d]\nweight = 2\nmode = "
 	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
@@ -420,6 +429,25 @@ static char *write_tmp(struct fx *fx, const char *rel, const char *content)
 	ck_assert(asprintf(&path, "%s/%s", fx->root, rel) >= 0);
 	return path;
 }
+
+START_TEST(test_page_cache)
+{
+	/* default on; off and on as written; no class: false */
+	static const char text[] = "[class:d]\nmode = promote\n"
+				   "[class:off]\nmode = full\npage_cache = off\n"
+				   "[class:on]\npage_cache = on\n";
+	struct tier_policy *p = NULL;
+
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, sizeof(text) - 1, NULL, &p), 0);
+	ck_assert(tier_class_page_cache(tier_policy_find_class(p, "d")));
+	ck_assert(!tier_class_page_cache(tier_policy_find_class(p, "off")));
+	ck_assert(tier_class_page_cache(tier_policy_find_class(p, "on")));
+	/* the other keys of the class are untouched by it */
+	ck_assert_int_eq(tier_policy_find_class(p, "off")->mode, TIER_MODE_FULL);
+	ck_assert(!tier_class_page_cache(NULL));
+	tier_policy_free(p);
+}
+END_TEST
 
 START_TEST(test_dropins)
 {
@@ -864,6 +892,7 @@ Suite *suite_policy(void)
 	suite_add_tcase(s, tb);
 	tcase_add_test(tg, test_good_policy);
 	tcase_add_test(tg, test_defaults_and_edge_syntax);
+	tcase_add_test(tg, test_page_cache);
 	tcase_add_test(tg, test_dropins);
 	tcase_add_test(tg, test_include);
 	tcase_add_test(tg, test_amount_format);
