@@ -34,4 +34,8 @@ int case_damon_tierd_share(const char *name);
 int case_damon_tierd_hot(const char *name);
 int case_damon_tierd_budget(const char *name);
 
+/* damon-tierd-hotset: tierd's hot-set reading of a cgroup with a known hot
+ * set (32 of 128 MB) is within 25%, on either backend. */
+int case_damon_tierd_hotset(const char *name);
+
 #endif

@@ -1954,6 +1954,8 @@ static int run_case(const char *name)
 		return case_damon_tierd_hot(name);
 	if (!strcmp(name, "damon-tierd-budget"))
 		return case_damon_tierd_budget(name);
+	if (!strcmp(name, "damon-tierd-hotset"))
+		return case_damon_tierd_hotset(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1966,7 +1968,7 @@ static const char *const cases[] = {
 	"ro-toptier-budget", "pid-inactive-large", "toptier-exchange", "toptier-large-node",
 	"toptier-demote-only", "toptier-offline", "toptier-charge-cost",
 	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
-	"damon-tierd-share", "damon-tierd-hot", "damon-tierd-budget",
+	"damon-tierd-share", "damon-tierd-hot", "damon-tierd-budget", "damon-tierd-hotset",
 };
 
 /*
