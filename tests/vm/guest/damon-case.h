@@ -38,4 +38,9 @@ int case_damon_tierd_budget(const char *name);
  * set (32 of 128 MB) is within 25%, on either backend. */
 int case_damon_tierd_hotset(const char *name);
 
+/* damon-tierd-pagecache: tierd (backend auto) promotes a promote class's
+ * page cache read with read() (page_cache on) and leaves a page_cache = off
+ * class's on the slow node; NUMA balancing alone promotes neither. */
+int case_damon_tierd_pagecache(const char *name);
+
 #endif

@@ -1956,6 +1956,8 @@ static int run_case(const char *name)
 		return case_damon_tierd_budget(name);
 	if (!strcmp(name, "damon-tierd-hotset"))
 		return case_damon_tierd_hotset(name);
+	if (!strcmp(name, "damon-tierd-pagecache"))
+		return case_damon_tierd_pagecache(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
 	return 2;
 }
@@ -1969,6 +1971,7 @@ static const char *const cases[] = {
 	"toptier-demote-only", "toptier-offline", "toptier-charge-cost",
 	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
 	"damon-tierd-share", "damon-tierd-hot", "damon-tierd-budget", "damon-tierd-hotset",
+	"damon-tierd-pagecache",
 };
 
 /*
