@@ -69,6 +69,7 @@ static const char *const action_names[_TIER_DAMON_ACTION_MAX] = {
 	[TIER_DAMON_MIGRATE_COLD] = "migrate_cold",
 	[TIER_DAMON_STAT] = "stat",
 	[TIER_DAMON_LRU_PRIO] = "lru_prio",
+	[TIER_DAMON_LRU_DEPRIO] = "lru_deprio",
 };
 
 static const char *const filter_names[_TIER_DAMON_FILTER_MAX] = {

@@ -94,11 +94,15 @@ enum tier_damon_action {
 	TIER_DAMON_MIGRATE_HOT,
 	TIER_DAMON_MIGRATE_COLD,
 	TIER_DAMON_STAT,
-	/* folio_mark_accessed() on what passes the filters: with a memcg and
-	 * a young filter, sz_applied grows by the cgroup's recently accessed
-	 * bytes (stat runs no per-folio walk, so 6.12 applies no memcg filter
-	 * to it: its sz_tried counts every memcg's pages) */
+	/* folio_mark_accessed() on what passes the filters (stat runs no
+	 * per-folio walk, so 6.12 applies no memcg filter to it: its sz_tried
+	 * counts every memcg's pages) */
 	TIER_DAMON_LRU_PRIO,
+	/* folio_deactivate() on what passes the filters: with a memcg and a
+	 * young filter that filters the young folios out, sz_applied grows by
+	 * the cgroup's bytes not accessed since the last pass, and nothing
+	 * clears the idle flag the young filter reads (lru_prio would) */
+	TIER_DAMON_LRU_DEPRIO,
 	_TIER_DAMON_ACTION_MAX,
 };
 

@@ -528,6 +528,11 @@ struct slot {
 	uint64_t base_clock;		/* HOT: the clock's sz_tried at base */
 	uint64_t ring[DAMON_HOT_KEEP];	/* HOT: the last readings; hot is their max */
 	unsigned n_ring, ring_pos;
+	/* HOT: a first window went by (and was dropped): until the scheme's
+	 * young filter has marked the memcg's folios old once, every folio
+	 * not yet aged reads young, and the first reading is too high (in
+	 * the VM 56 MB for a 32 MB hot set of 128 MB) */
+	bool primed;
 	/* > 0: staged with a pattern no region has, its quota not yet in
 	 * force (damon_driver_arm() counts it down); see DAMON_ARM_TICKS */
 	unsigned arming;
@@ -582,6 +587,7 @@ struct damon_driver {
 	size_t n_fast_filters, n_slow_filters;
 	damon_log_fn log;
 	void *userdata;
+	damon_resident_fn resident;
 	const char *what;		/* what is lost while busy ("tiering") */
 
 	bool have;			/* a kdamond of ours: index */
@@ -678,6 +684,7 @@ int damon_driver_new(const struct damon_driver_args *args, struct damon_driver *
 	drv->slow_nid = args->slow_nid;
 	drv->log = args->log;
 	drv->userdata = args->userdata;
+	drv->resident = args->resident;
 	drv->what = args->what ?: "tiering";
 	drv->memcg_prefix = strdup(args->memcg_prefix ?: "");
 	r = drv->memcg_prefix ? 0 : -ENOMEM;
@@ -869,14 +876,14 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		return -ENOMEM;
 	if (w->kind == DAMON_HOT) {
 		/* the memcg first: the young filter then marks old only the
-		 * memcg's own folios */
+		 * memcg's own folios; what is left is its cold folios */
 		buf[0] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG,
 						     .matching = false,
 						     .memcg_path = *memcg_path };
 		buf[1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
-						     .matching = false };
+						     .matching = true };
 		*ret = (struct tier_damon_scheme){
-			.action = TIER_DAMON_LRU_PRIO,
+			.action = TIER_DAMON_LRU_DEPRIO,
 			.target_nid = -1,
 			.apply_interval_us = DAMON_HOT_INTERVAL_US,
 			.sz = { DAMON_PAGE, UINT64_MAX },
@@ -1049,6 +1056,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 			memcpy(x->ring, o->ring, sizeof(x->ring));
 			x->n_ring = o->n_ring;
 			x->ring_pos = o->ring_pos;
+			x->primed = o->primed;
 			x->arming = o->arming;
 		}
 	}
@@ -1263,7 +1271,8 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 		drv->st.n_starts++;
 		/* a started kdamond counts from 0 */
 		for (size_t j = 0; j < drv->n_slots; j++)
-			drv->slots[j].base_valid = drv->slots[j].hot_valid = false;
+			drv->slots[j].base_valid = drv->slots[j].hot_valid =
+				drv->slots[j].primed = false;
 	}
 	t_cmd = mono_ms() - t_cmd;
 	record_save(drv, fp);
@@ -1430,7 +1439,12 @@ bool damon_driver_has_hot(const struct damon_driver *drv)
 	return false;
 }
 
-static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, const uint64_t *now)
+/*
+ * A HOT slot's reading: its memcg's own resident bytes (self[], UINT64_MAX:
+ * unknown, no reading) less its cold bytes per pass.
+ */
+static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, const uint64_t *now,
+			  const uint64_t *self)
 {
 	struct slot *clock = NULL;
 	size_t n_results = 0;
@@ -1450,7 +1464,7 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 	clock->base = now[clock - slots];
 	for (size_t j = 0; j < n; j++) {
 		struct slot *x = &slots[j];
-		uint64_t passes;
+		uint64_t passes, cold;
 
 		if (!x->memcg || x->kind != DAMON_HOT)
 			continue;
@@ -1462,9 +1476,16 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 		}
 		/* whole passes (the clock grows by the monitored bytes on each) */
 		passes = (clock->base - x->base_clock + monitored / 2) / monitored;
-		if (passes < DAMON_HOT_MIN_PASSES)
+		if (passes < DAMON_HOT_MIN_PASSES || self[j] == UINT64_MAX)
 			continue;
-		x->ring[x->ring_pos] = (now[j] - x->base) / passes;
+		cold = (now[j] - x->base) / passes;
+		if (!x->primed) {
+			x->primed = true;
+			x->base = now[j];
+			x->base_clock = clock->base;
+			continue;
+		}
+		x->ring[x->ring_pos] = self[j] > cold ? self[j] - cold : 0;
 		x->ring_pos = (x->ring_pos + 1) % DAMON_HOT_KEEP;
 		if (x->n_ring < DAMON_HOT_KEEP)
 			x->n_ring++;
@@ -1480,9 +1501,67 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 	return (int)n_results;
 }
 
+static int slot_memcg_cmp(const void *x, const void *y)
+{
+	const struct slot *const *a = x, *const *b = y;
+
+	return strcmp((*a)->memcg, (*b)->memcg);
+}
+
+/*
+ * The resident bytes of each HOT slot's memcg itself (DAMON's memcg filter
+ * matches one memcg, memory.numa_stat counts the subtree): its own less its
+ * children's that have a slot (a child without one has no pages, or gets
+ * its slot at the next sync: then its pages count here for a while).
+ * UINT64_MAX where unknown.  O(n log n) in the slots.
+ */
+static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
+{
+	_cleanup_free_ struct slot **by_path = NULL;
+	size_t n = 0;
+
+	by_path = calloc(drv->n_slots ?: 1, sizeof(*by_path));
+	if (!by_path)
+		return -ENOMEM;
+	for (size_t j = 0; j < drv->n_slots; j++) {
+		struct slot *x = &drv->slots[j];
+
+		self[j] = UINT64_MAX;
+		if (!x->memcg || x->kind != DAMON_HOT || !drv->resident)
+			continue;
+		if (drv->resident(drv->userdata, x->memcg, &self[j]) < 0) {
+			self[j] = UINT64_MAX;
+			continue;
+		}
+		by_path[n++] = x;
+	}
+	qsort(by_path, n, sizeof(*by_path), slot_memcg_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct slot *c = by_path[i], key, *kp = &key, **pp;
+		_cleanup_free_ char *parent = strdup(c->memcg);
+		char *slash = parent ? strrchr(parent, '/') : NULL;
+		size_t pj, cj = (size_t)(c - drv->slots);
+
+		if (!parent)
+			return -ENOMEM;
+		if (!slash || slash == parent)
+			continue;
+		*slash = '\0';
+		key.memcg = parent;
+		pp = bsearch(&kp, by_path, n, sizeof(*by_path), slot_memcg_cmp);
+		if (!pp)
+			continue;
+		pj = (size_t)(*pp - drv->slots);
+		if (self[pj] == UINT64_MAX)
+			continue;
+		self[pj] = self[pj] > self[cj] ? self[pj] - self[cj] : 0;
+	}
+	return 0;
+}
+
 int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
 {
-	_cleanup_free_ uint64_t *now = NULL;
+	_cleanup_free_ uint64_t *now = NULL, *self = NULL;
 	int r;
 
 	if (!drv->have || !drv->running || !drv->slots_staged || !damon_driver_has_hot(drv))
@@ -1515,7 +1594,13 @@ int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
 		}
 		now[j] = drv->slots[j].kind == DAMON_CLOCK ? st.sz_tried : st.sz_applied;
 	}
-	r = damon_hot_step(drv->slots, drv->n_slots, drv->monitored, now);
+	self = calloc(drv->n_slots, sizeof(*self));
+	if (!self)
+		return -ENOMEM;
+	r = hot_self_resident(drv, self);
+	if (r < 0)
+		return r;
+	r = damon_hot_step(drv->slots, drv->n_slots, drv->monitored, now, self);
 	if (r > 0) {
 		drv->st.n_hot_updates++;
 		for (size_t j = 0; j < drv->n_slots; j++)

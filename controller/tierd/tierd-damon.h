@@ -71,18 +71,25 @@
 
 /*
  * The hot-set measurement (docs/architecture.md, "Hot sets"): per memcg an
- * lru_prio scheme, monitoring in effect, on every monitored region
- * (DAMON_HOT_MIN_ACCESSES), filtered to the memcg and then to young folios
- * (accessed since the scheme's previous pass, which marked them old), every
- * DAMON_HOT_INTERVAL_US: its sz_applied grows by the memcg's bytes accessed
- * in the last interval.  6.12's stat action would cost nothing per folio,
- * but it runs no per-folio walk, so no memcg filter applies to it.  One
- * clock scheme (stat, every region, same interval, unfiltered) counts the
- * passes: its sz_tried grows by the monitored bytes on each; DAMON applies
- * schemes of one interval in the same pass (every commit realigns them).
- * The filter marks a folio old as DAMON's sampling does (PG_idle, and
- * PG_young for reclaim), and lru_prio's folio_mark_accessed() on a folio
- * that was just accessed is what reclaim would have concluded.
+ * lru_deprio scheme on every monitored region (DAMON_HOT_MIN_ACCESSES),
+ * filtered to the memcg and then to folios that are NOT young (not
+ * accessed since the scheme's previous pass; the young filter marks the
+ * young ones old), every DAMON_HOT_INTERVAL_US: its sz_applied grows by the
+ * memcg's cold bytes of the last interval, and the hot bytes are its
+ * resident bytes less those.  One clock scheme (stat, every region, same
+ * interval, unfiltered) counts the passes: its sz_tried grows by the
+ * monitored bytes on each; DAMON applies schemes of one interval in the
+ * same pass (every commit realigns them).
+ *
+ * Not the young folios counted by an lru_prio scheme (the first design):
+ * lru_prio's folio_mark_accessed() clears the idle flag the young filter
+ * reads, so a folio found young once read young at every later pass (on a
+ * classic-LRU kernel, and on ours with patch 18 whatever the LRU): in the
+ * VM a cgroup reading 32 of its 128 MB measured 121 MB falling to 79 MB
+ * over 90 s.  lru_deprio leaves the flag alone and only moves the cold
+ * folios to the LRU's tail, where reclaim and demotion look first anyway.
+ * 6.12's stat action would cost nothing per folio, but it runs no
+ * per-folio walk, so no memcg filter applies to it.
  */
 #define DAMON_HOT_INTERVAL_US (1000 * 1000ull)
 /*
@@ -98,13 +105,17 @@
 #define DAMON_HOT_MIN_PASSES 3
 /*
  * A memcg's hot set is the largest of its last DAMON_HOT_KEEP readings
- * (about 30 s): a working set that a phase of the workload leaves for a few
- * seconds keeps its claim, and a reading that saw few accessed bits (x86
- * does not flush the TLB when DAMON clears one, so a translation that stays
- * cached sets none; under QEMU's TCG, whose software TLB keeps translations
- * long, most readings see almost nothing) does not take it away.
+ * (about 15 s; a reading takes DAMON_HOT_MIN_PASSES passes): a working set
+ * that a phase of the workload leaves for a few seconds keeps its claim,
+ * and one reading that saw few accessed bits does not take it away (x86
+ * does not flush the TLB when DAMON clears one; a translation that stays
+ * cached sets none until it is evicted).  It was 10 while QEMU's TCG,
+ * whose software TLB keeps translations for seconds, made most readings in
+ * the VM see almost nothing; the VM's workers now flush their TLB as a
+ * hardware TLB's reach would (tests/vm/guest/damon.c), and every reading
+ * after the first window was within 2% of the hot set.
  */
-#define DAMON_HOT_KEEP 10
+#define DAMON_HOT_KEEP 5
 
 /* The promotion budget: a migrate_hot quota per DAMON_PROMOTE_RESET_MS. */
 #define DAMON_PROMOTE_RESET_MS 100
@@ -237,6 +248,10 @@ int damon_memcg_prefix(const char *procfs_root, const char *cgroup_root, char **
  * ------------------------------------------------------------------------ */
 
 typedef void (*damon_log_fn)(void *userdata, int priority, int error, const char *message);
+/* The bytes of memcg (below the cgroup root, e.g. "/a/b") on the LRUs, its
+ * descendants' included (memory.numa_stat's anon + file, every node): 0 or
+ * a negative errno.  The hot-set measurement's other half. */
+typedef int (*damon_resident_fn)(void *userdata, const char *memcg, uint64_t *ret);
 
 struct damon_driver;
 
@@ -250,6 +265,9 @@ struct damon_driver_args {
 	size_t n_fast, n_slow;
 	damon_log_fn log;
 	void *userdata;
+	/* the hot-set measurement's resident bytes (with userdata); NULL: no
+	 * hot-set readings */
+	damon_resident_fn resident;
 	/* what tierd loses while its kdamond cannot be added (logged once):
 	 * NULL, "tiering" (the damon backend) */
 	const char *what;

@@ -1016,10 +1016,8 @@ static int manager_damon_sync(struct manager *m, const char *reason)
  * and a goal fed only every rebalance_interval would let it demote far
  * past the target in between.  Armed while demotion schemes run.
  */
-/* anon + file of memory.numa_stat on the top-tier nodes: what DAMON's
- * schemes move (not memory.stat's toptier, which the tierd series counts
- * only under memory_tiered_limits). */
-static int damon_fast_bytes(struct manager *m, const char *cgroup, uint64_t *ret)
+/* anon + file of memory.numa_stat, on the top-tier nodes or on all. */
+static int damon_numa_bytes(struct manager *m, const char *cgroup, bool toptier, uint64_t *ret)
 {
 	static const char *const keys[] = { "anon", "file" };
 	uint64_t sum = 0;
@@ -1032,11 +1030,25 @@ static int damon_fast_bytes(struct manager *m, const char *cgroup, uint64_t *ret
 		if (r < 0)
 			return r;
 		for (unsigned i = 0; i < n; i++)
-			if (tier_topology_node_is_toptier(m->topo, (int)i))
+			if (!toptier || tier_topology_node_is_toptier(m->topo, (int)i))
 				sum += v[i];
 	}
 	*ret = sum;
 	return 0;
+}
+
+/* On the top-tier nodes: what DAMON's schemes move (not memory.stat's
+ * toptier, which the tierd series counts only under memory_tiered_limits). */
+static int damon_fast_bytes(struct manager *m, const char *cgroup, uint64_t *ret)
+{
+	return damon_numa_bytes(m, cgroup, true, ret);
+}
+
+/* On every node: the hot-set measurement's resident bytes
+ * (damon_resident_fn). */
+static int damon_resident(void *userdata, const char *memcg, uint64_t *ret)
+{
+	return damon_numa_bytes(userdata, memcg, false, ret);
 }
 
 static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata)
@@ -1125,6 +1137,7 @@ static int manager_damon_start(struct manager *m)
 		.run_fd = m->run.fd,
 		.log = damon_log,
 		.userdata = m,
+		.resident = damon_resident,
 	};
 	_cleanup_free_ struct tier_damon_range *fast = NULL, *slow = NULL;
 	_cleanup_free_ char *prefix = NULL;

@@ -411,6 +411,21 @@ static void test_log(void *userdata, int priority, int error, const char *messag
 static const struct tier_damon_range fast_r[] = { { 0, 64 << 20 } };
 static const struct tier_damon_range slow_r[] = { { 64 << 20, 128 << 20 } };
 
+/* The hot-set measurement's resident bytes (memory.numa_stat's anon + file,
+ * hierarchical), per memcg: res_mb[i] for res_memcg[i]. */
+static const char *const res_memcg[] = { "/a", "/a/c", "/b" };
+static uint64_t res_mb[3];
+
+static int test_resident(void *userdata, const char *memcg, uint64_t *ret)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (!strcmp(memcg, res_memcg[i])) {
+			*ret = res_mb[i] << 20;
+			return 0;
+		}
+	return -ENOENT;
+}
+
 static struct damon_driver *driver(struct fx *fx, int run_fd)
 {
 	struct damon_driver_args a = {
@@ -425,6 +440,7 @@ static struct damon_driver *driver(struct fx *fx, int run_fd)
 		.n_fast = 1,
 		.n_slow = 1,
 		.log = test_log,
+		.resident = test_resident,
 	};
 	struct damon_driver *drv = NULL;
 
@@ -925,9 +941,10 @@ static void stats_set(struct fx *fx, unsigned k, size_t i, unsigned long long tr
 
 START_TEST(test_driver_hot)
 {
-	/* the hot schemes (lru_prio, memcg then young filter) and the clock
-	 * (stat over every region): hot bytes = sz_applied growth / passes,
-	 * passes = clock sz_tried growth / 128 MB monitored */
+	/* the hot schemes (lru_deprio, memcg filter, then young folios
+	 * filtered out) and the clock (stat over every region): cold bytes =
+	 * sz_applied growth / passes, passes = clock sz_tried growth / 128 MB
+	 * monitored; hot = the memcg's own resident bytes less its cold */
 	struct fx *fx = fx_new();
 	struct damon_driver *drv;
 	struct damon_plan p = {};
@@ -949,19 +966,23 @@ START_TEST(test_driver_hot)
 	assert_file(fx, 0, "contexts/0/schemes/0/apply_interval_us", "1000000");
 	assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "18446744073709551615");
 	assert_file(fx, 0, "contexts/0/schemes/0/filters/nr_filters", "0");
-	assert_file(fx, 0, "contexts/0/schemes/1/action", "lru_prio");
+	assert_file(fx, 0, "contexts/0/schemes/1/action", "lru_deprio");
 	assert_file(fx, 0, "contexts/0/schemes/1/apply_interval_us", "1000000");
 	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/nr_accesses/min", "0");
 	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "memcg");
 	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "N");
 	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/memcg_path", "/a");
 	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "young");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "N");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "Y");
 	assert_file(fx, 0, "contexts/0/schemes/2/filters/0/memcg_path", "/a/c");
 	assert_file(fx, 0, "contexts/0/schemes/3/filters/0/memcg_path", "/b");
 	for (size_t i = 0; i < DAMON_SLOT_CHUNK_TEST; i++)
 		stats_set(fx, 0, i, 0, 0);
 
+	/* hierarchical: /a's 60 MB hold /a/c's 8 */
+	res_mb[0] = 60;
+	res_mb[1] = 8;
+	res_mb[2] = 5;
 	/* the first reading is the base */
 	stats_set(fx, 0, 0, 1 * M, 0);
 	stats_set(fx, 0, 1, 0, 10 << 20);
@@ -970,21 +991,26 @@ START_TEST(test_driver_hot)
 	ck_assert_int_eq(damon_driver_hot_update(drv, 10000000ull), 0);
 	assert_file(fx, 0, "state", "update_schemes_stats");
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
+	/* three passes, the first window: dropped (nothing was aged yet) */
+	stats_set(fx, 0, 0, 4 * M, 0);
+	ck_assert_int_eq(damon_driver_hot_update(drv, 15000000ull), 0);
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
 	/* two passes: not enough */
-	stats_set(fx, 0, 0, 3 * M, 0);
+	stats_set(fx, 0, 0, 6 * M, 0);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 20000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
-	/* four passes: /a 40 MB -> 10 MB hot, /a/c 4 MB -> 1 MB, /b none */
-	stats_set(fx, 0, 0, 5 * M, 0);
+	/* four passes: /a 40 MB cold -> 10 MB a pass, of its own 52: 42 hot;
+	 * /a/c 4 MB -> 1 of 8: 7 hot; /b nothing cold: its 5 MB */
+	stats_set(fx, 0, 0, 8 * M, 0);
 	stats_set(fx, 0, 1, 0, 50 << 20);
 	stats_set(fx, 0, 2, 0, 5 << 20);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 30000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
-	ck_assert_uint_eq(hot, 11 << 20);
+	ck_assert_uint_eq(hot, 49 << 20);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a/c", &hot), 0);
-	ck_assert_uint_eq(hot, 1 << 20);
+	ck_assert_uint_eq(hot, 7 << 20);
 	ck_assert_int_eq(damon_driver_hot(drv, "/b", &hot), 0);
-	ck_assert_uint_eq(hot, 0);
+	ck_assert_uint_eq(hot, 5 << 20);
 	ck_assert_int_eq(damon_driver_hot(drv, "/x", &hot), -ENODATA);
 	damon_driver_stats(drv, &st);
 	ck_assert_uint_eq(st.n_hot_updates, 1);
@@ -997,17 +1023,31 @@ START_TEST(test_driver_hot)
 	stats_set(fx, 0, 1, 0, 7 << 20);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 50000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
-	/* /a 6 MB in 3 passes, /a/c 0: below the last readings, which the
-	 * hot set keeps (their max) */
-	ck_assert_uint_eq(hot, 11 << 20);
-	/* DAMON_HOT_KEEP more readings of 2 MB and 0: the old ones are gone */
-	for (unsigned k = 0; k < 10; k++) {
+	/* /a 6 MB cold in 3 passes: 50 of 52 hot, /a/c none cold: 8; the
+	 * hot set keeps the largest readings (42 and 7 before) */
+	ck_assert_uint_eq(hot, 58 << 20);
+	/* /a shrinks to 20 MB (12 its own): DAMON_HOT_KEEP more readings of
+	 * 10 and 8: the old ones are gone */
+	res_mb[0] = 20;
+	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
 		stats_set(fx, 0, 0, (7 + 3 * k) * M, 0);
 		stats_set(fx, 0, 1, 0, (13 + 6 * k) << 20);
 		ck_assert_int_eq(damon_driver_hot_update(drv, (100 + 10 * k) * 1000000ull), 0);
 	}
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
-	ck_assert_uint_eq(hot, 2 << 20);
+	ck_assert_uint_eq(hot, 18 << 20);
+	/* more cold than its own resident bytes (the counters lag each
+	 * other): 0, not a wrapped value (/a/c: 8, as before) */
+	res_mb[0] = 9;
+	stats_set(fx, 0, 0, 40 * M, 0);
+	stats_set(fx, 0, 1, 0, 100 << 20);
+	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
+		stats_set(fx, 0, 0, (43 + 3 * k) * M, 0);
+		stats_set(fx, 0, 1, 0, (100 + 30 * (k + 1)) << 20);
+		ck_assert_int_eq(damon_driver_hot_update(drv, (300 + 10 * k) * 1000000ull), 0);
+	}
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
+	ck_assert_uint_eq(hot, 8 << 20);
 	damon_plan_done(&p);
 	damon_driver_free(drv);
 	fx_free(fx);
