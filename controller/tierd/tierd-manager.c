@@ -904,7 +904,8 @@ static void damon_budget_knob(struct manager *m, int root_fd, const struct damon
 			 manager_dry_run(m) ? "would write" : "wrote", r);
 	if (unsupported && !m->said_budget_unsupported)
 		log_warning("promote_budget: unsupported on this kernel (no %s; it comes with "
-			    "patch 18 of the series): %zu cgroups promote without a budget",
+			    "the series' next patch, kernel-patches/next/): %zu cgroups promote "
+			    "without a budget",
 			    DAMON_PROMOTE_RATE_FILE, unsupported);
 	m->said_budget_unsupported = unsupported > 0;
 }
