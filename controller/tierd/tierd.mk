@@ -284,6 +284,16 @@ bench-damon-hot: $(TIERD) vm-guest
 		> $(BUILD)/bench/damon-hot-budget.txt; cat $(BUILD)/bench/damon-hot-budget.txt
 .PHONY: bench-damon-hot
 
+# Issue 22's side-by-side figures (a benchmark): the damon backend on the
+# stock kernel and the knob backend on the patched one, same workloads;
+# and tierd's and its kdamond's CPU at 10, 100 and 500 memcgs
+# (bench/damon/bench-damon.sh; BENCH_DAMON_SECS, the steady-state window).
+BENCH_DAMON_SECS ?= 30
+.PHONY: bench-damon
+bench-damon: $(TIERD) vm-guest kernel-stock
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
+	$(Q)env BUILD=$(BUILD) $(TOP)/bench/damon/bench-damon.sh $(BENCH_DAMON_SECS)
+
 ALL_TARGETS        += tierd
 CHECK_UNIT_TARGETS += check-daemon-host check-damon-unit check-damon-host
 CHECK_TARGETS      += check-damon-unit check-damon-host check-damon-vm check-damon-vm-budget \

@@ -38,6 +38,15 @@ int case_damon_tierd_budget(const char *name);
  * set (32 of 128 MB) is within 25%, on either backend. */
 int case_damon_tierd_hotset(const char *name);
 
+/* Benchmarks (make bench-damon): damon-tierd-bench, one backend's promotion
+ * of a hot set from the slow node; damon-tierd-scale, tierd's and its
+ * kdamond's CPU with TIERD_SCALE_N memcgs and the sync of a new one. */
+int case_damon_tierd_bench(const char *name);
+int case_damon_tierd_scale(const char *name);
+
+/* tierctl-doctor: `tierctl doctor` on this kernel, printed. */
+int case_tierctl_doctor(const char *name);
+
 /* damon-tierd-pagecache: tierd (backend auto) promotes a promote class's
  * page cache read with read() (page_cache on) and leaves a page_cache = off
  * class's on the slow node; NUMA balancing alone promotes neither. */

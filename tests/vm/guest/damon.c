@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2413,5 +2414,308 @@ out:
 			close(pipe2fd[i]);
 	if (nb_saved[0])
 		write_attr("/proc/sys/kernel/numa_balancing", nb_saved);
+	return verdict(name);
+}
+
+/* ------------------------------------------------------------------------
+ * Benchmarks (make bench-damon): figures, few assertions
+ * ------------------------------------------------------------------------ */
+
+/* The kdamond tierd records as its own, or -1. */
+static pid_t tierd_kdamond_pid(void)
+{
+	struct tier_damon_owner rec;
+	int run_fd = open("/run/tierd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pid_t pid = -1;
+
+	if (run_fd < 0)
+		return -1;
+	if (tier_damon_owner_load(run_fd, OWNER_FILE, &rec) == 0 && rec.pid > 0)
+		pid = rec.pid;
+	close(run_fd);
+	return pid;
+}
+
+static double cpu_or_zero(pid_t pid)
+{
+	double s = pid > 0 ? proc_cpu_sec((int)pid) : -1;
+
+	return s < 0 ? 0 : s;
+}
+
+static int conf_write(const char *conf)
+{
+	FILE *f = fopen(TIERD_CONF, "we");
+
+	if (!f || fputs(conf, f) < 0) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/*
+ * damon-tierd-bench: one mechanism's promotion, for the side-by-side table.
+ * tierd (backend auto: damon on a stock kernel, knob on ours, with
+ * kernel.numa_balancing 2 there) and a promote class on /bench, whose
+ * TIERD_BENCH_HOT_MB (default 48) MB hot set starts on the slow node: the
+ * time until 90% is on the fast node (bound 120 s), pages migrated and
+ * promoted, NUMA hinting faults, and the CPU of tierd, of its kdamond and
+ * of the worker (its loop, and the hinting faults it takes).
+ */
+int case_damon_tierd_bench(const char *name)
+{
+	const char *build = getenv("TIERD_VM_BUILD");
+	char bin[512], cg[256] = "", backend[16] = "?", nb_saved[16] = "";
+	int hot_mb, pipefd[2] = { -1, -1 };
+	uint64_t mig0 = 0, mig1 = 0, pro0 = 0, pro1 = 0, hf0 = 0, hf1 = 0;
+	double t0, t90 = -1, bound = 120.0 * time_scale, tierd_cpu = 0, kd_cpu = 0, w_sys0, w_sys1;
+	struct numa_anon a = { 0 };
+	pid_t tierd = -1, w = -1, kd = -1;
+	char *addr = NULL;
+
+	if (env_int("TIERD_BENCH_HOT_MB", 48, 4, 1024, &hot_mb) < 0)
+		return 1;
+	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
+	if (access(bin, X_OK) < 0) {
+		msg("SKIP: no %s (make tierd)", bin);
+		return EXIT_SKIP;
+	}
+	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
+	/* ours promotes in tiering mode; on the damon backend tierd sets it
+	 * to 0 itself (numa_balancing_sysctl = off) */
+	if (set_numa_balancing(2) < 0 ||
+	    conf_write("[daemon]\nbackend = auto\nnuma_balancing_sysctl = off\n"
+		       "rebalance_interval = 2s\n\n[class:c]\nmode = promote\n\n"
+		       "[rule:bench]\nclass = c\ncgroup = /bench\n") < 0 ||
+	    cg_create(NULL, "bench", cg, sizeof(cg)) < 0 || pipe(pipefd) < 0) {
+		msg("FAIL: setup");
+		failures++;
+		goto out;
+	}
+	w = start_placed(cg, SLOW_NODE, (size_t)hot_mb << 20, (size_t)hot_mb << 20, pipefd[1]);
+	if (w < 0 || read(pipefd[0], &addr, sizeof(addr)) != (ssize_t)sizeof(addr)) {
+		msg("FAIL: the worker did not start");
+		failures++;
+		goto out;
+	}
+	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig0);
+	read_key_u64("/proc/vmstat", "pgpromote_success", &pro0);
+	read_key_u64("/proc/vmstat", "numa_hint_faults", &hf0);
+	w_sys0 = cpu_or_zero(w);
+	unlink(TIERD_LOG);
+	t0 = now_sec();
+	tierd = tierd_spawn(bin);
+	for (;;) {
+		double el = now_sec() - t0;
+
+		if (read_anon(cg, &a) == 0 && a.n0 >= ((uint64_t)hot_mb << 20) * 9 / 10) {
+			t90 = el;
+			break;
+		}
+		if (el > bound)
+			break;
+		sleep_sec(0.2);
+	}
+	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
+	read_key_u64("/proc/vmstat", "pgpromote_success", &pro1);
+	read_key_u64("/proc/vmstat", "numa_hint_faults", &hf1);
+	w_sys1 = cpu_or_zero(w);
+	kd = tierd_kdamond_pid();
+	kd_cpu = cpu_or_zero(kd);
+	tierd_cpu = cpu_or_zero(tierd);
+	log_backend(backend, sizeof(backend));
+	CHECK(t90 >= 0, "backend %s: /bench's %d MB hot set 90%% on node %d after %.1f s (bound "
+	      "%.0f s)", backend, hot_mb, FAST_NODE, t90, bound);
+	printf("TIERD-VM-METRIC: case=%s backend=%s hot_mb=%d secs_90=%.1f pgmigrate_success=%"
+	       PRIu64 " pgpromote_success=%" PRIu64 " numa_hint_faults=%" PRIu64
+	       " tierd_cpu_s=%.2f kdamond_cpu_s=%.2f worker_cpu_s=%.2f\n", name, backend, hot_mb,
+	       t90, mig1 - mig0, pro1 - pro0, hf1 - hf0, tierd_cpu, kd_cpu, w_sys1 - w_sys0);
+	fflush(stdout);
+out:
+	if (failures)
+		log_dump();
+	reap(&tierd, SIGTERM);
+	pair_teardown(&w, &tierd, pipefd, cg, "");	/* tierd: reaped, -1 */
+	if (nb_saved[0])
+		write_attr("/proc/sys/kernel/numa_balancing", nb_saved);
+	return verdict(name);
+}
+
+/* The "DAMON: synced N schemes ... in X ms" lines of the log: how many,
+ * and the first one after the first `skip` whose N exceeds above (its N and
+ * X in *ret_n, *ret_ms; *ret_ms -1 if none). */
+static int log_syncs(int skip, int above, int *ret_n, double *ret_ms)
+{
+	FILE *f = fopen(TIERD_LOG, "re");
+	char line[4096];
+	int count = 0;
+
+	*ret_ms = -1;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "DAMON: synced ");
+		const char *q = strrchr(line, ')');
+		double x;
+		int n;
+
+		if (!p || !q || sscanf(p, "DAMON: synced %d schemes", &n) != 1 ||
+		    sscanf(q, ") in %lf ms", &x) != 1)
+			continue;
+		if (count++ >= skip && n > above && *ret_ms < 0) {
+			*ret_n = n;
+			*ret_ms = x;
+		}
+	}
+	fclose(f);
+	return count;
+}
+
+/*
+ * damon-tierd-scale: tierd's and its kdamond's cost with TIERD_SCALE_N
+ * (default 100) managed memcgs, each holding 64 kB, below one promote
+ * class on /scale (one scheme per memcg: migrate_hot on the damon backend,
+ * the page-cache scheme on the knob backend).  Once all have schemes:
+ * CPU of tierd and of the kdamond over TIERD_SCALE_SECS (default 30) in
+ * percent of one core, then one more memcg: the time from its mkdir to the
+ * sync that covers it, and that sync's duration.
+ */
+int case_damon_tierd_scale(const char *name)
+{
+	const char *build = getenv("TIERD_VM_BUILD");
+	char bin[512], cg[256] = "", backend[16] = "?", (*paths)[256] = NULL, extra[256] = "";
+	int n, secs, got = 0, got2 = 0, syncs0;
+	pid_t tierd = -1, kd = -1, *pids = NULL, xpid = -1;
+	double t0, t_all = -1, c_t0, c_t1, c_k0, c_k1, tw, t_new = -1, sync_ms = -1;
+	double bound = 120.0 * time_scale;
+
+	if (env_int("TIERD_SCALE_N", 100, 1, 1500, &n) < 0 ||
+	    env_int("TIERD_SCALE_SECS", 30, 5, 600, &secs) < 0)
+		return 1;
+	if (access(DAMON_ADMIN, F_OK) < 0) {
+		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+		return EXIT_SKIP;
+	}
+	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
+	if (access(bin, X_OK) < 0) {
+		msg("SKIP: no %s (make tierd)", bin);
+		return EXIT_SKIP;
+	}
+	pids = calloc((size_t)n, sizeof(*pids));
+	paths = calloc((size_t)n, sizeof(*paths));
+	if (!pids || !paths ||
+	    conf_write("[daemon]\nbackend = auto\nrebalance_interval = 2s\n\n"
+		       "[class:c]\nmode = promote\n\n[rule:scale]\nclass = c\ncgroup = /scale\n") < 0 ||
+	    cg_create(NULL, "scale", cg, sizeof(cg)) < 0 || cg_enable_memory(cg) < 0 ||
+	    burst_start(cg, n, pids, paths) < 0) {
+		msg("FAIL: setup of %d memcgs", n);
+		failures++;
+		goto out;
+	}
+	unlink(TIERD_LOG);
+	t0 = now_sec();
+	tierd = tierd_spawn(bin);
+	while (now_sec() - t0 < bound) {
+		if (log_max_runs() >= n) {
+			t_all = now_sec() - t0;
+			break;
+		}
+		sleep_sec(0.5);
+	}
+	log_backend(backend, sizeof(backend));
+	CHECK(t_all >= 0, "backend %s: %d memcgs with schemes after %.1f s", backend, n, t_all);
+	if (t_all < 0)
+		goto out;
+	sleep_sec(5);	/* past the start */
+	kd = tierd_kdamond_pid();
+	c_t0 = cpu_or_zero(tierd);
+	c_k0 = cpu_or_zero(kd);
+	tw = now_sec();
+	sleep_sec(secs);
+	c_t1 = cpu_or_zero(tierd);
+	c_k1 = cpu_or_zero(kd);
+	tw = now_sec() - tw;
+	/* one more memcg */
+	syncs0 = log_syncs(INT_MAX, 0, &got, &sync_ms);
+	got = log_max_runs();
+	t_new = now_sec();
+	if (cg_create(cg, "new", extra, sizeof(extra)) < 0 || (xpid = fork()) < 0) {
+		msg("FAIL: the new memcg did not start");
+		failures++;
+		goto out;
+	}
+	if (xpid == 0) {
+		static char page[1 << 16];
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (cg_enter(extra) < 0)
+			_exit(2);
+		dirty_pages(page, sizeof(page));
+		pause();
+		_exit(0);
+	}
+	for (;;) {
+		double el = now_sec() - t_new;
+
+		(void)log_syncs(syncs0, got, &got2, &sync_ms);
+		if (sync_ms >= 0 || el > 60.0 * time_scale)
+			break;
+		sleep_sec(0.1);
+	}
+	t_new = now_sec() - t_new;
+	CHECK(sync_ms >= 0, "a new memcg got its scheme %.1f s after its mkdir (sync of %d "
+	      "schemes, was %d: %.1f ms)", t_new, got2, got, sync_ms);
+	printf("TIERD-VM-METRIC: case=%s backend=%s memcgs=%d secs_all=%.1f window_s=%.1f "
+	       "tierd_cpu_pct=%.2f kdamond_cpu_pct=%.2f new_memcg_s=%.2f new_sync_ms=%.1f\n",
+	       name, backend, n, t_all, tw, 100.0 * (c_t1 - c_t0) / tw,
+	       100.0 * (c_k1 - c_k0) / tw, t_new, sync_ms);
+	fflush(stdout);
+out:
+	if (failures)
+		log_dump();
+	reap(&tierd, SIGTERM);
+	reap(&xpid, SIGKILL);
+	for (int i = 0; pids && i < n; i++)
+		reap(&pids[i], SIGKILL);
+	if (cg[0])
+		cg_destroy(cg);
+	free(pids);
+	free(paths);
+	return verdict(name);
+}
+
+/*
+ * tierctl-doctor: what `tierctl doctor` says on this kernel (for the notes
+ * and bench-damon): its text output and exit code; the case passes when
+ * tierctl ran (exit 0: tierd can tier here, 7: it cannot).
+ */
+int case_tierctl_doctor(const char *name)
+{
+	const char *build = getenv("TIERD_VM_BUILD");
+	char bin[512];
+	int status = 0;
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/bin/tierctl", build ? build : "build");
+	if (access(bin, X_OK) < 0) {
+		msg("SKIP: no %s (make tierctl)", bin);
+		return EXIT_SKIP;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		execl(bin, "tierctl", "doctor", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		msg("FAIL: cannot run %s", bin);
+		failures++;
+		return verdict(name);
+	}
+	msg("  tierctl doctor exited %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CHECK(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 7),
+	      "tierctl doctor ran");
 	return verdict(name);
 }

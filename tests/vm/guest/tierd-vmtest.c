@@ -1956,6 +1956,12 @@ static int run_case(const char *name)
 		return case_damon_tierd_budget(name);
 	if (!strcmp(name, "damon-tierd-hotset"))
 		return case_damon_tierd_hotset(name);
+	if (!strcmp(name, "damon-tierd-bench"))
+		return case_damon_tierd_bench(name);
+	if (!strcmp(name, "damon-tierd-scale"))
+		return case_damon_tierd_scale(name);
+	if (!strcmp(name, "tierctl-doctor"))
+		return case_tierctl_doctor(name);
 	if (!strcmp(name, "damon-tierd-pagecache"))
 		return case_damon_tierd_pagecache(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
@@ -1971,7 +1977,8 @@ static const char *const cases[] = {
 	"toptier-demote-only", "toptier-offline", "toptier-charge-cost",
 	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
 	"damon-tierd-share", "damon-tierd-hot", "damon-tierd-budget", "damon-tierd-hotset",
-	"damon-tierd-pagecache",
+	"damon-tierd-pagecache", "damon-tierd-bench", "damon-tierd-scale",
+	"tierctl-doctor",
 };
 
 /*
