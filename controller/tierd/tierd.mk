@@ -266,6 +266,22 @@ check-damon-vm-hotset-patched: $(TIERD) vm-guest
 	$(Q)$(call run_test,damon-vm-hotset-patched,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout 200 $(DAMON_VM_MEM) --kernel $(DAMON_VM_PATCHED_KERNEL) damon-tierd-hotset)
 
+# What tierctl doctor says on the real kernels (case tierctl-doctor): the
+# damon backend on the stock kernel, the knob backend on the patched one,
+# exit 0 (tierd can tier here) with kernel.numa_balancing 2.  The fake
+# hosts (hybrid v1, single tier, no DAMON) are tests/cli/test-doctor.sh's.
+.PHONY: check-damon-vm-doctor check-damon-vm-doctor-stock check-damon-vm-doctor-patched
+check-damon-vm-doctor: check-damon-vm-doctor-stock check-damon-vm-doctor-patched
+check-damon-vm-doctor-stock: $(TIERCTL) vm-guest kernel-stock
+	$(Q)$(call run_test,damon-vm-doctor-stock,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout 120 --env TIERD_DOCTOR_BACKEND=damon --kernel $(DAMON_VM_STOCK_KERNEL) \
+		tierctl-doctor)
+check-damon-vm-doctor-patched: $(TIERCTL) vm-guest
+	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
+	$(Q)$(call run_test,damon-vm-doctor-patched,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout 120 --env TIERD_DOCTOR_BACKEND=knob --kernel $(DAMON_VM_PATCHED_KERNEL) \
+		tierctl-doctor)
+
 # Issue 25's figures (a benchmark, not a test): demand = resident vs hot (not
 # in check-damon-vm: under TCG the hot-set readings see accessed bits only in
 # bursts, see docs/architecture.md), and
@@ -297,7 +313,7 @@ bench-damon: $(TIERD) vm-guest kernel-stock
 ALL_TARGETS        += tierd
 CHECK_UNIT_TARGETS += check-daemon-host check-damon-unit check-damon-host
 CHECK_TARGETS      += check-damon-unit check-damon-host check-damon-vm check-damon-vm-budget \
-	check-damon-vm-share check-damon-vm-pagecache check-damon-vm-hotset
+	check-damon-vm-share check-damon-vm-pagecache check-damon-vm-hotset check-damon-vm-doctor
 CLEAN_FILES        += $(DAMON_UNIT) $(BUILD)/obj/damon-asan
 CHECK_TARGETS      += check-daemon-host check-daemon
 INSTALL_TARGETS    += install-tierd

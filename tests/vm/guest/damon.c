@@ -2688,14 +2688,18 @@ out:
 
 /*
  * tierctl-doctor: what `tierctl doctor` says on this kernel (for the notes
- * and bench-damon): its text output and exit code; the case passes when
- * tierctl ran (exit 0: tierd can tier here, 7: it cannot).
+ * and bench-damon): its text output and exit code.  The case passes when
+ * tierctl ran (exit 0: tierd can tier here, 7: it cannot) and, with
+ * TIERD_DOCTOR_BACKEND set, named that backend and exited 0 with
+ * kernel.numa_balancing 2 (the setting the knob backend needs).
  */
 int case_tierctl_doctor(const char *name)
 {
-	const char *build = getenv("TIERD_VM_BUILD");
-	char bin[512];
-	int status = 0;
+	const char *build = getenv("TIERD_VM_BUILD"), *want = getenv("TIERD_DOCTOR_BACKEND");
+	char bin[512], out[16384], line[64], nb_saved[16] = "";
+	size_t len = 0;
+	int status = 0, pfd[2];
+	ssize_t r;
 	pid_t pid;
 
 	snprintf(bin, sizeof(bin), "%s/bin/tierctl", build ? build : "build");
@@ -2703,19 +2707,41 @@ int case_tierctl_doctor(const char *name)
 		msg("SKIP: no %s (make tierctl)", bin);
 		return EXIT_SKIP;
 	}
+	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
+	if ((want && set_numa_balancing(2) < 0) || pipe(pfd) < 0) {
+		msg("FAIL: setup");
+		failures++;
+		return verdict(name);
+	}
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		dup2(pfd[1], 1);
 		execl(bin, "tierctl", "doctor", (char *)NULL);
 		_exit(127);
 	}
+	close(pfd[1]);
+	while (len < sizeof(out) - 1 && (r = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)r;
+	out[len] = '\0';
+	close(pfd[0]);
+	fputs(out, stdout);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
 		msg("FAIL: cannot run %s", bin);
 		failures++;
-		return verdict(name);
+		goto out;
 	}
 	msg("  tierctl doctor exited %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	CHECK(WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 7),
 	      "tierctl doctor ran");
+	if (want) {
+		snprintf(line, sizeof(line), "\nbackend:        %s (", want);
+		CHECK(strstr(out, line) != NULL, "it names backend %s", want);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "with kernel.numa_balancing 2 it says tierd can tier cgroups here");
+	}
+out:
+	if (nb_saved[0])
+		write_attr("/proc/sys/kernel/numa_balancing", nb_saved);
 	return verdict(name);
 }
