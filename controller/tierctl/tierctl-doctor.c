@@ -288,7 +288,12 @@ static void families(const struct doctor *d, struct family f[_FAM_MAX])
 			"are computed (tierctl status) but not enforced" };
 }
 
-/* The classes of the policy that set a family's keys, ", "-separated; NULL if none. */
+/* Not a family: the classes whose hot page cache tierd is asked to promote
+ * (mode promote or full, page_cache on), for classes_setting(). */
+#define CLASSES_PAGE_CACHE (-1)
+
+/* The classes of the policy that set a family's keys (or CLASSES_PAGE_CACHE),
+ * ", "-separated; NULL if none. */
 static char *classes_setting(const struct tier_policy *policy, int fam)
 {
 	char *s = NULL;
@@ -309,6 +314,10 @@ static char *classes_setting(const struct tier_policy *policy, int fam)
 		case FAM_MEMORY:
 			set = c->memory_low.kind != TIER_AMOUNT_UNSET ||
 			      c->memory_high.kind != TIER_AMOUNT_UNSET;
+			break;
+		case CLASSES_PAGE_CACHE:
+			set = (c->mode == TIER_MODE_PROMOTE || c->mode == TIER_MODE_FULL) &&
+			      tier_class_page_cache(c);
 			break;
 		default:
 			set = false;
@@ -334,29 +343,6 @@ static int pagecache_seen(const struct doctor *d, const char **why)
 		return 0;
 	}
 	return tier_pagecache_read_seen(&d->choice.probe, why);
-}
-
-/* The classes whose hot page cache tierd is asked to promote: mode promote
- * or full, page_cache on; ", "-separated, NULL if none. */
-static char *classes_page_cache(const struct tier_policy *policy)
-{
-	char *s = NULL;
-
-	for (size_t i = 0; policy && i < tier_policy_class_count(policy); i++) {
-		const struct tier_class *c = tier_policy_class(policy, i);
-		char *n;
-
-		if ((c->mode != TIER_MODE_PROMOTE && c->mode != TIER_MODE_FULL) ||
-		    !tier_class_page_cache(c))
-			continue;
-		if (asprintf(&n, "%s%s%s", s ?: "", s ? ", " : "", c->name) < 0) {
-			free(s);
-			return NULL;
-		}
-		free(s);
-		s = n;
-	}
-	return s;
 }
 
 /* The verdict: problems (tierd cannot tier cgroups here) and warnings. */
@@ -402,7 +388,7 @@ static int judge(struct doctor *d)
 			    "policy)", d->sysctl);
 	/* not a problem: tierd still tiers everything else */
 	if (r >= 0 && d->damon && (c->backend == TIER_BACKEND_KNOB || c->backend == TIER_BACKEND_DAMON)) {
-		_cleanup_free_ char *cls = classes_page_cache(d->policy);
+		_cleanup_free_ char *cls = classes_setting(d->policy, CLASSES_PAGE_CACHE);
 		const char *why;
 
 		if (cls && pagecache_seen(d, &why) == 0)

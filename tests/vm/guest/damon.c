@@ -858,6 +858,22 @@ out:
 #define TIERD_LOG	"/tmp/tierd-damon.log"
 #define TIERD_OWNER	"/run/tierd/" OWNER_FILE
 
+/* DAMON's sysfs and build/bin/tierd (in *bin) are there; else false, the
+ * reason said (the case skips). */
+static bool damon_and_tierd(const char *build, char *bin, size_t size)
+{
+	if (access(DAMON_ADMIN, F_OK) < 0) {
+		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+		return false;
+	}
+	snprintf(bin, size, "%s/bin/tierd", build ? build : "build");
+	if (access(bin, X_OK) < 0) {
+		msg("SKIP: no %s (make tierd)", bin);
+		return false;
+	}
+	return true;
+}
+
 static pid_t tierd_spawn(const char *bin)
 {
 	pid_t pid = fork();
@@ -1040,15 +1056,8 @@ int case_damon_tierd(const char *name)
 	hot_bytes = (size_t)hot_mb << 20;
 	hot_pages = (long)(hot_bytes / page_size);
 	bound = 120.0 * time_scale;
-	if (access(DAMON_ADMIN, F_OK) < 0) {
-		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
-	}
-	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
-	if (access(bin, X_OK) < 0) {
-		msg("SKIP: no %s (make tierd)", bin);
-		return EXIT_SKIP;
-	}
 	unlink(TIERD_LOG);
 	r = tier_damon_open("/sys", "/proc", &d);
 	if (r == 0)
@@ -1496,15 +1505,8 @@ int case_damon_tierd_share(const char *name)
 	    env_int("TIERD_SHARE_RESERVE_MB", 256, 0, 4096, &reserve_mb) < 0 ||
 	    env_int("TIERD_SHARE_HOLD_S", 20, 0, 3600, &hold_s) < 0)
 		return 1;
-	if (access(DAMON_ADMIN, F_OK) < 0) {
-		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
-	}
-	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
-	if (access(bin, X_OK) < 0) {
-		msg("SKIP: no %s (make tierd)", bin);
-		return EXIT_SKIP;
-	}
 	unlink(TIERD_LOG);
 	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
 	f = fopen(TIERD_CONF, "we");
@@ -1862,15 +1864,8 @@ int case_damon_tierd_hot(const char *name)
 		return 1;
 	if (!demands)
 		demands = "resident hot";
-	if (access(DAMON_ADMIN, F_OK) < 0) {
-		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
-	}
-	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
-	if (access(bin, X_OK) < 0) {
-		msg("SKIP: no %s (make tierd)", bin);
-		return EXIT_SKIP;
-	}
 	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
 	for (int k = 0; k < 2; k++) {
 		const char *demand = k == 0 ? "resident" : "hot";
@@ -1972,15 +1967,8 @@ int case_damon_tierd_budget(const char *name)
 	    env_int("TIERD_BUDGET_SECS", 150, 10, 3600, &bound_s) < 0)
 		return 1;
 	bound = bound_s * time_scale;
-	if (access(DAMON_ADMIN, F_OK) < 0) {
-		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
-	}
-	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
-	if (access(bin, X_OK) < 0) {
-		msg("SKIP: no %s (make tierd)", bin);
-		return EXIT_SKIP;
-	}
 	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
 	snprintf(conf, sizeof(conf),
 		 "[daemon]\nbackend = damon\nnuma_balancing_sysctl = off\n"
@@ -2125,15 +2113,8 @@ int case_damon_tierd_hotset(const char *name)
 		msg("FAIL: TIERD_HOTSET_MB %d above TIERD_HOTSET_RESIDENT_MB %d", hot_mb, res_mb);
 		return 1;
 	}
-	if (access(DAMON_ADMIN, F_OK) < 0) {
-		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
-	}
-	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
-	if (access(bin, X_OK) < 0) {
-		msg("SKIP: no %s (make tierd)", bin);
-		return EXIT_SKIP;
-	}
 	lo = ((uint64_t)hot_mb << 20) * 3 / 4;
 	hi = ((uint64_t)hot_mb << 20) * 5 / 4;
 	snprintf(conf, sizeof(conf),
@@ -2282,15 +2263,8 @@ int case_damon_tierd_pagecache(const char *name)
 		msg("FAIL: TIERD_PC_OFF_PAGE_CACHE=%s: want on or off", off_pc);
 		return 1;
 	}
-	if (access(DAMON_ADMIN, F_OK) < 0) {
-		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
-	}
-	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
-	if (access(bin, X_OK) < 0) {
-		msg("SKIP: no %s (make tierd)", bin);
-		return EXIT_SKIP;
-	}
 	read_attr("/sys/kernel/mm/lru_gen/enabled", lru_gen, sizeof(lru_gen));
 	msg("  /sys/kernel/mm/lru_gen/enabled: %s", lru_gen);
 	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
@@ -2594,15 +2568,8 @@ int case_damon_tierd_scale(const char *name)
 	if (env_int("TIERD_SCALE_N", 100, 1, 1500, &n) < 0 ||
 	    env_int("TIERD_SCALE_SECS", 30, 5, 600, &secs) < 0)
 		return 1;
-	if (access(DAMON_ADMIN, F_OK) < 0) {
-		msg("SKIP: no %s (kernel without CONFIG_DAMON_SYSFS)", DAMON_ADMIN);
+	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
-	}
-	snprintf(bin, sizeof(bin), "%s/bin/tierd", build ? build : "build");
-	if (access(bin, X_OK) < 0) {
-		msg("SKIP: no %s (make tierd)", bin);
-		return EXIT_SKIP;
-	}
 	pids = calloc((size_t)n, sizeof(*pids));
 	paths = calloc((size_t)n, sizeof(*paths));
 	if (!pids || !paths ||
