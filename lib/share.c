@@ -51,6 +51,7 @@ struct tier_share {
 struct hot_entry {
 	char *path;
 	uint64_t hot;
+	uint64_t fast, slow;		/* UINT64_MAX: not measured per tier */
 };
 
 void tier_share_set_hot_source(struct tier_share *s, tier_share_hot_fn fn, void *userdata)
@@ -468,21 +469,32 @@ uint64_t tier_share_hot(const struct tier_share *s, size_t i)
 }
 
 int tier_hot_sets_write(int dir_fd, const char *name, const char *const *paths,
-			const uint64_t *hot, size_t n, uint64_t now_usec)
+			const uint64_t *hot, const uint64_t *hot_fast, const uint64_t *hot_slow,
+			size_t n, uint64_t now_usec)
 {
 	_cleanup_free_ char *tmp = NULL, *buf = NULL;
 	size_t size = 0;
 	FILE *f;
 	int fd, r = 0;
 
-	if (!name || (n && (!paths || !hot)))
+	if (!name || (n && (!paths || !hot)) || !hot_fast != !hot_slow)
 		return -EINVAL;
+	/* What the reader keeps: no "not measured" value, per tier only
+	 * when it adds up (the reader skips such lines as malformed). */
+	for (size_t i = 0; i < n; i++)
+		if (!paths[i] || !paths[i][0] || hot[i] == UINT64_MAX ||
+		    (hot_fast && (hot_fast[i] > hot[i] || hot_slow[i] != hot[i] - hot_fast[i])))
+			return -EINVAL;
 	f = open_memstream(&buf, &size);
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, "tierd-hot-sets 1 %" PRIu64 "\n", now_usec);
+	fprintf(f, "tierd-hot-sets 2 %" PRIu64 "\n", now_usec);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "%" PRIu64 " ", hot[i]);
+		if (hot_fast)
+			fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " ", hot[i], hot_fast[i],
+				hot_slow[i]);
+		else
+			fprintf(f, "%" PRIu64 " - - ", hot[i]);
 		for (const unsigned char *p = (const unsigned char *)paths[i]; *p; p++)
 			if (*p < '!' || *p > '~' || *p == '%')
 				fprintf(f, "%%%02X", *p);
@@ -513,12 +525,18 @@ static int hot_entry_cmp(const void *a, const void *b)
 	return strcmp(((const struct hot_entry *)a)->path, ((const struct hot_entry *)b)->path);
 }
 
+static const struct hot_entry *hot_entry_find(const struct tier_share *s, const char *path)
+{
+	struct hot_entry key = { .path = (char *)path };
+
+	return s->n_loaded ? bsearch(&key, s->loaded, s->n_loaded, sizeof(key), hot_entry_cmp) :
+			     NULL;
+}
+
 static int hot_from_loaded(void *userdata, const char *path, uint64_t *ret)
 {
-	const struct tier_share *s = userdata;
-	struct hot_entry key = { .path = (char *)path }, *e;
+	const struct hot_entry *e = hot_entry_find(userdata, path);
 
-	e = s->n_loaded ? bsearch(&key, s->loaded, s->n_loaded, sizeof(key), hot_entry_cmp) : NULL;
 	if (!e)
 		return -ENODATA;
 	*ret = e->hot;
@@ -532,6 +550,21 @@ int tier_share_hot_loaded(const struct tier_share *s, const char *path, uint64_t
 	return hot_from_loaded((void *)s, path, ret);
 }
 
+int tier_share_hot_loaded_tiers(const struct tier_share *s, const char *path,
+				uint64_t *ret_fast, uint64_t *ret_slow)
+{
+	const struct hot_entry *e;
+
+	if (!s || !path || !ret_fast || !ret_slow)
+		return -EINVAL;
+	e = hot_entry_find(s, path);
+	if (!e || e->fast == UINT64_MAX)
+		return -ENODATA;
+	*ret_fast = e->fast;
+	*ret_slow = e->slow;
+	return 0;
+}
+
 static int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -543,6 +576,89 @@ static int hex_digit(char c)
 	return -1;
 }
 
+/* A byte count of the file: digits only, never UINT64_MAX ("not measured"). */
+static int hot_parse_bytes(const char *str, uint64_t *ret)
+{
+	uint64_t v;
+
+	if (parse_u64(str, &v) < 0 || v == UINT64_MAX)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* "tierd-hot-sets VERSION MONOTONIC_USEC", exactly: the version (1 or 2). */
+static int hot_parse_header(const char *line, uint64_t *ret_usec)
+{
+	static const char prefix[] = "tierd-hot-sets ";
+	int version;
+
+	if (strncmp(line, prefix, sizeof(prefix) - 1) != 0)
+		return -EINVAL;
+	line += sizeof(prefix) - 1;
+	if ((line[0] != '1' && line[0] != '2') || line[1] != ' ')
+		return -EINVAL;
+	version = line[0] - '0';
+	if (parse_u64(line + 2, ret_usec) < 0)
+		return -EINVAL;
+	return version;
+}
+
+/*
+ * One line of a version 1 ("BYTES PATH") or 2 ("TOTAL FAST SLOW PATH", FAST
+ * and SLOW both "-" or both bytes adding up to TOTAL) file into *e (path
+ * unescaped in place, not copied); -EINVAL for a malformed line.  PATH was
+ * escaped: no byte outside '!'..'~', not empty.
+ */
+static int hot_parse_line(char *line, int version, struct hot_entry *e)
+{
+	char *f[4], *p = line;
+	int n = version == 1 ? 2 : 4;
+	char *w;
+
+	for (int k = 0; k < n; k++) {
+		f[k] = p;
+		p = k < n - 1 ? strchr(p, ' ') : NULL;
+		if (k < n - 1) {
+			if (!p)
+				return -EINVAL;
+			*p++ = '\0';
+		}
+	}
+	e->fast = e->slow = UINT64_MAX;
+	if (hot_parse_bytes(f[0], &e->hot) < 0)
+		return -EINVAL;
+	if (version == 2) {
+		if (strcmp(f[1], "-") == 0 && strcmp(f[2], "-") == 0)
+			;
+		else if (hot_parse_bytes(f[1], &e->fast) < 0 ||
+			 hot_parse_bytes(f[2], &e->slow) < 0 || e->fast > e->hot ||
+			 e->slow != e->hot - e->fast)
+			return -EINVAL;
+	}
+	p = f[n - 1];
+	if (!*p)
+		return -EINVAL;
+	/* unescape in place */
+	w = p;
+	for (const char *q = p; *q; q++) {
+		if (*q < '!' || *q > '~')
+			return -EINVAL;
+		if (*q == '%' && hex_digit(q[1]) >= 0 && hex_digit(q[2]) >= 0) {
+			*w++ = (char)(hex_digit(q[1]) * 16 + hex_digit(q[2]));
+			q += 2;
+		} else {
+			*w++ = *q;
+		}
+	}
+	*w = '\0';
+	/* "%00" would cut the path short: not a path tierd wrote */
+	if ((size_t)(w - p) != strlen(p) || !*p)
+		return -EINVAL;
+	e->path = p;
+	return 0;
+}
+
 int tier_share_hot_load(struct tier_share *s, int dir_fd, const char *name, uint64_t *ret_usec)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -550,37 +666,26 @@ int tier_share_hot_load(struct tier_share *s, int dir_fd, const char *name, uint
 	size_t size = 0, n = 0, alloc = 0;
 	uint64_t usec;
 	char *line, *save = NULL;
-	int r;
+	int version, r;
 
 	if (!s || !name)
 		return -EINVAL;
 	r = read_file_at_max(dir_fd, name, READ_MAX_DEFAULT, READ_NOFOLLOW, &buf, &size);
 	if (r < 0)
 		return r;
+	/* a NUL inside would hide the rest from the parse below */
+	if (memchr(buf, '\0', size))
+		return -EINVAL;
 	line = strtok_r(buf, "\n", &save);
-	if (!line || sscanf(line, "tierd-hot-sets 1 %" SCNu64, &usec) != 1)
+	version = line ? hot_parse_header(line, &usec) : -EINVAL;
+	if (version < 0)
 		return -EINVAL;
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		char *sp = strchr(line, ' '), *w;
 		struct hot_entry e = {};
 
-		if (!sp)
-			continue;
-		*sp = '\0';
-		if (parse_u64(line, &e.hot) < 0)
-			continue;
-		/* unescape in place */
-		w = sp + 1;
-		for (const char *p = sp + 1; *p; p++) {
-			if (*p == '%' && hex_digit(p[1]) >= 0 && hex_digit(p[2]) >= 0) {
-				*w++ = (char)(hex_digit(p[1]) * 16 + hex_digit(p[2]));
-				p += 2;
-			} else {
-				*w++ = *p;
-			}
-		}
-		*w = '\0';
-		e.path = strdup(sp + 1);
+		if (hot_parse_line(line, version, &e) < 0)
+			continue;	/* malformed: skipped */
+		e.path = strdup(e.path);
 		if (!e.path || ARRAY_PUSH(v, n, alloc, e) < 0) {
 			free(e.path);
 			r = -ENOMEM;

@@ -407,25 +407,42 @@ uint64_t tier_share_hot(const struct tier_share *share, size_t i);
 
 /*
  * The hot sets tierd measured last, as a file in its run directory
- * (TIER_HOT_SETS_NAME): "tierd-hot-sets 1 MONOTONIC_USEC", then one
- * "BYTES PATH" line per managed cgroup, PATH with every byte outside
- * '!'..'~' and '%' as %XX.  tier_hot_sets_write() writes it atomically;
+ * (TIER_HOT_SETS_NAME): "tierd-hot-sets 2 MONOTONIC_USEC", then one
+ * "TOTAL FAST SLOW PATH" line per managed cgroup: its hot bytes on both
+ * tiers, then on the fast and on the slow tier (FAST + SLOW = TOTAL; both
+ * "-" where tierd does not know the split), PATH with every byte outside
+ * '!'..'~' and '%' as %XX.  tier_hot_sets_write() writes it atomically
+ * (hot_fast and hot_slow both NULL: no split; -EINVAL for an empty path, a
+ * value of UINT64_MAX or a split that does not add up).
  * tier_share_hot_load() makes it the share's hot source (tierctl,
  * tierd-metrics): -ENOENT without one, -EINVAL if it is not such a file.
- * The file is stale when tierd is gone: its age is in *ret_usec.
+ * It also reads version 1, "tierd-hot-sets 1 MONOTONIC_USEC" then "BYTES
+ * PATH" lines (a tierd from before the split, still running during an
+ * upgrade): totals only.  A malformed line (a field that is not a decimal
+ * below 2^64-1, a split that does not add up, an empty path or one with a
+ * byte outside '!'..'~' or an escaped NUL) is skipped; the file is read up
+ * to 16 MiB (READ_MAX_DEFAULT).  The file is stale when tierd is gone: its age is in
+ * *ret_usec.
  */
 #define TIER_RUN_DIR "/run/tierd"
 #define TIER_HOT_SETS_NAME "hot-sets"
 int tier_hot_sets_write(int dir_fd, const char *name, const char *const *paths,
-			const uint64_t *hot, size_t n, uint64_t now_usec);
+			const uint64_t *hot, const uint64_t *hot_fast, const uint64_t *hot_slow,
+			size_t n, uint64_t now_usec);
 int tier_share_hot_load(struct tier_share *share, int dir_fd, const char *name,
 			uint64_t *ret_usec);
 /* tier_share_hot_load() of TIER_HOT_SETS_NAME in the directory dir (NULL:
  * TIER_RUN_DIR; tierctl passes the directory of tierd's bus socket). */
 int tier_share_hot_load_dir(struct tier_share *share, const char *dir, uint64_t *ret_usec);
-/* The hot bytes of path in what tier_share_hot_load() read (whether or not
- * path shares, or its class asks for hot): -ENODATA if it has none. */
+/* The hot bytes of path (both tiers) in what tier_share_hot_load() read
+ * (whether or not path shares, or its class asks for hot): -ENODATA if it
+ * has none. */
 int tier_share_hot_loaded(const struct tier_share *share, const char *path, uint64_t *ret);
+/* Its hot bytes on the fast and on the slow tier (they add up to
+ * tier_share_hot_loaded()'s): -ENODATA if it has no entry or the entry no
+ * split (version 1, or "-"). */
+int tier_share_hot_loaded_tiers(const struct tier_share *share, const char *path,
+				uint64_t *ret_fast, uint64_t *ret_slow);
 
 /* Jain's fairness index (sum x)^2 / (n * sum x^2) of n values; 1.0 for n == 0
  * or all zeros. */

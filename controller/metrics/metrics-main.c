@@ -4,7 +4,7 @@
  * textfile (Prometheus text format), atomically.
  *
  *   tierd-metrics [--config FILE] [--cgroup-root DIR] [--sysfs-root DIR]
- *                 [--procfs-root DIR] [-o FILE|-]
+ *                 [--procfs-root DIR] [--run-dir DIR] [-o FILE|-]
  *
  * Run it from a timer (or the loop in etc/kubernetes/); see tierd-metrics(8).
  * Exit status: 0 written, 1 error, 2 bad command line.
@@ -77,24 +77,27 @@ static void help(void)
 	       "                      the cgroup2 mount with the memory controller)\n"
 	       "  --sysfs-root DIR    sysfs (default /sys)\n"
 	       "  --procfs-root DIR   procfs (default /proc)\n"
+	       "  --run-dir DIR       tierd's run directory, where it leaves its hot-set\n"
+	       "                      readings (default %s)\n"
 	       "  -o, --output FILE   where to write, atomically; '-' for stdout\n"
 	       "                      (default %s)\n"
 	       "      --max-cgroups N series for at most N cgroups, the first in tree\n"
 	       "                      order (default %d); tierd_managed_cgroups counts all\n"
 	       "  -h, --help          this text\n"
 	       "      --version       the version\n",
-	       PROG, DEFAULT_CONFIG, DEFAULT_OUTPUT, TIERD_METRICS_CGROUPS_DEFAULT);
+	       PROG, DEFAULT_CONFIG, TIER_RUN_DIR, DEFAULT_OUTPUT, TIERD_METRICS_CGROUPS_DEFAULT);
 }
 
 int main(int argc, char **argv)
 {
 	enum { ARG_CONFIG = 0x100, ARG_CGROUP_ROOT, ARG_SYSFS_ROOT, ARG_PROCFS_ROOT, ARG_VERSION,
-	       ARG_MAX_CGROUPS };
+	       ARG_MAX_CGROUPS, ARG_RUN_DIR };
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, ARG_CONFIG },
 		{ "cgroup-root", required_argument, NULL, ARG_CGROUP_ROOT },
 		{ "sysfs-root", required_argument, NULL, ARG_SYSFS_ROOT },
 		{ "procfs-root", required_argument, NULL, ARG_PROCFS_ROOT },
+		{ "run-dir", required_argument, NULL, ARG_RUN_DIR },
 		{ "output", required_argument, NULL, 'o' },
 		{ "max-cgroups", required_argument, NULL, ARG_MAX_CGROUPS },
 		{ "help", no_argument, NULL, 'h' },
@@ -102,7 +105,7 @@ int main(int argc, char **argv)
 		{}
 	};
 	const char *config = DEFAULT_CONFIG, *cgroup_root = NULL, *sysfs_root = NULL,
-		   *proc_root = NULL, *output = DEFAULT_OUTPUT;
+		   *proc_root = NULL, *output = DEFAULT_OUTPUT, *run_dir = NULL;
 	struct tier_errors *errors = NULL;
 	struct tier_policy *policy = NULL;
 	struct tier_ctx *ctx = NULL;
@@ -124,6 +127,9 @@ int main(int argc, char **argv)
 			break;
 		case ARG_PROCFS_ROOT:
 			proc_root = optarg;
+			break;
+		case ARG_RUN_DIR:
+			run_dir = optarg;
 			break;
 		case 'o':
 			output = optarg;
@@ -194,7 +200,7 @@ int main(int argc, char **argv)
 	 * about once, and the rest exported; TIER_LOG overrides. */
 	if (!getenv("TIER_LOG") && tier_ctx_get_log_priority(ctx) < LOG_WARNING)
 		tier_ctx_set_log_priority(ctx, LOG_WARNING);
-	r = tierd_metrics_collect(ctx, policy, max_cgroups, &m);
+	r = tierd_metrics_collect(ctx, policy, max_cgroups, run_dir, &m);
 	if (r < 0) {
 		fprintf(stderr, "%s: cannot read the cgroup tree %s: %s\n", PROG,
 			tier_ctx_get_cgroup_root(ctx), strerror(-r));

@@ -34,7 +34,7 @@ void tierd_metrics_free(struct tierd_metrics *m)
  */
 static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 			const struct tier_policy *policy, const struct tier_plan *plan,
-			struct tierd_metrics *m)
+			const char *run_dir, struct tierd_metrics *m)
 {
 	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
 	int r;
@@ -44,7 +44,7 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 		r = tier_share_add_plan(share, plan);
 	if (r >= 0) {
 		/* tierd's last hot-set measurement, where it runs */
-		(void)tier_share_hot_load_dir(share, NULL, NULL);
+		(void)tier_share_hot_load_dir(share, run_dir, NULL);
 		r = tier_share_compute(share, ctx, topo, policy, 0);
 	}
 	for (size_t i = 0; r >= 0 && i < m->n_cgroups; i++) {
@@ -58,6 +58,11 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 		m->cgroups[i].demand_hot = tier_share_demand_kind(share, k) == TIER_DEMAND_HOT;
 		m->cgroups[i].has_hot = tier_share_hot(share, k) != UINT64_MAX;
 		m->cgroups[i].hot = tier_share_hot(share, k);
+		/* the split of the same reading (tier_share_hot() is its total) */
+		m->cgroups[i].has_hot_tiers =
+			m->cgroups[i].has_hot &&
+			tier_share_hot_loaded_tiers(share, m->cgroups[i].path, &m->cgroups[i].hot_fast,
+						    &m->cgroups[i].hot_slow) == 0;
 		m->cgroups[i].promote_budget =
 			tier_class_promote_budget(tier_share_class(share, k));
 	}
@@ -139,7 +144,8 @@ static int drop_duplicate_labels(struct tierd_metrics *m)
 }
 
 int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
-			  size_t max_cgroups, struct tierd_metrics **ret_metrics)
+			  size_t max_cgroups, const char *run_dir,
+			  struct tierd_metrics **ret_metrics)
 {
 	struct tier_topology *topo = NULL;
 	struct tier_observed *obs = NULL;
@@ -240,7 +246,7 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 						 &c->promotions) == 0)
 			c->has_promotions = true;
 	}
-	r = fill_targets(ctx, topo, policy, plan, m);
+	r = fill_targets(ctx, topo, policy, plan, run_dir, m);
 	if (r >= 0)
 		r = drop_duplicate_labels(m);
 	if (r < 0)
@@ -278,18 +284,24 @@ static void put_label(FILE *f, const char *str)
 	}
 }
 
-/* {cgroup="...",class="..."[,mode="..."]} */
-static void put_labels(FILE *f, const struct tierd_metrics_cgroup *c, const char *mode)
+/* {cgroup="...",class="..."[,KEY="VALUE"]} (key: mode, tier) */
+static void put_labels_kv(FILE *f, const struct tierd_metrics_cgroup *c, const char *key,
+			  const char *value)
 {
 	fputs("{cgroup=\"", f);
 	put_label(f, c->label ?: "");
 	fputs("\",class=\"", f);
 	put_label(f, c->class_label ?: "");
-	if (mode) {
-		fputs("\",mode=\"", f);
-		put_label(f, mode);
+	if (key && value) {
+		fprintf(f, "\",%s=\"", key);
+		put_label(f, value);
 	}
 	fputs("\"}", f);
+}
+
+static void put_labels(FILE *f, const struct tierd_metrics_cgroup *c, const char *mode)
+{
+	put_labels_kv(f, c, "mode", mode);
 }
 
 static void family(FILE *f, const char *name, const char *type, const char *help)
@@ -351,6 +363,35 @@ static void cgroup_family(FILE *f, const struct tierd_metrics *m, const char *na
 	}
 }
 
+/*
+ * tierd_cgroup_hot_bytes{tier="fast"|"slow"}: the hot set on each tier,
+ * only where tierd measured the split; summed over tier it is
+ * tierd_cgroup_hot_total_bytes, which a reading without a split (an older
+ * tierd) has alone.  No tier="all" sample: a sum over the label stays the
+ * hot set whatever tierd measured.
+ */
+static void hot_tier_family(FILE *f, const struct tierd_metrics *m, const char *name,
+			    const char *help)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < m->n_cgroups; i++) {
+		const struct tierd_metrics_cgroup *c = &m->cgroups[i];
+
+		if (!c->has_hot || !c->has_hot_tiers)
+			continue;
+		if (!any)
+			family(f, name, "gauge", help);
+		any = true;
+		fputs(name, f);
+		put_labels_kv(f, c, "tier", "fast");
+		fprintf(f, " %" PRIu64 "\n", c->hot_fast);
+		fputs(name, f);
+		put_labels_kv(f, c, "tier", "slow");
+		fprintf(f, " %" PRIu64 "\n", c->hot_slow);
+	}
+}
+
 static void mode_family(FILE *f, const struct tierd_metrics *m, const char *name,
 			const char *help, bool effective)
 {
@@ -407,9 +448,12 @@ int tierd_metrics_write(FILE *f, const struct tierd_metrics *m)
 		      "Pages promoted to the fast tier (memory.stat pgpromote_success).", V_PROMO);
 	cgroup_family(f, m, "tierd_cgroup_fast_tier_target_bytes", "gauge",
 		      "Fast-tier share tierd aims at (weighted max-min fair share).", V_TARGET);
-	cgroup_family(f, m, "tierd_cgroup_hot_bytes", "gauge",
-		      "Bytes the cgroup accessed in the last second, as tierd last measured "
-		      "them through DAMON (demand = hot).", V_HOT);
+	cgroup_family(f, m, "tierd_cgroup_hot_total_bytes", "gauge",
+		      "Bytes the cgroup accessed in the last second, on both tiers, as tierd "
+		      "last measured them through DAMON (demand = hot).", V_HOT);
+	hot_tier_family(f, m, "tierd_cgroup_hot_bytes",
+			"The hot set (tierd_cgroup_hot_total_bytes) on the fast and on the slow "
+			"tier (label tier); absent where tierd measured no split.");
 	cgroup_family(f, m, "tierd_cgroup_demand_bytes", "gauge",
 		      "The demand the fair share used: resident bytes, or the hot set plus "
 		      "hot_margin.", V_DEMAND);

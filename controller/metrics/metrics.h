@@ -56,6 +56,8 @@ struct tierd_metrics_cgroup {
 	bool demand_hot;		/* demand is the hot set + margin */
 	bool has_hot;
 	uint64_t hot;			/* tierd's hot-set measurement (run dir) */
+	bool has_hot_tiers;		/* with has_hot: its split is known */
+	uint64_t hot_fast, hot_slow;	/* ... on each tier (their sum is hot) */
 	uint64_t promote_budget;	/* the class's, bytes/s, 0: none */
 };
 
@@ -73,7 +75,8 @@ struct tierd_metrics {
 
 /*
  * Collect the metrics of every managed cgroup (first-match rule evaluation,
- * as tierctl and tierd do).  Targets: libtier's fair share
+ * as tierctl and tierd do), with the hot sets tierd measured last from the
+ * hot-sets file of its run directory run_dir (NULL: TIER_RUN_DIR).  Targets: libtier's fair share
  * (tier_share_compute(), the one tierd and tierctl status use): only the
  * cgroups that share the fast tier (top-most managed, populated; a nested
  * managed cgroup is part of its ancestor, an empty one holds no share) have
@@ -81,7 +84,8 @@ struct tierd_metrics {
  * left out.
  */
 int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy,
-			  size_t max_cgroups, struct tierd_metrics **ret_metrics);
+			  size_t max_cgroups, const char *run_dir,
+			  struct tierd_metrics **ret_metrics);
 
 /*
  * The label value of name: text_escape() (as tierctl shows it), then, if

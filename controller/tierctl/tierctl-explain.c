@@ -48,8 +48,9 @@ struct explain_view {
 	} amount[_AMT_MAX];
 	const char *desired_mode;	/* NULL: left alone */
 	/* The fair share (target UINT64_MAX: the cgroup does not share) and
-	 * the demand it was computed from; hot UINT64_MAX: not measured. */
-	uint64_t target, demand_bytes, resident, hot;
+	 * the demand it was computed from; hot UINT64_MAX: not measured;
+	 * hot_fast + hot_slow = hot, UINT64_MAX: no split between the tiers. */
+	uint64_t target, demand_bytes, resident, hot, hot_fast, hot_slow;
 	const char *demand;		/* what was used: resident or hot */
 	const char *demand_wanted;	/* what the class asks for */
 	uint64_t hot_age_usec;		/* UINT64_MAX: unknown (from tierd: fresh) */
@@ -67,6 +68,8 @@ static void view_init(struct explain_view *x)
 		.demand_bytes = UINT64_MAX,
 		.resident = UINT64_MAX,
 		.hot = UINT64_MAX,
+		.hot_fast = UINT64_MAX,
+		.hot_slow = UINT64_MAX,
 		.hot_age_usec = UINT64_MAX,
 	};
 }
@@ -157,6 +160,8 @@ static const struct {
 	VIEW_U64("demand_bytes", demand_bytes),
 	VIEW_U64("resident_bytes", resident),
 	VIEW_U64("hot_bytes", hot),
+	VIEW_U64("hot_fast_bytes", hot_fast),
+	VIEW_U64("hot_slow_bytes", hot_slow),
 	VIEW_U64("promote_budget_bytes", promote_budget),
 	VIEW_STR("page_cache", page_cache),
 };
@@ -259,6 +264,13 @@ static void page_cache_effect(struct explain_view *x, enum tier_backend b,
 	x->page_cache_why = why;
 }
 
+/* Whether the hot set's split between the tiers is known (and adds up). */
+static bool hot_split(const struct explain_view *x)
+{
+	return x->hot != UINT64_MAX && x->hot_fast != UINT64_MAX && x->hot_slow != UINT64_MAX &&
+	       x->hot_fast <= x->hot && x->hot_slow == x->hot - x->hot_fast;
+}
+
 /* The fair share: the target and what demand it was computed from. */
 static void explain_share_text(const struct explain_view *x)
 {
@@ -282,6 +294,15 @@ static void explain_share_text(const struct explain_view *x)
 	else if (x->demand_wanted && strcmp(x->demand_wanted, "hot") == 0)
 		printf(" (the class asks for hot: no hot-set measurement of tierd's for it)");
 	printf("\n");
+	if (hot_used && x->hot != UINT64_MAX) {
+		printf("%-16s %s", "hot set:", fmt_size(x->hot, b1));
+		if (hot_split(x))
+			printf(" (fast %s, slow %s)", fmt_size(x->hot_fast, b2),
+			       fmt_size(x->hot_slow, b3));
+		else
+			printf(" (per tier: unknown)");
+		printf("\n");
+	}
 	if (hot_used && x->hot_age_usec != UINT64_MAX)
 		printf("%-16s %.0f s ago (tierd's last; stale if tierd is not running)\n",
 		       "hot set read:", (double)x->hot_age_usec / 1e6);
@@ -417,6 +438,13 @@ static void explain_json(struct json *j, const struct explain_view *x, const cha
 		json_kv_uint(j, "hot_bytes", x->hot);
 	else
 		json_kv_null(j, "hot_bytes");
+	if (hot_split(x)) {
+		json_kv_uint(j, "hot_fast_bytes", x->hot_fast);
+		json_kv_uint(j, "hot_slow_bytes", x->hot_slow);
+	} else {
+		json_kv_null(j, "hot_fast_bytes");
+		json_kv_null(j, "hot_slow_bytes");
+	}
 	json_object_end(j);
 }
 
@@ -465,6 +493,10 @@ static int view_share_local(struct tierctl *t, const struct session *s, const ch
 		x->demand_bytes = tier_share_demand(share, k);
 		x->resident = tier_share_resident(share, k);
 		x->hot = tier_share_hot(share, k);
+		/* the split of the same reading (tier_share_hot() is its total) */
+		if (x->hot == UINT64_MAX ||
+		    tier_share_hot_loaded_tiers(share, cg, &x->hot_fast, &x->hot_slow) < 0)
+			x->hot_fast = x->hot_slow = UINT64_MAX;
 		if (usec && clock_gettime(CLOCK_MONOTONIC, &ts) == 0) {
 			uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 

@@ -49,6 +49,7 @@ struct status_row {
 	const char *demand_kind;	/* NULL: not known */
 	uint64_t demand;
 	uint64_t hot_read;	/* tierd's last hot-set reading, UINT64_MAX: none */
+	uint64_t hot_fast, hot_slow;	/* its split, UINT64_MAX: unknown */
 	bool path_shown;	/* path is already the table's cell (escaped, capped) */
 };
 
@@ -69,11 +70,16 @@ static struct tier_share *status_hot_load(const struct tierctl *t)
 	return share;
 }
 
-static uint64_t status_hot_of(const struct tier_share *hot, const char *path)
+/* The row's hot set and its split between the tiers (UINT64_MAX: none). */
+static void status_hot_of(const struct tier_share *hot, const char *path, struct status_row *row)
 {
-	uint64_t v;
-
-	return hot && tier_share_hot_loaded(hot, path, &v) == 0 ? v : UINT64_MAX;
+	row->hot_read = row->hot_fast = row->hot_slow = UINT64_MAX;
+	if (!hot || tier_share_hot_loaded(hot, path, &row->hot_read) < 0) {
+		row->hot_read = UINT64_MAX;
+		return;
+	}
+	if (tier_share_hot_loaded_tiers(hot, path, &row->hot_fast, &row->hot_slow) < 0)
+		row->hot_fast = row->hot_slow = UINT64_MAX;
 }
 
 /*
@@ -98,7 +104,7 @@ static int status_targets(const struct tierctl *t, const struct session *s,
 	 * and the demand of classes that share by hot set */
 	have_hot = tier_share_hot_load_dir(share, tierctl_run_dir(t, dir, sizeof(dir)), NULL) == 0;
 	for (size_t i = 0; i < n; i++)
-		rows[i].hot_read = status_hot_of(have_hot ? share : NULL, rows[i].path);
+		status_hot_of(have_hot ? share : NULL, rows[i].path, &rows[i]);
 	if (!s->topo)
 		return 0;
 	r = tier_share_add_plan(share, s->plan);
@@ -300,10 +306,10 @@ static int daemon_row(void *userdata, const char *path, const char *cls, const c
 	struct status_row row = {
 		.shared = target != UINT64_MAX,
 		.target = target,
-		.hot_read = status_hot_of(dr->hot, path),
 	};
 	int r;
 
+	status_hot_of(dr->hot, path, &row);
 	row.path = path;
 	r = status_row_read(dr->s, dr->rd, &row);
 	if (r < 0)
@@ -515,6 +521,13 @@ table:
 				json_kv_uint(&t->j, "hot_bytes", row->hot_read);
 			else
 				json_kv_null(&t->j, "hot_bytes");
+			if (row->hot_fast != UINT64_MAX) {
+				json_kv_uint(&t->j, "hot_fast_bytes", row->hot_fast);
+				json_kv_uint(&t->j, "hot_slow_bytes", row->hot_slow);
+			} else {
+				json_kv_null(&t->j, "hot_fast_bytes");
+				json_kv_null(&t->j, "hot_slow_bytes");
+			}
 			json_object_end(&t->j);
 		} else {
 			char c1[CELL_BUF], c2[CELL_BUF];

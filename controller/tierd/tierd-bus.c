@@ -510,6 +510,31 @@ static int append_amount(sd_bus_message *reply, const char *key, const struct ti
 }
 
 /*
+ * The hot set's split between the tiers (hot_fast_bytes, hot_slow_bytes):
+ * from the reading tierd saved in its run directory (hot-sets, what
+ * tierctl's explain reads without tierd), only where that reading is the
+ * one the round used (its total is hot), so the two add up to hot_bytes.
+ * Nothing when the file has no split for the cgroup (an older reading).
+ */
+static int append_hot_tiers(sd_bus_message *reply, struct manager *m, const char *cgroup,
+			    uint64_t hot)
+{
+	_cleanup_(tier_share_freep) struct tier_share *share = NULL;
+	uint64_t total, fast, slow;
+	int r;
+
+	if (hot == UINT64_MAX || m->run.fd < 0 || tier_share_new(&share) < 0 ||
+	    tier_share_hot_load(share, m->run.fd, TIER_HOT_SETS_NAME, NULL) < 0 ||
+	    tier_share_hot_loaded(share, cgroup, &total) < 0 || total != hot ||
+	    tier_share_hot_loaded_tiers(share, cgroup, &fast, &slow) < 0)
+		return 0;
+	r = append_pair_u64(reply, "hot_fast_bytes", fast);
+	if (r >= 0)
+		r = append_pair_u64(reply, "hot_slow_bytes", slow);
+	return r;
+}
+
+/*
  * The fair share as tierd's last round decided it (absent for a cgroup that
  * does not share: not top-most managed, or not populated): its target and
  * the demand it was computed from (what the class asks for, what was used:
@@ -542,6 +567,8 @@ static int append_share(sd_bus_message *reply, struct manager *m, const char *cg
 		r = append_pair_u64(reply, "resident_bytes", d->resident);
 	if (r >= 0 && d->hot != UINT64_MAX)
 		r = append_pair_u64(reply, "hot_bytes", d->hot);
+	if (r >= 0)
+		r = append_hot_tiers(reply, m, cgroup, d->hot);
 	return r;
 }
 

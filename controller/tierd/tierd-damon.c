@@ -1649,7 +1649,7 @@ int damon_driver_hot_save(const struct damon_driver *drv, int run_fd,
 	for (size_t i = 0; i < n_managed; i++)
 		if (damon_driver_hot(drv, managed[i].path, &hot[n]) == 0)
 			paths[n++] = managed[i].path;
-	return tier_hot_sets_write(run_fd, TIER_HOT_SETS_NAME, paths, hot, n,
+	return tier_hot_sets_write(run_fd, TIER_HOT_SETS_NAME, paths, hot, NULL, NULL, n,
 				   (uint64_t)(mono_ms() * 1000.0));
 }
 

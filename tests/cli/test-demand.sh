@@ -9,6 +9,9 @@
 #  2. the same policy without a measurement: resident, and explain says
 #     that the class asked for hot;
 #  3. demand = resident: equal weights, equal halves.
+# The file is version 2 (hot bytes per tier: /hog 1G = 0.25G fast + 0.75G
+# slow; /victim's split unknown, "-"), shown by status --json and explain;
+# 1b reads a version 1 file (a tierd from before the split): totals only.
 . "$SRCDIR/tests/cli/lib.sh"
 
 mk_host_two_tier
@@ -33,8 +36,8 @@ EOC
 }
 C="--config $T/tierd.conf"
 now=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
-printf 'tierd-hot-sets 1 %s\n%s /hog\n%s /victim\n' "$now" "$G" $((10 * G)) \
-	>"$T/run/hot-sets"
+printf 'tierd-hot-sets 2 %s\n%s %s %s /hog\n%s - - /victim\n' "$now" \
+	"$G" $((G / 4)) $((3 * G / 4)) $((10 * G)) >"$T/run/hot-sets"
 
 # 1. by hot set: victim 10G + 25% = 12.5G, capped at its 12G resident; the
 # hog claims 1.25G: it gets that, the victim the rest of the 16G.
@@ -44,17 +47,28 @@ expect_rc 0
 expect_out "^promote budget: +8.0M/s\$"
 expect_out "^fair share: +12.0G of the fast tier\$"
 expect_out "^demand: +hot 12.0G \\(hot set 10.0G \\+ hot_margin, at most resident 12.0G\\)\$"
+expect_out "^hot set: +10.0G \\(per tier: unknown\\)\$"
 expect_out "^hot set read: +[0-9]+ s ago"
+tc --json $C $B explain /victim
+expect_rc 0
+json_ok "$T/out"
+if command -v jq >/dev/null 2>&1; then
+	[ "$(jq -r '.share | "\(.hot_bytes) \(.hot_fast_bytes) \(.hot_slow_bytes)"' "$T/out")" = \
+		"$((10 * G)) null null" ] || fail "json /victim hot split: $(cat "$T/out")"
+fi
 tc $C $B explain /hog
 expect_rc 0
 expect_out "^fair share: +1.2G of the fast tier\$"
 expect_out "^demand: +hot 1.2G "
+expect_out "^hot set: +1.0G \\(fast 256.0M, slow 768.0M\\)\$"
 tc --json $C $B explain /hog
 expect_rc 0
 json_ok "$T/out"
 if command -v jq >/dev/null 2>&1; then
 	[ "$(jq -r .share.demand "$T/out")" = hot ] || fail "json share.demand"
 	[ "$(jq -r .share.hot_bytes "$T/out")" = "$G" ] || fail "json hot_bytes"
+	[ "$(jq -r .share.hot_fast_bytes "$T/out")" = $((G / 4)) ] || fail "json hot_fast_bytes"
+	[ "$(jq -r .share.hot_slow_bytes "$T/out")" = $((3 * G / 4)) ] || fail "json hot_slow_bytes"
 	[ "$(jq -r .share.demand_bytes "$T/out")" = $((G + G / 4)) ] || fail "json demand_bytes"
 	[ "$(jq -r .share.target_bytes "$T/out")" = $((G + G / 4)) ] || fail "json target_bytes"
 	[ "$(jq -r .class.promote_budget_bytes_per_second "$T/out")" = 8388608 ] ||
@@ -66,6 +80,10 @@ json_ok "$T/out"
 if command -v jq >/dev/null 2>&1; then
 	v=$(jq -r '.cgroups[] | select(.cgroup == "/hog") | "\(.demand) \(.demand_bytes) \(.hot_bytes) \(.target_bytes)"' "$T/out")
 	[ "$v" = "hot $((G + G / 4)) $G $((G + G / 4))" ] || fail "status /hog: $v"
+	v=$(jq -r '.cgroups[] | select(.cgroup == "/hog") | "\(.hot_fast_bytes) \(.hot_slow_bytes)"' "$T/out")
+	[ "$v" = "$((G / 4)) $((3 * G / 4))" ] || fail "status /hog split: $v"
+	v=$(jq -r '.cgroups[] | select(.cgroup == "/victim") | "\(.hot_bytes) \(.hot_fast_bytes) \(.hot_slow_bytes)"' "$T/out")
+	[ "$v" = "$((10 * G)) null null" ] || fail "status /victim split: $v"
 fi
 # the HOT column: tierd's reading, whatever the demand
 tc $C $B status
@@ -73,6 +91,33 @@ expect_rc 0
 expect_out "^CGROUP +CLASS +CONFIGURED +EFFECTIVE +FAST +SLOW +HOT +TARGET +FAST%\$"
 expect_out "^/hog +c +inherit +full +8.0G +8.0G +1.0G +1.2G +"
 expect_out "^/victim +c +inherit +full +2.0G +10.0G +10.0G +12.0G +"
+
+# 1b. a version 1 file (a tierd from before the split) still counts: the
+# same totals and shares, no split anywhere
+printf 'tierd-hot-sets 1 %s\n%s /hog\n%s /victim\n' "$now" "$G" $((10 * G)) \
+	>"$T/run/hot-sets"
+tc $C $B explain /hog
+expect_rc 0
+expect_out "^fair share: +1.2G of the fast tier\$"
+expect_out "^hot set: +1.0G \\(per tier: unknown\\)\$"
+tc $C $B status
+expect_rc 0
+expect_out "^/hog +c +inherit +full +8.0G +8.0G +1.0G +1.2G +"
+tc --json $C $B status
+expect_rc 0
+json_ok "$T/out"
+if command -v jq >/dev/null 2>&1; then
+	v=$(jq -r '.cgroups[] | select(.cgroup == "/hog") | "\(.hot_bytes) \(.hot_fast_bytes) \(.hot_slow_bytes)"' "$T/out")
+	[ "$v" = "$G null null" ] || fail "status /hog, version 1: $v"
+fi
+# a malformed line (a split that does not add up) is skipped: /hog shares
+# by resident then, /victim keeps its reading
+printf 'tierd-hot-sets 2 %s\n%s 1 1 /hog\n%s - - /victim\n' "$now" "$G" $((10 * G)) \
+	>"$T/run/hot-sets"
+tc $C $B status
+expect_rc 0
+expect_out "^/hog +c +inherit +full +8.0G +8.0G +- +"
+expect_out "^/victim +c +inherit +full +2.0G +10.0G +10.0G +"
 
 # 2. no measurement: resident, said so; no HOT
 rm "$T/run/hot-sets"

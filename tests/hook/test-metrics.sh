@@ -108,6 +108,50 @@ n=$(grep -c '^gauge tierd_cgroup_mode{' "$T/dump")
 n=$(grep -c '^gauge tierd_cgroup_effective_mode{' "$T/dump")
 [ "$n" = 9 ] || fail "expected 3 cgroups x 3 effective modes, got $n"
 
+# Hot sets (demand = hot), from tierd's hot-sets file in --run-dir:
+# tierd_cgroup_hot_total_bytes for every reading, tierd_cgroup_hot_bytes
+# with tier="fast" and tier="slow" where tierd measured the split (version
+# 2 with per-tier values), nothing per tier for "-" or a version 1 file.
+sed 's/^mode = \(full\|off\)$/&\ndemand = hot/' "$T/tierd.conf" >"$T/hot.conf"
+grep -c '^demand = hot$' "$T/hot.conf" | grep -qx 2 || fail "hot.conf: $(cat "$T/hot.conf")"
+mkdir -p "$T/run"
+printf 'tierd-hot-sets 2 1\n%s\n%s\n%s\n%s\n' \
+	'1073741824 805306368 268435456 /system.slice/postgresql.service' \
+	'536870912 - - /batch.slice/job1' \
+	'8192 4096 4096 /batch.slice/we"ird\name' \
+	'999 1 1 /batch.slice/old' >"$T/run/hot-sets"
+m --config "$T/hot.conf" --run-dir "$T/run" -o "$T/hot.prom"
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "tierd-metrics --run-dir exited $rc"; }
+$PY "$SRCDIR/tests/hook/prom-dump.py" "$T/hot.prom" >"$T/dump" || { cat "$T/hot.prom" >&2; fail "hot: does not parse"; }
+expect_sample "gauge tierd_cgroup_hot_total_bytes{$PG} 1073741824.0"
+expect_sample "gauge tierd_cgroup_hot_bytes{$PG,tier=\"fast\"} 805306368.0"
+expect_sample "gauge tierd_cgroup_hot_bytes{$PG,tier=\"slow\"} 268435456.0"
+expect_sample "gauge tierd_cgroup_hot_total_bytes{$J1} 536870912.0"
+expect_sample "gauge tierd_cgroup_hot_total_bytes{$W} 8192.0"
+expect_sample "gauge tierd_cgroup_hot_bytes{$W,tier=\"fast\"} 4096.0"
+expect_sample "gauge tierd_cgroup_hot_bytes{$W,tier=\"slow\"} 4096.0"
+grep -q 'tierd_cgroup_hot_bytes{cgroup="/batch.slice/job1"' "$T/dump" &&
+	fail "per-tier hot samples without a split"
+grep -q 'tier="all"' "$T/dump" && fail "a tier=\"all\" sample"
+# a line whose split does not add up is skipped: no reading for old
+grep -q 'tierd_cgroup_hot.*/batch.slice/old' "$T/dump" && fail "a malformed line was read"
+n=$(grep -c '^gauge tierd_cgroup_hot_bytes{' "$T/dump")
+[ "$n" = 4 ] || fail "expected 2 cgroups x 2 tiers of hot bytes, got $n"
+# the HELP says what the label means
+grep -q '^# HELP tierd_cgroup_hot_bytes .*tier' "$T/hot.prom" || fail "no HELP for the tier label"
+# version 1 (a tierd from before the split): totals only
+printf 'tierd-hot-sets 1 1\n%s\n' '1073741824 /system.slice/postgresql.service' >"$T/run/hot-sets"
+m --config "$T/hot.conf" --run-dir "$T/run" -o "$T/hot.prom"
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "tierd-metrics, version 1: exited $rc"; }
+$PY "$SRCDIR/tests/hook/prom-dump.py" "$T/hot.prom" >"$T/dump" || fail "version 1: does not parse"
+expect_sample "gauge tierd_cgroup_hot_total_bytes{$PG} 1073741824.0"
+grep -q '^gauge tierd_cgroup_hot_bytes{' "$T/dump" && fail "per-tier hot samples from version 1"
+# without the file: no hot series at all
+rm "$T/run/hot-sets"
+m --config "$T/hot.conf" --run-dir "$T/run" -o "$T/hot.prom"
+[ "$rc" = 0 ] || fail "tierd-metrics without hot-sets: exited $rc"
+grep -q '^tierd_cgroup_hot' "$T/hot.prom" && fail "hot series without a reading"
+
 # Stdout, and a one-tier host: no targets.
 rm -r "$SYS"
 mkdir -p "$SYS"

@@ -451,7 +451,8 @@ START_TEST(test_demand_hot)
 	}
 	ck_assert_int_ge(dfd, 0);
 	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), -ENOENT);
-	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, hot, 2, 42),
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, hot, NULL, NULL, 2,
+					     42),
 			 0);
 	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
 	ck_assert_uint_eq(usec, 42);
@@ -468,6 +469,199 @@ START_TEST(test_demand_hot)
 	tier_observed_free(obs);
 	tier_policy_free(p);
 	tier_topology_free(topo);
+	fx_free(fx);
+}
+END_TEST
+
+/* The run directory's hot-sets file: version 2 (per tier), version 1, and
+ * what the reader skips. */
+START_TEST(test_hot_sets_file)
+{
+	struct fx *fx = fx_new();
+	struct tier_share *s = NULL;
+	const char *paths[] = { "/a", "/we ird%\n\xff" };
+	const uint64_t hot[] = { 5 * MiB, 7 * MiB }, fast[] = { 4 * MiB, 0 },
+		       slow[] = { 1 * MiB, 7 * MiB }, bad_slow[] = { 2 * MiB, 7 * MiB };
+	const char *empty[] = { "" };
+	const uint64_t max[] = { UINT64_MAX };
+	uint64_t usec = 0, v = 0, f = 0, sl = 0;
+	char *run, *content = NULL;
+	size_t size;
+	int dfd;
+
+	fx_mkdir(fx->root, "run");
+	ck_assert(asprintf(&run, "%s/run", fx->root) > 0);
+	dfd = open(run, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_eq(tier_share_new(&s), 0);
+
+	/* version 2 with the split, an odd path included */
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, hot, fast, slow, 2,
+					     42),
+			 0);
+	{
+		char *file;
+		FILE *fp;
+
+		ck_assert(asprintf(&file, "%s/" TIER_HOT_SETS_NAME, run) > 0);
+		fp = fopen(file, "re");
+		ck_assert_ptr_nonnull(fp);
+		content = calloc(1, 4096);
+		size = fread(content, 1, 4095, fp);
+		fclose(fp);
+		free(file);
+	}
+	ck_assert_str_eq(content, "tierd-hot-sets 2 42\n"
+			       "5242880 4194304 1048576 /a\n"
+			       "7340032 0 7340032 /we%20ird%25%0A%FF\n");
+	ck_assert_uint_gt(size, 0);
+	free(content);
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_uint_eq(usec, 42);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/a", &v), 0);
+	ck_assert_uint_eq(v, 5 * MiB);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/a", &f, &sl), 0);
+	ck_assert_uint_eq(f, 4 * MiB);
+	ck_assert_uint_eq(sl, 1 * MiB);
+	ck_assert_int_eq(tier_share_hot_loaded(s, paths[1], &v), 0);
+	ck_assert_uint_eq(v, 7 * MiB);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, paths[1], &f, &sl), 0);
+	ck_assert_uint_eq(f, 0);
+	ck_assert_uint_eq(sl, 7 * MiB);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/nope", &f, &sl), -ENODATA);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/nope", &v), -ENODATA);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(NULL, "/a", &f, &sl), -EINVAL);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/a", NULL, &sl), -EINVAL);
+
+	/* no split: "-", a total but -ENODATA per tier */
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, hot, NULL, NULL, 2,
+					     43),
+			 0);
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_uint_eq(usec, 43);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/a", &v), 0);
+	ck_assert_uint_eq(v, 5 * MiB);
+	f = sl = 1;
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/a", &f, &sl), -ENODATA);
+	ck_assert_uint_eq(f, 1);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, paths[1], &f, &sl), -ENODATA);
+
+	/* what the writer refuses: half a split, one that does not add up,
+	 * an empty path, "not measured" (the file stays as it was) */
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, hot, fast, NULL, 2, 1),
+			 -EINVAL);
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, hot, fast, bad_slow, 2,
+					     1),
+			 -EINVAL);
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, empty, hot, NULL, NULL, 1, 1),
+			 -EINVAL);
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, paths, max, NULL, NULL, 1, 1),
+			 -EINVAL);
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_uint_eq(usec, 43);
+	/* nothing measured: a file with the header only */
+	ck_assert_int_eq(tier_hot_sets_write(dfd, TIER_HOT_SETS_NAME, NULL, NULL, NULL, NULL, 0, 44),
+			 0);
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/a", &v), -ENODATA);
+
+	/* version 1 (a tierd from before the split): totals, no split */
+	fx_write(fx->root, "run/" TIER_HOT_SETS_NAME,
+		 "tierd-hot-sets 1 7\n1048576 /a\n2097152 /b%20c\n");
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_uint_eq(usec, 7);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/a", &v), 0);
+	ck_assert_uint_eq(v, 1 * MiB);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/b c", &v), 0);
+	ck_assert_uint_eq(v, 2 * MiB);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/a", &f, &sl), -ENODATA);
+	/* a version 2 line in a version 1 file is malformed */
+	fx_write(fx->root, "run/" TIER_HOT_SETS_NAME, "tierd-hot-sets 1 7\n3 2 1 /a\n1 /b\n");
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/a", &v), -ENODATA);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/b", &v), 0);
+
+	/* malformed version 2 lines are skipped, the good ones kept */
+	fx_write(fx->root, "run/" TIER_HOT_SETS_NAME,
+		 "tierd-hot-sets 2 9\n"
+		 "10 6 4 /ok\n"
+		 "10 - - /nosplit\n"
+		 "10 6 5 /sum\n"		/* does not add up */
+		 "10 11 0 /over\n"		/* more than the total */
+		 "10 6 - /half\n"		/* half a split */
+		 "10 - 4 /half2\n"
+		 "10 /v1\n"			/* a version 1 line */
+		 "10 6 4\n"			/* no path */
+		 "10 6 4 \n"			/* empty path */
+		 "10 6 4 /two words\n"		/* a raw space: not escaped */
+		 "10 6 4 /tab\there\n"		/* a raw control byte */
+		 "10 6 4 /nul%00x\n"		/* an escaped NUL */
+		 "-1 - - /neg\n"
+		 "+1 - - /plus\n"
+		 "1x - - /junk\n"
+		 "18446744073709551615 - - /max\n"	/* "not measured" */
+		 "18446744073709551616 - - /big\n"
+		 " 10 6 4 /lead\n"
+		 "\n"
+		 "3 1 2 /e%2\n"			/* a bad escape stays as it is */
+		 "4 4 0 /last");		/* no final newline */
+	ck_assert_int_eq(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	ck_assert_uint_eq(usec, 9);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/ok", &f, &sl), 0);
+	ck_assert_uint_eq(f, 6);
+	ck_assert_uint_eq(sl, 4);
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/nosplit", &v), 0);
+	ck_assert_uint_eq(v, 10);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/nosplit", &f, &sl), -ENODATA);
+	{
+		static const char *const skipped[] = {
+			"/sum", "/over", "/half", "/half2", "/v1", "", "/two", "/two words",
+			"/tab\there", "/nul", "/neg", "/plus", "/junk", "/max", "/big",
+			"/lead",
+		};
+
+		for (size_t k = 0; k < sizeof(skipped) / sizeof(*skipped); k++)
+			ck_assert_msg(tier_share_hot_loaded(s, skipped[k], &v) == -ENODATA, "%s",
+				      skipped[k]);
+	}
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/e%2", &v), 0);
+	ck_assert_uint_eq(v, 3);
+	ck_assert_int_eq(tier_share_hot_loaded_tiers(s, "/last", &f, &sl), 0);
+	ck_assert_uint_eq(f, 4);
+
+	/* not such a file: the header, exactly, of a version we know */
+	static const char *const bad[] = {
+		"garbage\n",
+		"",
+		"tierd-hot-sets 3 1\n1 1 0 /a\n",
+		"tierd-hot-sets 0 1\n",
+		"tierd-hot-sets 2 -1\n",
+		"tierd-hot-sets 2\n",
+		"tierd-hot-sets 2 1 x\n",
+		"tierd-hot-sets  2 1\n",
+		"tierd-hot-sets 22 1\n",
+		"tierd-hot-sets 2 1\n1 1 0 /a\0\n",
+	};
+	for (size_t k = 0; k < sizeof(bad) / sizeof(*bad); k++) {
+		int fd = openat(dfd, TIER_HOT_SETS_NAME, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		size_t len = strlen(bad[k]) + (k == sizeof(bad) / sizeof(*bad) - 1 ? 2 : 0);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, bad[k], len), (ssize_t)len);
+		close(fd);
+		ck_assert_msg(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec) == -EINVAL,
+			      "%zu", k);
+	}
+	/* what a failed load leaves: the last good reading */
+	ck_assert_int_eq(tier_share_hot_loaded(s, "/ok", &v), 0);
+	ck_assert_uint_eq(v, 10);
+	/* never through a symlink */
+	ck_assert_int_eq(unlinkat(dfd, TIER_HOT_SETS_NAME, 0), 0);
+	ck_assert_int_eq(symlinkat("/etc/passwd", dfd, TIER_HOT_SETS_NAME), 0);
+	ck_assert_int_lt(tier_share_hot_load(s, dfd, TIER_HOT_SETS_NAME, &usec), 0);
+	close(dfd);
+	free(run);
+	tier_share_free(s);
 	fx_free(fx);
 }
 END_TEST
@@ -522,6 +716,7 @@ Suite *suite_share(void)
 	tcase_add_test(tc, test_hostile_and_one_tier);
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_demand_hot);
+	tcase_add_test(tc, test_hot_sets_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
