@@ -134,7 +134,7 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 		     size_t n_fair, unsigned flags, struct damon_plan *ret)
 {
 	static const enum damon_kind kinds[] = { DAMON_PROMOTE, DAMON_DEMOTE, DAMON_HOT,
-						 DAMON_PAGECACHE };
+						 DAMON_PAGECACHE, DAMON_HOT_SLOW };
 	struct damon_plan p = {};
 	size_t alloc = 0;
 	bool any_hot = false;
@@ -170,7 +170,7 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 			enum damon_kind k = kinds[ki];
 			struct damon_want w = { .kind = k };
 
-			if (k == DAMON_HOT) {
+			if (damon_kind_hot(k)) {
 				if (!(flags & DAMON_PLAN_HOT) || !any)
 					continue;
 			} else if (k == DAMON_PAGECACHE) {
@@ -200,7 +200,7 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 			/* DAMON's promotion takes page cache and anon alike:
 			 * page_cache off leaves it anon */
 			w.anon_only = k == DAMON_PROMOTE && !page_cache;
-			any_hot |= k == DAMON_HOT;
+			any_hot |= damon_kind_hot(k);
 			if (plan_push(&p, &alloc, memcgs[i], w) < 0) {
 				damon_plan_done(&p);
 				return -ENOMEM;
@@ -874,14 +874,20 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 	}
 	if (asprintf(memcg_path, "%s%s", drv->memcg_prefix, w->memcg) < 0)
 		return -ENOMEM;
-	if (w->kind == DAMON_HOT) {
-		/* the memcg first: the young filter then marks old only the
-		 * memcg's own folios; what is left is its cold folios */
-		buf[0] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG,
-						     .matching = false,
-						     .memcg_path = *memcg_path };
-		buf[1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
-						     .matching = true };
+	if (damon_kind_hot(w->kind)) {
+		/* one tier (the addr filters), the memcg: the young filter
+		 * then marks old only the memcg's own folios; what is left
+		 * is its cold folios there */
+		const struct tier_damon_filter *hf = w->kind == DAMON_HOT ? drv->fast_filters :
+									     drv->slow_filters;
+		size_t n_hf = w->kind == DAMON_HOT ? drv->n_fast_filters : drv->n_slow_filters;
+
+		memcpy(buf, hf, n_hf * sizeof(*hf));
+		buf[n_hf] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG,
+							.matching = false,
+							.memcg_path = *memcg_path };
+		buf[n_hf + 1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
+							    .matching = true };
 		*ret = (struct tier_damon_scheme){
 			.action = TIER_DAMON_LRU_DEPRIO,
 			.target_nid = -1,
@@ -890,7 +896,7 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 			.nr_accesses = { DAMON_HOT_MIN_ACCESSES, UINT64_MAX },
 			.age = { 0, UINT64_MAX },
 			.filters = buf,
-			.nr_filters = 2,
+			.nr_filters = n_hf + 2,
 		};
 		return 0;
 	}
@@ -1077,7 +1083,7 @@ oom:
 static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
 		 const bool *changed, bool keep_regions, uint64_t *ret_fp)
 {
-	/* each scheme's filters: a tier's addr filters, memcg, anon */
+	/* each scheme's filters: a tier's addr filters, memcg, anon or young */
 	size_t nf = (drv->n_slow_filters > drv->n_fast_filters ? drv->n_slow_filters
 									      : drv->n_fast_filters) + 2;
 	_cleanup_free_ struct tier_damon_scheme *schemes = calloc(n ?: 1, sizeof(*schemes));
@@ -1434,7 +1440,7 @@ int damon_driver_arm(struct damon_driver *drv)
 bool damon_driver_has_hot(const struct damon_driver *drv)
 {
 	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++)
-		if (drv->slots[j].memcg && drv->slots[j].kind == DAMON_HOT)
+		if (drv->slots[j].memcg && damon_kind_hot(drv->slots[j].kind))
 			return true;
 	return false;
 }
@@ -1458,7 +1464,7 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 		/* a new clock (or a restarted kdamond): every window starts over */
 		clock->base_valid = true;
 		for (size_t j = 0; j < n; j++)
-			if (slots[j].memcg && slots[j].kind == DAMON_HOT)
+			if (slots[j].memcg && damon_kind_hot(slots[j].kind))
 				slots[j].base_valid = false;
 	}
 	clock->base = now[clock - slots];
@@ -1466,7 +1472,7 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 		struct slot *x = &slots[j];
 		uint64_t passes, cold;
 
-		if (!x->memcg || x->kind != DAMON_HOT)
+		if (!x->memcg || !damon_kind_hot(x->kind))
 			continue;
 		if (!x->base_valid || now[j] < x->base || clock->base < x->base_clock) {
 			x->base_valid = true;
@@ -1504,14 +1510,15 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 static int slot_memcg_cmp(const void *x, const void *y)
 {
 	const struct slot *const *a = x, *const *b = y;
+	int c = strcmp((*a)->memcg, (*b)->memcg);
 
-	return strcmp((*a)->memcg, (*b)->memcg);
+	return c ? c : (int)(*a)->kind - (int)(*b)->kind;
 }
 
 /*
- * The resident bytes of each HOT slot's memcg itself (DAMON's memcg filter
- * matches one memcg, memory.numa_stat counts the subtree): its own less its
- * children's that have a slot (a child without one has no pages, or gets
+ * The resident bytes of each HOT slot's memcg itself, on the slot's tier
+ * (DAMON's memcg filter matches one memcg, memory.numa_stat counts the
+ * subtree): its own less its children's that have a slot (a child without one has no pages, or gets
  * its slot at the next sync: then its pages count here for a while).
  * UINT64_MAX where unknown.  O(n log n) in the slots.
  */
@@ -1526,13 +1533,16 @@ static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
 	for (size_t j = 0; j < drv->n_slots; j++) {
 		struct slot *x = &drv->slots[j];
 
+		uint64_t fast, slow;
+
 		self[j] = UINT64_MAX;
-		if (!x->memcg || x->kind != DAMON_HOT || !drv->resident)
+		if (!x->memcg || !damon_kind_hot(x->kind) || !drv->resident)
 			continue;
-		if (drv->resident(drv->userdata, x->memcg, &self[j]) < 0) {
-			self[j] = UINT64_MAX;
+		/* (one read per memcg and tier: the fast slot's and the slow
+		 * slot's; a few hundred small reads every few seconds) */
+		if (drv->resident(drv->userdata, x->memcg, &fast, &slow) < 0)
 			continue;
-		}
+		self[j] = x->kind == DAMON_HOT ? fast : slow;
 		by_path[n++] = x;
 	}
 	qsort(by_path, n, sizeof(*by_path), slot_memcg_cmp);
@@ -1548,6 +1558,7 @@ static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
 			continue;
 		*slash = '\0';
 		key.memcg = parent;
+		key.kind = c->kind;
 		pp = bsearch(&kp, by_path, n, sizeof(*by_path), slot_memcg_cmp);
 		if (!pp)
 			continue;
@@ -1584,7 +1595,7 @@ int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
 		struct tier_damon_stats st;
 
 		if (!drv->slots[j].memcg ||
-		    (drv->slots[j].kind != DAMON_HOT && drv->slots[j].kind != DAMON_CLOCK))
+		    (!damon_kind_hot(drv->slots[j].kind) && drv->slots[j].kind != DAMON_CLOCK))
 			continue;
 		r = tier_damon_stats_read(drv->d, drv->index, j, &st);
 		if (r < 0) {
@@ -1604,7 +1615,7 @@ int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
 	if (r > 0) {
 		drv->st.n_hot_updates++;
 		for (size_t j = 0; j < drv->n_slots; j++)
-			if (drv->slots[j].memcg && drv->slots[j].kind == DAMON_HOT &&
+			if (drv->slots[j].memcg && damon_kind_hot(drv->slots[j].kind) &&
 			    drv->slots[j].hot_valid)
 				dlog(drv, LOG_DEBUG, 0, "DAMON: hot set of memcg %s: %" PRIu64
 				     " kB (this reading %" PRIu64 " kB)", drv->slots[j].memcg,
@@ -1615,23 +1626,36 @@ int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
 	return 0;
 }
 
-int damon_driver_hot(const struct damon_driver *drv, const char *path, uint64_t *ret)
+int damon_driver_hot_tiers(const struct damon_driver *drv, const char *path, uint64_t *ret_fast,
+			   uint64_t *ret_slow)
 {
-	uint64_t sum = 0;
+	uint64_t sum[2] = { 0, 0 };
 	bool any = false;
 
 	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++) {
 		const struct slot *x = &drv->slots[j];
 
-		if (!x->memcg || x->kind != DAMON_HOT || !x->hot_valid ||
+		if (!x->memcg || !damon_kind_hot(x->kind) || !x->hot_valid ||
 		    !path_covers(path, x->memcg))
 			continue;
-		sum += x->hot;
+		sum[x->kind == DAMON_HOT_SLOW] += x->hot;
 		any = true;
 	}
 	if (!any)
 		return -ENODATA;
-	*ret = sum;
+	*ret_fast = sum[0];
+	*ret_slow = sum[1];
+	return 0;
+}
+
+int damon_driver_hot(const struct damon_driver *drv, const char *path, uint64_t *ret)
+{
+	uint64_t fast, slow;
+	int r = damon_driver_hot_tiers(drv, path, &fast, &slow);
+
+	if (r < 0)
+		return r;
+	*ret = fast + slow;
 	return 0;
 }
 
@@ -1640,16 +1664,20 @@ int damon_driver_hot_save(const struct damon_driver *drv, int run_fd,
 {
 	_cleanup_free_ const char **paths = calloc(n_managed ?: 1, sizeof(*paths));
 	_cleanup_free_ uint64_t *hot = calloc(n_managed ?: 1, sizeof(*hot));
+	_cleanup_free_ uint64_t *fast = calloc(n_managed ?: 1, sizeof(*fast));
+	_cleanup_free_ uint64_t *slow = calloc(n_managed ?: 1, sizeof(*slow));
 	size_t n = 0;
 
-	if (!paths || !hot)
+	if (!paths || !hot || !fast || !slow)
 		return -ENOMEM;
 	if (run_fd < 0)
 		return 0;
 	for (size_t i = 0; i < n_managed; i++)
-		if (damon_driver_hot(drv, managed[i].path, &hot[n]) == 0)
+		if (damon_driver_hot_tiers(drv, managed[i].path, &fast[n], &slow[n]) == 0) {
+			hot[n] = fast[n] + slow[n];
 			paths[n++] = managed[i].path;
-	return tier_hot_sets_write(run_fd, TIER_HOT_SETS_NAME, paths, hot, NULL, NULL, n,
+		}
+	return tier_hot_sets_write(run_fd, TIER_HOT_SETS_NAME, paths, hot, fast, slow, n,
 				   (uint64_t)(mono_ms() * 1000.0));
 }
 

@@ -123,10 +123,16 @@
 enum damon_kind {
 	DAMON_PROMOTE,
 	DAMON_DEMOTE,
-	DAMON_HOT,			/* the hot-set measurement of a memcg */
+	DAMON_HOT,			/* the hot-set measurement of a memcg, fast tier */
 	DAMON_CLOCK,			/* one per plan, memcg "": counts passes */
 	DAMON_PAGECACHE,		/* knob backend: promotion of the memcg's page cache */
+	DAMON_HOT_SLOW,			/* DAMON_HOT on the slow tier */
 };
+
+static inline bool damon_kind_hot(enum damon_kind k)
+{
+	return k == DAMON_HOT || k == DAMON_HOT_SLOW;
+}
 
 /* damon_plan_build() flags. */
 #define DAMON_PLAN_TIERING 1u		/* promotion and demotion schemes (damon backend) */
@@ -249,9 +255,11 @@ int damon_memcg_prefix(const char *procfs_root, const char *cgroup_root, char **
 
 typedef void (*damon_log_fn)(void *userdata, int priority, int error, const char *message);
 /* The bytes of memcg (below the cgroup root, e.g. "/a/b") on the LRUs, its
- * descendants' included (memory.numa_stat's anon + file, every node): 0 or
- * a negative errno.  The hot-set measurement's other half. */
-typedef int (*damon_resident_fn)(void *userdata, const char *memcg, uint64_t *ret);
+ * descendants' included (memory.numa_stat's anon + file), on the fast
+ * tier's nodes and on the others: 0 or a negative errno.  The hot-set
+ * measurement's other half. */
+typedef int (*damon_resident_fn)(void *userdata, const char *memcg, uint64_t *ret_fast,
+				 uint64_t *ret_slow);
 
 struct damon_driver;
 
@@ -314,15 +322,19 @@ int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *f
 /*
  * The hot-set measurement: reads the stats of the hot and clock schemes
  * (one update_schemes_stats) and, once DAMON_HOT_MIN_PASSES passes went by
- * since the last result, turns each memcg's sz_applied growth into its hot
- * bytes (growth / passes).  A memcg whose scheme is new, or a kdamond that
- * restarted, starts over.  now_usec: CLOCK_MONOTONIC; a call sooner than
- * DAMON_HOT_MIN_PASSES intervals after the last reading does nothing.
+ * since the last result, turns each memcg's sz_applied growth (cold bytes)
+ * per tier into its hot bytes there (resident less cold per pass).  A memcg
+ * whose scheme is new, or a kdamond that restarted, starts over.
+ * now_usec: CLOCK_MONOTONIC; a call sooner than DAMON_HOT_MIN_PASSES
+ * intervals after the last reading does nothing.
  */
 int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec);
-/* The hot bytes of path and every memcg below it of the last result:
- * -ENODATA if none of them has one (no scheme yet, not enough passes). */
+/* The hot bytes of path and every memcg below it of the last result, on
+ * both tiers (hot) or per tier (hot_tiers): -ENODATA if none of them has
+ * one (no scheme yet, not enough passes). */
 int damon_driver_hot(const struct damon_driver *drv, const char *path, uint64_t *ret);
+int damon_driver_hot_tiers(const struct damon_driver *drv, const char *path, uint64_t *ret_fast,
+			   uint64_t *ret_slow);
 /* Does the running plan measure hot sets? */
 bool damon_driver_has_hot(const struct damon_driver *drv);
 

@@ -1017,11 +1017,12 @@ static int manager_damon_sync(struct manager *m, const char *reason)
  * and a goal fed only every rebalance_interval would let it demote far
  * past the target in between.  Armed while demotion schemes run.
  */
-/* anon + file of memory.numa_stat, on the top-tier nodes or on all. */
-static int damon_numa_bytes(struct manager *m, const char *cgroup, bool toptier, uint64_t *ret)
+/* anon + file of memory.numa_stat on the top-tier nodes and on the others. */
+static int damon_numa_bytes(struct manager *m, const char *cgroup, uint64_t *ret_fast,
+			    uint64_t *ret_slow)
 {
 	static const char *const keys[] = { "anon", "file" };
-	uint64_t sum = 0;
+	uint64_t sum[2] = { 0, 0 };
 
 	for (size_t k = 0; k < 2; k++) {
 		_cleanup_free_ uint64_t *v = NULL;
@@ -1031,10 +1032,10 @@ static int damon_numa_bytes(struct manager *m, const char *cgroup, bool toptier,
 		if (r < 0)
 			return r;
 		for (unsigned i = 0; i < n; i++)
-			if (!toptier || tier_topology_node_is_toptier(m->topo, (int)i))
-				sum += v[i];
+			sum[!tier_topology_node_is_toptier(m->topo, (int)i)] += v[i];
 	}
-	*ret = sum;
+	*ret_fast = sum[0];
+	*ret_slow = sum[1];
 	return 0;
 }
 
@@ -1042,14 +1043,16 @@ static int damon_numa_bytes(struct manager *m, const char *cgroup, bool toptier,
  * toptier, which the tierd series counts only under memory_tiered_limits). */
 static int damon_fast_bytes(struct manager *m, const char *cgroup, uint64_t *ret)
 {
-	return damon_numa_bytes(m, cgroup, true, ret);
+	uint64_t slow;
+
+	return damon_numa_bytes(m, cgroup, ret, &slow);
 }
 
-/* On every node: the hot-set measurement's resident bytes
- * (damon_resident_fn). */
-static int damon_resident(void *userdata, const char *memcg, uint64_t *ret)
+/* The hot-set measurement's resident bytes per tier (damon_resident_fn). */
+static int damon_resident(void *userdata, const char *memcg, uint64_t *ret_fast,
+			  uint64_t *ret_slow)
 {
-	return damon_numa_bytes(userdata, memcg, false, ret);
+	return damon_numa_bytes(userdata, memcg, ret_fast, ret_slow);
 }
 
 static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata)

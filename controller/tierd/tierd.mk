@@ -253,7 +253,7 @@ check-damon-vm-pagecache-stock: $(TIERD) vm-guest kernel-stock
 		--lru-gen off damon-tierd-pagecache)
 
 # Hot-set readings (case damon-tierd-hotset, demand = hot): tierd's reading
-# of a cgroup's known hot set (32 of 128 MB resident) comes within 25% of
+# of a cgroup's known hot set (32 of 48 MB resident; per tier too) comes within 25% of
 # it, on the stock kernel (damon backend) and on the patched one (knob
 # backend, where tierd's kdamond measures hot sets).
 .PHONY: check-damon-vm-hotset check-damon-vm-hotset-stock check-damon-vm-hotset-patched

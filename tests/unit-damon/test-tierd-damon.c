@@ -36,7 +36,8 @@ static const char *want_str(const struct damon_plan *p, size_t i)
 {
 	static char buf[512];
 
-	static const char *const kinds[] = { "promote", "demote", "hot", "clock", "pagecache" };
+	static const char *const kinds[] = { "promote", "demote", "hot", "clock", "pagecache",
+					     "hot_slow" };
 	const char *anon = p->w[i].anon_only ? " anon" : "";
 
 	if (p->w[i].quota_bytes &&
@@ -414,13 +415,15 @@ static const struct tier_damon_range slow_r[] = { { 64 << 20, 128 << 20 } };
 /* The hot-set measurement's resident bytes (memory.numa_stat's anon + file,
  * hierarchical), per memcg: res_mb[i] for res_memcg[i]. */
 static const char *const res_memcg[] = { "/a", "/a/c", "/b" };
-static uint64_t res_mb[3];
+static uint64_t res_mb[3], res_slow_mb[3];
 
-static int test_resident(void *userdata, const char *memcg, uint64_t *ret)
+static int test_resident(void *userdata, const char *memcg, uint64_t *ret_fast,
+			 uint64_t *ret_slow)
 {
 	for (size_t i = 0; i < 3; i++)
 		if (!strcmp(memcg, res_memcg[i])) {
-			*ret = res_mb[i] << 20;
+			*ret_fast = res_mb[i] << 20;
+			*ret_slow = res_slow_mb[i] << 20;
 			return 0;
 		}
 	return -ENOENT;
@@ -706,14 +709,18 @@ START_TEST(test_plan_hot_budget)
 	 * -> 102400, below /pod's share */
 	ck_assert_str_eq(t, "clock \n"
 			    "hot /off\n"
+			    "hot_slow /off\n"
 			    "promote /pod quota 417792\n"
 			    "hot /pod\n"
+			    "hot_slow /pod\n"
 			    "promote /pod/small quota 102400\n"
-			    "hot /pod/small\n");
+			    "hot /pod/small\n"
+			    "hot_slow /pod/small\n");
 	damon_plan_done(&p);
 	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, DAMON_PLAN_HOT, &p), 0);
 	u = plan_text(&p);
-	ck_assert_str_eq(u, "clock \nhot /off\nhot /pod\nhot /pod/small\n");
+	ck_assert_str_eq(u, "clock \nhot /off\nhot_slow /off\nhot /pod\nhot_slow /pod\n"
+			    "hot /pod/small\nhot_slow /pod/small\n");
 	damon_plan_done(&p);
 	/* neither: nothing, not even a clock */
 	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0, 0, &p), 0);
@@ -941,10 +948,13 @@ static void stats_set(struct fx *fx, unsigned k, size_t i, unsigned long long tr
 
 START_TEST(test_driver_hot)
 {
-	/* the hot schemes (lru_deprio, memcg filter, then young folios
-	 * filtered out) and the clock (stat over every region): cold bytes =
-	 * sz_applied growth / passes, passes = clock sz_tried growth / 128 MB
-	 * monitored; hot = the memcg's own resident bytes less its cold */
+	/* the hot schemes, two per memcg (lru_deprio; one tier's addr
+	 * filter, memcg, then young folios filtered out) and the clock (stat
+	 * over every region): cold bytes = sz_applied growth / passes, passes
+	 * = clock sz_tried growth / 128 MB monitored; hot = the memcg's own
+	 * resident bytes on that tier less its cold there.  Schemes: 0 clock,
+	 * 1/2 /a fast/slow, 3/4 /a/c, 5/6 /b.  The slow tier's figures stay 0
+	 * until the end. */
 	struct fx *fx = fx_new();
 	struct damon_driver *drv;
 	struct damon_plan p = {};
@@ -952,14 +962,14 @@ START_TEST(test_driver_hot)
 						 { "/b", TIER_MODE_OFF, 0 } };
 	const char *memcgs[] = { "/a", "/a/c", "/b" };
 	const unsigned long long M = 128ull << 20;
-	uint64_t hot = 0;
+	uint64_t hot = 0, hot_fast = 0, hot_slow = 0;
 	struct damon_stats st;
 
 	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
-	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 2);
+	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 3);
 	drv = driver(fx, -1);
 	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 3, NULL, 0, DAMON_PLAN_HOT, &p), 0);
-	ck_assert_uint_eq(p.n, 4);
+	ck_assert_uint_eq(p.n, 7);
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
 	ck_assert(damon_driver_has_hot(drv));
 	assert_file(fx, 0, "contexts/0/schemes/0/action", "stat");
@@ -969,13 +979,22 @@ START_TEST(test_driver_hot)
 	assert_file(fx, 0, "contexts/0/schemes/1/action", "lru_deprio");
 	assert_file(fx, 0, "contexts/0/schemes/1/apply_interval_us", "1000000");
 	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/nr_accesses/min", "0");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "memcg");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "N");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/memcg_path", "/a");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "young");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "Y");
-	assert_file(fx, 0, "contexts/0/schemes/2/filters/0/memcg_path", "/a/c");
-	assert_file(fx, 0, "contexts/0/schemes/3/filters/0/memcg_path", "/b");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/nr_filters", "3\n");
+	/* the fast tier: the slow range filtered out */
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "addr");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "Y");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/addr_start", "67108864");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "memcg");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "N");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/memcg_path", "/a");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/type", "young");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/matching", "Y");
+	/* the slow tier: the fast range filtered out */
+	assert_file(fx, 0, "contexts/0/schemes/2/action", "lru_deprio");
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/0/addr_start", "0");
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/1/memcg_path", "/a");
+	assert_file(fx, 0, "contexts/0/schemes/3/filters/1/memcg_path", "/a/c");
+	assert_file(fx, 0, "contexts/0/schemes/5/filters/1/memcg_path", "/b");
 	for (size_t i = 0; i < DAMON_SLOT_CHUNK_TEST; i++)
 		stats_set(fx, 0, i, 0, 0);
 
@@ -986,8 +1005,8 @@ START_TEST(test_driver_hot)
 	/* the first reading is the base */
 	stats_set(fx, 0, 0, 1 * M, 0);
 	stats_set(fx, 0, 1, 0, 10 << 20);
-	stats_set(fx, 0, 2, 0, 1 << 20);
-	stats_set(fx, 0, 3, 0, 0);
+	stats_set(fx, 0, 3, 0, 1 << 20);
+	stats_set(fx, 0, 5, 0, 0);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 10000000ull), 0);
 	assert_file(fx, 0, "state", "update_schemes_stats");
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
@@ -1003,7 +1022,7 @@ START_TEST(test_driver_hot)
 	 * /a/c 4 MB -> 1 of 8: 7 hot; /b nothing cold: its 5 MB */
 	stats_set(fx, 0, 0, 8 * M, 0);
 	stats_set(fx, 0, 1, 0, 50 << 20);
-	stats_set(fx, 0, 2, 0, 5 << 20);
+	stats_set(fx, 0, 3, 0, 5 << 20);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 30000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
 	ck_assert_uint_eq(hot, 49 << 20);
@@ -1048,6 +1067,20 @@ START_TEST(test_driver_hot)
 	}
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
 	ck_assert_uint_eq(hot, 8 << 20);
+	/* the slow tier: /a holds 40 MB there (/a/c none), 24 MB of it cold
+	 * a pass: 16 MB hot on the slow tier, 0 on the fast one */
+	res_slow_mb[0] = 40;
+	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
+		stats_set(fx, 0, 0, (58 + 3 * k) * M, 0);
+		stats_set(fx, 0, 2, 0, (72 * (k + 1)) << 20);
+		ck_assert_int_eq(damon_driver_hot_update(drv, (400 + 10 * k) * 1000000ull), 0);
+	}
+	ck_assert_int_eq(damon_driver_hot_tiers(drv, "/a", &hot_fast, &hot_slow), 0);
+	ck_assert_uint_eq(hot_slow, 16 << 20);
+	ck_assert_uint_eq(hot_fast, 9 << 20);	/* /a 1 (none cold now), /a/c 8 */
+	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
+	ck_assert_uint_eq(hot, 25 << 20);
+	ck_assert_int_eq(damon_driver_hot_tiers(drv, "/x", &hot_fast, &hot_slow), -ENODATA);
 	damon_plan_done(&p);
 	damon_driver_free(drv);
 	fx_free(fx);
