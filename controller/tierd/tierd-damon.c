@@ -1167,6 +1167,20 @@ static void record_save(struct damon_driver *drv, uint64_t fp)
 		     "alone", drv->index);
 }
 
+/*
+ * A write of `state` that the kernel answered -ENOMEM: 6.12 builds the
+ * whole input on "on" and "commit", and a memcg filter whose path names no
+ * cgroup (one went away since the plan) fails damon_sysfs_mk_scheme(),
+ * which its caller reports as -ENOMEM.  Not tierd out of memory (that
+ * -ENOMEM ends the daemon): say -EINVAL, a refused input, retried with the
+ * next plan.  (The podman VM test saw tierd exit on it when a container's
+ * cgroup went away between the plan and the start.)
+ */
+static int kernel_refused(int r)
+{
+	return r == -ENOMEM ? -EINVAL : r;
+}
+
 static const char *start_error(int r)
 {
 	switch (r) {
@@ -1251,7 +1265,7 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 	record_save(drv, fp);
 	t_cmd = mono_ms();
 	if (drv->running) {
-		r = tier_damon_commit(drv->d, drv->index);
+		r = kernel_refused(tier_damon_commit(drv->d, drv->index));
 		if (r == -ESRCH) {
 			dlog(drv, LOG_WARNING, 0, "DAMON: the kernel refused the new input of kdamond "
 			     "%u (a cgroup went away before the commit) and stopped it; starting it "
@@ -1271,6 +1285,7 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 		if (r < 0) {
 			dlog(drv, LOG_WARNING, r, "DAMON: cannot start kdamond %u: %s (%m); no "
 			     "tiering through DAMON, retrying", drv->index, start_error(r));
+			r = kernel_refused(r);
 			goto fail;
 		}
 		drv->running = true;
@@ -1302,7 +1317,7 @@ fail:
 /* Commit the goals staged in the kdamond's files; counts the commit or the failure. */
 static int goals_commit(struct damon_driver *drv)
 {
-	int r = tier_damon_commit_goals(drv->d, drv->index);
+	int r = kernel_refused(tier_damon_commit_goals(drv->d, drv->index));
 
 	if (r < 0) {
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
@@ -1420,7 +1435,7 @@ int damon_driver_arm(struct damon_driver *drv)
 	r = stage(drv, drv->slots, drv->n_slots, changed, true, &fp);
 	if (r >= 0) {
 		record_save(drv, fp);
-		r = tier_damon_commit(drv->d, drv->index);
+		r = kernel_refused(tier_damon_commit(drv->d, drv->index));
 	}
 	if (r < 0) {
 		/* what is staged is not known: the next apply writes it all */
@@ -1585,7 +1600,7 @@ int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
 	now = calloc(drv->n_slots, sizeof(*now));
 	if (!now)
 		return -ENOMEM;
-	r = tier_damon_update_stats(drv->d, drv->index);
+	r = kernel_refused(tier_damon_update_stats(drv->d, drv->index));
 	if (r < 0) {
 		dlog(drv, LOG_DEBUG, r, "DAMON: cannot update the scheme stats of kdamond %u: %m, "
 		     "hot sets not measured this time", drv->index);
