@@ -1016,9 +1016,23 @@ static int stage_inner(struct tier_damon *d, unsigned index, const struct tier_d
  * Commands
  * ------------------------------------------------------------------------ */
 
+/*
+ * A command to kdamonds/<index>/state.  6.12 builds the whole input on
+ * "on" and "commit", and a memcg filter whose path names no cgroup (one
+ * went away since it was staged) fails damon_sysfs_mk_scheme(), which its
+ * caller reports as -ENOMEM: the kernel refused the input, the caller is
+ * not out of memory.  That -ENOMEM is -EINVAL here, so that callers can
+ * keep -ENOMEM for their own allocations (tierd ends on those).
+ */
 static int state_write(struct tier_damon *d, unsigned index, const char *cmd)
 {
-	return KWRITE(d, cmd, index, "state");
+	_cleanup_free_ char *path = kpath(index, "state");
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = attr_write(d, cmd, "%s", path);
+	return r == -ENOMEM ? -EINVAL : r;
 }
 
 int tier_damon_start(struct tier_damon *d, unsigned index)

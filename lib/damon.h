@@ -213,10 +213,11 @@ int tier_damon_stage_changed(struct tier_damon *d, unsigned index,
 
 /* state on / off.  on: -EBUSY if it runs already or DAMON is exclusively
  * in use (DAMON_RECLAIM, DAMON_LRU_SORT), -EINVAL for an input the kernel
- * refuses (bad regions or attributes, a goal with target_value 0), and
- * -ENOMEM for a memcg_path that names no cgroup: 6.12 turns a filter it
- * cannot resolve into a NULL scheme, reported as ENOMEM (seen in the VM).
- * Check the cgroups exist before on. */
+ * refuses (bad regions or attributes, a goal with target_value 0, a
+ * memcg_path that names no cgroup: 6.12 turns a filter it cannot resolve
+ * into a NULL scheme and reports ENOMEM, which every state command here
+ * returns as -EINVAL, so -ENOMEM only ever means this process's own
+ * allocation).  Check the cgroups exist before on. */
 int tier_damon_start(struct tier_damon *d, unsigned index);
 int tier_damon_stop(struct tier_damon *d, unsigned index);
 /* state commit: the staged input reaches the running kdamond.  -EINVAL if

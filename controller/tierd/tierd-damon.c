@@ -1167,31 +1167,15 @@ static void record_save(struct damon_driver *drv, uint64_t fp)
 		     "alone", drv->index);
 }
 
-/*
- * A write of `state` that the kernel answered -ENOMEM: 6.12 builds the
- * whole input on "on" and "commit", and a memcg filter whose path names no
- * cgroup (one went away since the plan) fails damon_sysfs_mk_scheme(),
- * which its caller reports as -ENOMEM.  Not tierd out of memory (that
- * -ENOMEM ends the daemon): say -EINVAL, a refused input, retried with the
- * next plan.  (The podman VM test saw tierd exit on it when a container's
- * cgroup went away between the plan and the start.)
- */
-static int kernel_refused(int r)
-{
-	return r == -ENOMEM ? -EINVAL : r;
-}
-
 static const char *start_error(int r)
 {
 	switch (r) {
 	case -EBUSY:
 		return "DAMON is busy (DAMON_RECLAIM or DAMON_LRU_SORT enabled, or a concurrent "
 		       "user of its sysfs)";
-	case -ENOMEM:
-		return "the kernel refused the input (a memcg_path that names no cgroup: one went "
-		       "away)";
 	case -EINVAL:
-		return "the kernel refused the input";
+		return "the kernel refused the input (a memcg_path that names no cgroup: one went "
+		       "away?)";
 	default:
 		return "writing state failed";
 	}
@@ -1265,7 +1249,7 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 	record_save(drv, fp);
 	t_cmd = mono_ms();
 	if (drv->running) {
-		r = kernel_refused(tier_damon_commit(drv->d, drv->index));
+		r = tier_damon_commit(drv->d, drv->index);
 		if (r == -ESRCH) {
 			dlog(drv, LOG_WARNING, 0, "DAMON: the kernel refused the new input of kdamond "
 			     "%u (a cgroup went away before the commit) and stopped it; starting it "
@@ -1285,7 +1269,6 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 		if (r < 0) {
 			dlog(drv, LOG_WARNING, r, "DAMON: cannot start kdamond %u: %s (%m); no "
 			     "tiering through DAMON, retrying", drv->index, start_error(r));
-			r = kernel_refused(r);
 			goto fail;
 		}
 		drv->running = true;
@@ -1317,7 +1300,7 @@ fail:
 /* Commit the goals staged in the kdamond's files; counts the commit or the failure. */
 static int goals_commit(struct damon_driver *drv)
 {
-	int r = kernel_refused(tier_damon_commit_goals(drv->d, drv->index));
+	int r = tier_damon_commit_goals(drv->d, drv->index);
 
 	if (r < 0) {
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
@@ -1435,7 +1418,7 @@ int damon_driver_arm(struct damon_driver *drv)
 	r = stage(drv, drv->slots, drv->n_slots, changed, true, &fp);
 	if (r >= 0) {
 		record_save(drv, fp);
-		r = kernel_refused(tier_damon_commit(drv->d, drv->index));
+		r = tier_damon_commit(drv->d, drv->index);
 	}
 	if (r < 0) {
 		/* what is staged is not known: the next apply writes it all */
@@ -1546,21 +1529,25 @@ static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
 	if (!by_path)
 		return -ENOMEM;
 	for (size_t j = 0; j < drv->n_slots; j++) {
-		struct slot *x = &drv->slots[j];
-
-		uint64_t fast, slow;
-
 		self[j] = UINT64_MAX;
-		if (!x->memcg || !damon_kind_hot(x->kind) || !drv->resident)
-			continue;
-		/* (one read per memcg and tier: the fast slot's and the slow
-		 * slot's; a few hundred small reads every few seconds) */
-		if (drv->resident(drv->userdata, x->memcg, &fast, &slow) < 0)
-			continue;
-		self[j] = x->kind == DAMON_HOT ? fast : slow;
-		by_path[n++] = x;
+		if (drv->slots[j].memcg && damon_kind_hot(drv->slots[j].kind) && drv->resident)
+			by_path[n++] = &drv->slots[j];
 	}
 	qsort(by_path, n, sizeof(*by_path), slot_memcg_cmp);
+	/* one read per memcg: its fast and slow slots are next to each other */
+	for (size_t i = 0; i < n; i++) {
+		static const uint64_t unknown[2] = { UINT64_MAX, UINT64_MAX };
+		struct slot *x = by_path[i];
+		uint64_t tiers[2];
+		const uint64_t *v = tiers;
+
+		if (i > 0 && !strcmp(by_path[i - 1]->memcg, x->memcg))
+			continue;
+		if (drv->resident(drv->userdata, x->memcg, &tiers[0], &tiers[1]) < 0)
+			v = unknown;
+		for (size_t k = i; k < n && !strcmp(by_path[k]->memcg, x->memcg); k++)
+			self[by_path[k] - drv->slots] = v[by_path[k]->kind == DAMON_HOT_SLOW];
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct slot *c = by_path[i], key, *kp = &key, **pp;
 		_cleanup_free_ char *parent = strdup(c->memcg);
@@ -1578,7 +1565,7 @@ static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
 		if (!pp)
 			continue;
 		pj = (size_t)(*pp - drv->slots);
-		if (self[pj] == UINT64_MAX)
+		if (self[pj] == UINT64_MAX || self[cj] == UINT64_MAX)
 			continue;
 		self[pj] = self[pj] > self[cj] ? self[pj] - self[cj] : 0;
 	}
@@ -1600,7 +1587,7 @@ int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
 	now = calloc(drv->n_slots, sizeof(*now));
 	if (!now)
 		return -ENOMEM;
-	r = kernel_refused(tier_damon_update_stats(drv->d, drv->index));
+	r = tier_damon_update_stats(drv->d, drv->index);
 	if (r < 0) {
 		dlog(drv, LOG_DEBUG, r, "DAMON: cannot update the scheme stats of kdamond %u: %m, "
 		     "hot sets not measured this time", drv->index);

@@ -384,9 +384,12 @@ int case_damon_promote(const char *name)
 		CHECK(r == 0 && !k.running && k.pid == -1, "kdamond %u is off (pid %d)", idx,
 		      k.pid);
 		/* the same input at on: 6.12 answers ENOMEM (damon_sysfs_mk_scheme()
-		 * returns NULL for a filter it cannot resolve), nothing started */
+		 * returns NULL for a filter it cannot resolve), which libtier
+		 * gives as EINVAL (a refused input, not its own out of memory);
+		 * nothing started */
 		r = tier_damon_start(d, idx);
-		CHECK(r == -ENOMEM, "on with that input: %s (ENOMEM, 6.12's answer)", strerror(-r));
+		CHECK(r == -EINVAL, "on with that input: %s (EINVAL: 6.12's ENOMEM, a refused input)",
+		      strerror(-r));
 		if (r == 0)
 			started = true;
 		/* fixed, it starts again */
@@ -857,6 +860,19 @@ out:
 #define TIERD_CONF	"/tmp/tierd-damon.conf"
 #define TIERD_LOG	"/tmp/tierd-damon.log"
 #define TIERD_OWNER	"/run/tierd/" OWNER_FILE
+
+/* tierd's configuration for a case, in TIERD_CONF: 0 or -1. */
+static int conf_write(const char *conf)
+{
+	FILE *f = fopen(TIERD_CONF, "we");
+
+	if (!f || fputs(conf, f) < 0) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
 
 /* DAMON's sysfs and build/bin/tierd (in *bin) are there; else false, the
  * reason said (the case skips). */
@@ -1715,15 +1731,12 @@ static double jain2(double a, double b)
 /* Start tierd with conf, wait until it set kernel.numa_balancing to 0. */
 static pid_t tierd_start_conf(const char *bin, const char *conf)
 {
-	FILE *f = fopen(TIERD_CONF, "we");
 	char nb[16] = "";
 	pid_t pid;
 	double ts;
 
-	if (!f)
+	if (conf_write(conf) < 0)
 		return -1;
-	fputs(conf, f);
-	fclose(f);
 	unlink(TIERD_LOG);
 	pid = tierd_spawn(bin);
 	ts = now_sec();
@@ -2163,14 +2176,10 @@ int case_damon_tierd_hotset(const char *name)
 		failures++;
 		goto out;
 	}
-	{
-		FILE *f = fopen(TIERD_CONF, "we");
-
-		if (!f || fputs(conf, f) < 0 || fclose(f) != 0) {
-			msg("FAIL: cannot write %s", TIERD_CONF);
-			failures++;
-			goto out;
-		}
+	if (conf_write(conf) < 0) {
+		msg("FAIL: cannot write %s", TIERD_CONF);
+		failures++;
+		goto out;
 	}
 	unlink(TIERD_LOG);
 	tierd = tierd_spawn(bin);
@@ -2357,14 +2366,10 @@ int case_damon_tierd_pagecache(const char *name)
 		 "[class:pcoff]\nmode = promote\npage_cache = %s\n\n"
 		 "[rule:pcache]\nclass = pc\ncgroup = /pcache\n\n"
 		 "[rule:pcoff]\nclass = pcoff\ncgroup = /pcoff\n", off_pc);
-	{
-		FILE *f = fopen(TIERD_CONF, "we");
-
-		if (!f || fputs(conf, f) < 0 || fclose(f) != 0) {
-			msg("FAIL: cannot write %s", TIERD_CONF);
-			failures++;
-			goto out;
-		}
+	if (conf_write(conf) < 0) {
+		msg("FAIL: cannot write %s", TIERD_CONF);
+		failures++;
+		goto out;
 	}
 	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig0);
 	tierd = tierd_spawn(bin);
@@ -2456,18 +2461,6 @@ static double cpu_or_zero(pid_t pid)
 	double s = pid > 0 ? proc_cpu_sec((int)pid) : -1;
 
 	return s < 0 ? 0 : s;
-}
-
-static int conf_write(const char *conf)
-{
-	FILE *f = fopen(TIERD_CONF, "we");
-
-	if (!f || fputs(conf, f) < 0) {
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	return fclose(f) == 0 ? 0 : -1;
 }
 
 /*
