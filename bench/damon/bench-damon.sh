@@ -37,6 +37,10 @@ for k in "$k_stock" "$k_patched"; do
 	[ -f "$k" ] || { echo "bench-damon: no $k (make kernel KERNEL=...)" >&2; exit 1; }
 done
 
+kernel_of() {	# stock|patched -> its bzImage
+	if [ "$1" = patched ]; then echo "$k_patched"; else echo "$k_stock"; fi
+}
+
 run() {	# tag kernel [run-vm args...] case
 	local tag=$1 kernel=$2
 	shift 2
@@ -50,18 +54,14 @@ run() {	# tag kernel [run-vm args...] case
 if [ "${TABLE_ONLY:-0}" = 0 ]; then
 	rm -f "$out"/damon-*.log
 	for k in stock patched; do
-		kernel=$k_stock
-		[ $k = patched ] && kernel=$k_patched
-		run "doctor-$k" "$kernel" tierctl-doctor
-		run "bench-$k" "$kernel" damon-tierd-bench
+		run "doctor-$k" "$(kernel_of $k)" tierctl-doctor
+		run "bench-$k" "$(kernel_of $k)" damon-tierd-bench
 	done
 	run pagecache-stock "$k_stock" --lru-gen off damon-tierd-pagecache
 	run pagecache-patched "$k_patched" damon-tierd-pagecache
 	for n in $ns; do
 		for k in stock patched; do
-			kernel=$k_stock
-			[ $k = patched ] && kernel=$k_patched
-			run "scale-$n-$k" "$kernel" --env TIERD_SCALE_N="$n" \
+			run "scale-$n-$k" "$(kernel_of $k)" --env TIERD_SCALE_N="$n" \
 				--env TIERD_SCALE_SECS="$secs" damon-tierd-scale
 		done
 	done
