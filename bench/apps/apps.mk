@@ -78,7 +78,10 @@ check-apps-vm-$(1): check-apps-vm-$(1)-place check-apps-vm-$(1)-noisy-tierd \
 	check-apps-vm-$(1)-noisy-none
 endef
 $(eval $(call apps_check_cases,patched,$(APPS_KERNEL_PATCHED),knob,))
-$(eval $(call apps_check_cases,stock,$(APPS_KERNEL_STOCK),damon,kernel-stock))
+# make check's stock cases boot Debian's own kernel binary (kernel-debian);
+# bench-apps keeps APPS_KERNEL_STOCK, the stock tree built in our config.
+APPS_CHECK_KERNEL_STOCK ?= $(DEBIAN_KERNEL)
+$(eval $(call apps_check_cases,stock,$(APPS_CHECK_KERNEL_STOCK),damon,kernel-debian))
 
 # check-apps-vm-stock-noisy-tierd (the victim on tierd's damon backend)
 # failed its first check run (55% after 180 s: two uniformly read hogs

@@ -188,6 +188,8 @@ check-damon-host: $(TIERD_ASAN) $(TIERD_WAITFOR)
 # The real tierd with backend = damon in the two-tier VM (tests/vm/guest/
 # damon.c, case damon-tierd): on the stock kernel (built first, from ccache), else on
 # the patched one (it has DAMON too).  Skips without qemu or a bzImage.
+# "Stock" here is Debian's own kernel binary (make kernel-debian: Debian's
+# config, fetched, not built); DAMON_VM_KERNEL=... picks another.
 # The DAMON VM targets of make check, one result each (tests/vm/README.md):
 #   check-damon-vm            damon-vm-tierd
 #   check-damon-vm-budget     damon-vm-budget
@@ -196,11 +198,10 @@ check-damon-host: $(TIERD_ASAN) $(TIERD_WAITFOR)
 #                             (--lru-gen off)
 #   check-damon-vm-hotset     damon-vm-hotset-stock, damon-vm-hotset-patched
 # The -patched results build the patched kernel first (make kernel
-# KERNEL=patched), the others the stock one (kernel-stock).
-DAMON_VM_KERNEL ?= $(firstword $(wildcard $(BUILD)/kernel/stock/bzImage) \
-	$(BUILD)/kernel/patched/bzImage)
+# KERNEL=patched), the others fetch Debian's (kernel-debian).
+DAMON_VM_KERNEL ?= $(DEBIAN_KERNEL)
 DAMON_VM_TIMEOUT ?= 200
-check-damon-vm: $(TIERD) vm-guest kernel-stock
+check-damon-vm: $(TIERD) vm-guest kernel-debian
 	$(Q)$(call run_test,damon-vm-tierd,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(DAMON_VM_TIMEOUT) --kernel $(DAMON_VM_KERNEL) damon-tierd)
 
@@ -211,7 +212,7 @@ check-damon-vm: $(TIERD) vm-guest kernel-stock
 # unlimited for its first charge window, which tierd now waits out
 # (DAMON_ARM_TICKS in tierd-damon.c).
 .PHONY: check-damon-vm-budget
-check-damon-vm-budget: $(TIERD) vm-guest kernel-stock
+check-damon-vm-budget: $(TIERD) vm-guest kernel-debian
 	$(Q)$(call run_test,damon-vm-budget,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(DAMON_VM_TIMEOUT) $(DAMON_VM_MEM) --kernel $(DAMON_VM_KERNEL) \
 		--env TIERD_BUDGET_SECS=40 damon-tierd-budget)
@@ -222,7 +223,7 @@ check-damon-vm-budget: $(TIERD) vm-guest kernel-stock
 # 2026-12-07), /big by demotion (migrate_cold under a goal), /small by
 # promotion; how far below its target /big then dips is a figure.
 .PHONY: check-damon-vm-share
-check-damon-vm-share: $(TIERD) vm-guest kernel-stock
+check-damon-vm-share: $(TIERD) vm-guest kernel-debian
 	$(Q)$(call run_test,damon-vm-share,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(DAMON_VM_TIMEOUT) $(DAMON_VM_MEM) --kernel $(DAMON_VM_KERNEL) \
 		damon-tierd-share)
@@ -237,7 +238,7 @@ check-damon-vm-share: $(TIERD) vm-guest kernel-stock
 # off): stock 6.12 with MGLRU on never lets DAMON see a read() of page cache
 # (folio_mark_accessed() leaves DAMON's idle flag set; patch 18 of the
 # series fixes it), and there the case fails by design (26% in 120 s).
-DAMON_VM_STOCK_KERNEL   ?= $(BUILD)/kernel/stock/bzImage
+DAMON_VM_STOCK_KERNEL   ?= $(DEBIAN_KERNEL)
 DAMON_VM_PATCHED_KERNEL ?= $(BUILD)/kernel/patched/bzImage
 .PHONY: check-damon-vm-pagecache check-damon-vm-pagecache-patched \
 	check-damon-vm-pagecache-stock
@@ -247,7 +248,7 @@ check-damon-vm-pagecache-patched: $(TIERD) vm-guest
 	$(Q)$(call run_test,damon-vm-pagecache-patched,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(DAMON_VM_TIMEOUT) $(DAMON_VM_MEM) --kernel $(DAMON_VM_PATCHED_KERNEL) \
 		damon-tierd-pagecache)
-check-damon-vm-pagecache-stock: $(TIERD) vm-guest kernel-stock
+check-damon-vm-pagecache-stock: $(TIERD) vm-guest kernel-debian
 	$(Q)$(call run_test,damon-vm-pagecache-stock,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout $(DAMON_VM_TIMEOUT) $(DAMON_VM_MEM) --kernel $(DAMON_VM_STOCK_KERNEL) \
 		--lru-gen off damon-tierd-pagecache)
@@ -258,7 +259,7 @@ check-damon-vm-pagecache-stock: $(TIERD) vm-guest kernel-stock
 # backend, where tierd's kdamond measures hot sets).
 .PHONY: check-damon-vm-hotset check-damon-vm-hotset-stock check-damon-vm-hotset-patched
 check-damon-vm-hotset: check-damon-vm-hotset-stock check-damon-vm-hotset-patched
-check-damon-vm-hotset-stock: $(TIERD) vm-guest kernel-stock
+check-damon-vm-hotset-stock: $(TIERD) vm-guest kernel-debian
 	$(Q)$(call run_test,damon-vm-hotset-stock,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout 200 $(DAMON_VM_MEM) --kernel $(DAMON_VM_STOCK_KERNEL) damon-tierd-hotset)
 check-damon-vm-hotset-patched: $(TIERD) vm-guest
@@ -272,7 +273,7 @@ check-damon-vm-hotset-patched: $(TIERD) vm-guest
 # hosts (hybrid v1, single tier, no DAMON) are tests/cli/test-doctor.sh's.
 .PHONY: check-damon-vm-doctor check-damon-vm-doctor-stock check-damon-vm-doctor-patched
 check-damon-vm-doctor: check-damon-vm-doctor-stock check-damon-vm-doctor-patched
-check-damon-vm-doctor-stock: $(TIERCTL) vm-guest kernel-stock
+check-damon-vm-doctor-stock: $(TIERCTL) vm-guest kernel-debian
 	$(Q)$(call run_test,damon-vm-doctor-stock,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout 120 --env TIERD_DOCTOR_BACKEND=damon --kernel $(DAMON_VM_STOCK_KERNEL) \
 		tierctl-doctor)
