@@ -62,6 +62,7 @@ if [ "${DEBIAN_KERNEL_FORCE:-0}" != 1 ] && [ -f "$OUT/initrd.gz" ] && [ -f "$OUT
 	exit 0
 fi
 
+start=$(date +%s)
 rm -rf "$WORK"
 mkdir -p "$WORK/pkg" "$WORK/ird/m"
 say "$pkg $want: apt-get download"
@@ -119,4 +120,6 @@ mv "$WORK/initrd.gz" "$OUT/initrd.gz"
 echo "$pkg $want" >"$OUT/VERSION"
 stamp_of "$want" >"$OUT/.stamp"
 rm -rf "$WORK"
-say "$pkg $want -> $OUT/vmlinuz + initrd.gz ($(du -k "$OUT/initrd.gz" | cut -f1) KB)"
+# scripts/summary.sh prints the kernels a run made from this file.
+echo $(( $(date +%s) - start )) >"$OUT/.build-seconds"
+say "$pkg $want -> $OUT/vmlinuz + initrd.gz ($(du -k "$OUT/initrd.gz" | cut -f1) KB) in $(cat "$OUT/.build-seconds")s"
