@@ -150,7 +150,7 @@ static int dry_run_daemon_counts(struct tierctl *t, struct tierd_client *c,
 	size_t bad = 0;
 	int rc, r;
 
-	rc = open_ctx(t, NULL, NULL, &cr.ctx);
+	rc = daemon_open_ctx(t, c, &cr.ctx);
 	if (rc)
 		goto out;
 	r = tierd_client_list_cgroups(c, true, &error, count_row, &cr);

@@ -545,7 +545,7 @@ int verb_explain(struct tierctl *t, int argc, char **argv)
 		}
 		x.policy = policy;
 		x.from_daemon = true;
-		rc = open_ctx(t, NULL, NULL, &s.ctx);
+		rc = daemon_open_ctx(t, &c, &s.ctx);
 		if (rc)
 			goto out;
 	} else {

@@ -358,7 +358,7 @@ static int status_rows_daemon(struct tierctl *t, struct daemon_status *d, bool a
 				  .rc = EXIT_OK };
 	int rc, r;
 
-	rc = open_ctx(t, NULL, NULL, &s->ctx);
+	rc = daemon_open_ctx(t, &d->c, &s->ctx);
 	if (rc) {
 		tierd_client_close(&d->c);
 		return rc;

@@ -323,20 +323,17 @@ int load_policy(struct tierctl *t, struct tier_policy **ret)
  * controller is an error that says why. fallback (a verb that reads no
  * cgroup) is used as it is.
  */
-int open_ctx(struct tierctl *t, const struct tier_policy *policy, const char *fallback,
-	     struct tier_ctx **ret)
+static int open_ctx_at(const char *cg, const char *sysfs_root, const char *procfs_root,
+		       const char *fallback, struct tier_ctx **ret)
 {
 	_cleanup_free_ char *root = NULL, *why = NULL;
-	const char *cg = t->cgroup_root;
 	int r;
 
-	if (!cg && policy)
-		cg = tier_policy_daemon(policy)->cgroup_root;
 	if (fallback) {
 		root = strdup(fallback);
 		r = root ? 0 : -ENOMEM;
 	} else {
-		r = tier_cgroup_root_find(cg, t->procfs_root, &root, &why);
+		r = tier_cgroup_root_find(cg, procfs_root, &root, &why);
 	}
 	if (r < 0 && why) {
 		msg("%s", why);
@@ -344,7 +341,7 @@ int open_ctx(struct tierctl *t, const struct tier_policy *policy, const char *fa
 	}
 	if (r < 0)
 		return fail(r, "cannot find the cgroup root");
-	r = tier_ctx_new(root, t->sysfs_root, t->procfs_root, ret);
+	r = tier_ctx_new(root, sysfs_root, procfs_root, ret);
 	if (r < 0)
 		return fail(r, "cannot create libtier context");
 	tier_ctx_set_log_fn(*ret, log_hook, NULL);
@@ -354,6 +351,16 @@ int open_ctx(struct tierctl *t, const struct tier_policy *policy, const char *fa
 	if (!getenv("TIER_LOG") && tier_ctx_get_log_priority(*ret) < LOG_WARNING)
 		tier_ctx_set_log_priority(*ret, LOG_WARNING);
 	return EXIT_OK;
+}
+
+int open_ctx(struct tierctl *t, const struct tier_policy *policy, const char *fallback,
+	     struct tier_ctx **ret)
+{
+	const char *cg = t->cgroup_root;
+
+	if (!cg && policy)
+		cg = tier_policy_daemon(policy)->cgroup_root;
+	return open_ctx_at(cg, t->sysfs_root, t->procfs_root, fallback, ret);
 }
 
 /* Topology; a failure to read it is not fatal (no residency, no %). */
@@ -455,6 +462,38 @@ int daemon_open(struct tierctl *t, struct tierd_client *c, bool *asked)
 	else
 		fail(r, "cannot connect to tierd");
 	return r == -ESRCH ? -EXIT_NODAEMON : -EXIT_SYSTEM;
+}
+
+/*
+ * The context of a verb that shows tierd's answers (c connected): the
+ * roots tierd reads (Roots()), so that the knobs and residency shown
+ * beside tierd's policy and cgroups are of tierd's tree, not of one
+ * tierctl finds itself (with --bus-socket alone they were another tree's:
+ * an empty table, "not found").  A root given on the command line wins; a
+ * tierd from before Roots() (or a bus policy from before it that refuses
+ * it) leaves the roots to open_ctx().
+ */
+int daemon_open_ctx(struct tierctl *t, struct tierd_client *c, struct tier_ctx **ret)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	const char *cg = NULL, *sys = NULL, *proc = NULL;
+	int rc, r;
+
+	r = tierd_client_call(c, "Roots", &error, &reply, NULL);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "sss", &cg, &sys, &proc);
+	if (r < 0 && !sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD) &&
+	    !sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED)) {
+		rc = daemon_fail("Roots", r, &error);
+		goto out;
+	}
+	rc = open_ctx_at(t->cgroup_root ?: cg, t->sysfs_root ?: sys, t->procfs_root ?: proc,
+			 NULL, ret);
+out:
+	sd_bus_message_unref(reply);
+	sd_bus_error_free(&error);
+	return rc;
 }
 
 /* Report a failed call of tierd's METHOD; returns the exit code. */

@@ -127,6 +127,8 @@ long tierctl_numa_balancing_sysctl(const char *procfs_root);
  * ------------------------------------------------------------------------ */
 
 int daemon_open(struct tierctl *t, struct tierd_client *c, bool *asked);
+/* The context of tierd's tree (Roots()), a command-line root winning. */
+int daemon_open_ctx(struct tierctl *t, struct tierd_client *c, struct tier_ctx **ret);
 /* tierd's run directory, where its last hot-set measurement is: the
  * directory of the bus socket (default /run/tierd). */
 const char *tierctl_run_dir(const struct tierctl *t, char *buf, size_t size);

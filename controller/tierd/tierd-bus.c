@@ -266,6 +266,30 @@ static int method_backend(sd_bus_message *msg, void *userdata, sd_bus_error *err
 					  (int)m->backend.satisfied, why);
 }
 
+/*
+ * The cgroup, sysfs and procfs roots tierd reads: tierctl reads the knobs
+ * and residency of the cgroups tierd lists from the same tree, not from
+ * one it finds itself (tierd(8), BUS API).  A root that is no valid UTF-8
+ * cannot go on the bus as it is, and a sanitised one would name another
+ * directory: an error instead.
+ */
+static int method_roots(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const char *cg = tier_ctx_get_cgroup_root(m->ctx), *sys = tier_ctx_get_sysfs_root(m->ctx),
+		   *proc = tier_ctx_get_procfs_root(m->ctx);
+	bool privileged;
+	int r;
+
+	r = bus_caller(m, msg, error, &privileged);
+	if (r < 0)
+		return r;
+	if (!utf8_is_valid(cg) || !utf8_is_valid(sys) || !utf8_is_valid(proc))
+		return sd_bus_error_setf(error, "org.tierd.NotUTF8",
+					 "A root of tierd's is not valid UTF-8");
+	return sd_bus_reply_method_return(msg, "sss", cg, sys, proc);
+}
+
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
@@ -943,6 +967,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD("Status", "", "s", method_status, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Reload", "", "bs", method_reload, 0),
 	SD_BUS_METHOD("Backend", "", "ssbs", method_backend, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("Roots", "", "sss", method_roots, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("Explain", "s", "s", method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD("ExplainCgroup", "s", "a(ss)", method_explain_cgroup,
 		      SD_BUS_VTABLE_UNPRIVILEGED),
