@@ -30,7 +30,8 @@
 
 LIBTIER_VERSION := 1.0.0
 LIBTIER_SONAME  := libtier.so.1
-LIBTIER_PKGS    := inih
+# pkg-config packages libtier links (none since the policy parser is its own)
+LIBTIER_PKGS    :=
 
 LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c topology.c cgroup.c glob.c policy.c index.c \
 	observed.c evaluate.c apply.c fair.c share.c damon.c backend.c)
@@ -43,8 +44,8 @@ LIBTIER_INTERNAL_PLAIN_A := $(LIBTIER_DIR)/libtier-internal-plain.a
 LIBTIER_PC       := $(LIBTIER_DIR)/libtier.pc
 
 LIBTIER_CFLAGS      := -I$(TOP)/lib
-LIBTIER_DEP_CFLAGS   = $(call pc_cflags,$(LIBTIER_PKGS))
-LIBTIER_DEP_LIBS     = $(call pc_libs,$(LIBTIER_PKGS))
+LIBTIER_DEP_CFLAGS   = $(if $(LIBTIER_PKGS),$(call pc_cflags,$(LIBTIER_PKGS)))
+LIBTIER_DEP_LIBS     = $(if $(LIBTIER_PKGS),$(call pc_libs,$(LIBTIER_PKGS)))
 LIBTIER_LIBS        := -L$(LIBTIER_DIR) -ltier
 LIBTIER_INTERNAL_LIBS  = $(LIBTIER_INTERNAL_A) $(LIBTIER_DEP_LIBS)
 LIBTIER_ASAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Policy files: INI through inih, every problem collected as FILE:LINE.
+ * Policy files: INI, every problem collected as FILE:LINE.
  *
- * inih is fed through ini_parse_stream() with our own line reader.  The
- * reader counts lines (so every message has the right line number), strips
- * leading whitespace (so an indented key is never taken as a continuation of
- * the previous value: inih is built with INI_ALLOW_MULTILINE), handles
- * section headers itself (inih truncates section names to 50 bytes and never
- * reports empty sections) and reports syntax errors for every bad line, not
- * just the first one as ini_parse_stream()'s return value would.  inih then
- * splits "key = value" lines, strips whitespace and inline " ;" comments, and
- * calls the handler.
+ * The parser is ours, line by line: it counts lines (so every message has
+ * the right line number), strips leading whitespace (an indented key is an
+ * ordinary line, never a continuation), reads section headers, splits
+ * "key = value" (or "key: value") at the first '=' or ':', strips the
+ * whitespace around both and an inline " ;" comment after the value, and
+ * reports every bad line, not just the first.  It used to hand the
+ * key/value lines to inih, which did only the split and the strip and
+ * imposed its INI_MAX_LINE of 200 bytes (a cgroup glob or exe path of 199
+ * characters was "line too long"); lines are now bounded by
+ * POLICY_LINE_MAX.
  *
  * Policy files are untrusted input of bounded cost: each is opened without
  * blocking (a FIFO cannot stall tierd), must be a regular file (a symlink to
@@ -25,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,7 +480,7 @@ static void begin_section(struct parser *ps, char *name)
 
 /*
  * Find the first of chars in s, stopping at an inline comment (';' preceded
- * by whitespace), like inih's find_chars_or_comment().
+ * by whitespace).
  */
 static char *find_chars_or_comment(char *s, const char *chars)
 {
@@ -497,47 +497,52 @@ static char *find_chars_or_comment(char *s, const char *chars)
 }
 
 /*
- * inih reader: hand inih one line at a time, after our own checks.  Lines
- * we handle (comments, section headers, bad lines) are passed as "\n".
+ * The next line: false at the end of the data.  A key/value line gives
+ * *ret_key and *ret_value (stripped, the value without its inline comment,
+ * both in ps->line); every other line (blank, comment, section header, a
+ * bad line, said in ps->errors) gives *ret_key NULL.
  */
-static char *reader(char *str, int num, void *stream)
+static bool next_line(struct parser *ps, char **ret_key, char **ret_value)
 {
-	struct parser *ps = stream;
 	const char *line, *eol;
 	size_t len;
-	char *s;
+	char *s, *sep;
 
+	*ret_key = *ret_value = NULL;
 	if (ps->pos >= ps->size)
-		return NULL;
+		return false;
 	line = ps->data + ps->pos;
 	eol = memchr(line, '\n', ps->size - ps->pos);
 	len = eol ? (size_t)(eol - line) : ps->size - ps->pos;
 	ps->pos += len + (eol ? 1 : 0);
 	ps->lineno++;
-	strcpy(str, "\n");
 
 	if (memchr(line, '\0', len)) {
 		perr(ps, "NUL byte in line");
-		return str;
+		return true;
 	}
-	/* one buffer for every line: the file is capped at POLICY_FILE_MAX, so is it */
+	if (len > POLICY_LINE_MAX) {
+		perr(ps, "line too long (max %u characters)", POLICY_LINE_MAX);
+		return true;
+	}
+	/* one buffer for every line, of at most POLICY_LINE_MAX */
 	if (copy_into(&ps->line, &ps->line_alloc, line, len) < 0) {
 		ps->oom = true;
-		return str;
+		return true;
 	}
 	s = ps->line;
 	if (ps->lineno == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
 		s += 3;
 	s = strip(s);
 	if (!*s || *s == ';' || *s == '#')
-		return str;
+		return true;
 	if (*s == '[') {
 		char *end = find_chars_or_comment(s + 1, "]");
 
 		if (*end != ']') {
 			perr(ps, "syntax error: section header without closing ']'");
 			ps->kind = SEC_IGNORE;
-			return str;
+			return true;
 		}
 		*end = '\0';
 		begin_section(ps, strip(s + 1));
@@ -545,20 +550,18 @@ static char *reader(char *str, int num, void *stream)
 		s = strip(end + 1);
 		if (*s && *s != ';' && *s != '#')
 			perr(ps, "syntax error: unexpected text after section header");
-		return str;
+		return true;
 	}
-	if (!*find_chars_or_comment(s, "=:")) {
+	sep = find_chars_or_comment(s, "=:");
+	if (!*sep || *sep == ';') {
 		perr(ps, "syntax error: expected 'key = value'");
-		return str;
+		return true;
 	}
-	len = strlen(s);
-	if (len + 2 > (size_t)num) {
-		perr(ps, "line too long (max %d characters)", num - 2);
-		return str;
-	}
-	memcpy(str, s, len);
-	memcpy(str + len, "\n", 2);
-	return str;
+	*sep = '\0';
+	*find_chars_or_comment(sep + 1, NULL) = '\0';
+	*ret_key = strip(s);
+	*ret_value = strip(sep + 1);
+	return true;
 }
 
 /* --- value checks --- */
@@ -1031,15 +1034,11 @@ static void daemon_key(struct parser *ps, const char *key, const char *value)
 	}
 }
 
-static int handler(void *user, const char *section, const char *name, const char *value)
+static void key_value(struct parser *ps, const char *name, const char *value)
 {
-	struct parser *ps = user;
-
-	if (!value)
-		value = "";
 	if (!*name) {
 		perr(ps, "syntax error: missing key before '='");
-		return 1;
+		return;
 	}
 	switch (ps->kind) {
 	case SEC_NONE:
@@ -1057,7 +1056,6 @@ static int handler(void *user, const char *section, const char *name, const char
 	case SEC_IGNORE:
 		break;
 	}
-	return 1;
 }
 
 static int parse_buffer(struct tier_policy *p, struct tier_errors *errors, const char *file,
@@ -1071,7 +1069,7 @@ static int parse_buffer(struct tier_policy *p, struct tier_errors *errors, const
 		.size = size,
 		.kind = SEC_NONE,
 	};
-	char *f;
+	char *f, *key, *value;
 	int r;
 
 	f = strdup(file);
@@ -1083,18 +1081,12 @@ static int parse_buffer(struct tier_policy *p, struct tier_errors *errors, const
 		return r;
 	}
 	ps.file = f;
-	r = ini_parse_stream(reader, &ps, handler, &ps);
+	while (!ps.oom && next_line(&ps, &key, &value))
+		if (key)
+			key_value(&ps, key, value);
 	free(ps.section);
 	free(ps.line);
-	if (ps.oom)
-		return -ENOMEM;
-	if (r > 0) {
-		/* inih saw a problem our reader did not: report it too */
-		errors_add(errors, f, (unsigned)r, "syntax error");
-	} else if (r < 0) {
-		return -ENOMEM;
-	}
-	return 0;
+	return ps.oom ? -ENOMEM : 0;
 }
 
 /*

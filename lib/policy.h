@@ -13,6 +13,13 @@
  */
 #define POLICY_FILE_MAX (16u << 20)
 
+/*
+ * The longest line of a policy file, in bytes without its newline: room
+ * for a PATH_MAX exe path or a long cgroup glob, while a message that
+ * quotes a bad value stays bounded. Documented in tierd.conf(5).
+ */
+#define POLICY_LINE_MAX 16384u
+
 enum {
 	CK_MODE,
 	CK_WEIGHT,

@@ -372,12 +372,12 @@ struct tier_policy;
 /*
  * Policy file format (tierd.conf(5) documents it for users).
  *
- * Syntax (inih, plus our reader): "[section]" headers; "key = value" (or
+ * Syntax: "[section]" headers; "key = value" (or
  * "key: value"); whole-line comments start with ';' or '#'; an inline
  * comment is " ;" (whitespace, then ';') to the end of the line; leading and
  * trailing whitespace is ignored, and an indented line is an ordinary line
  * (never a continuation); CRLF line endings and a UTF-8 BOM are accepted.
- * A line may be at most 198 characters (inih's INI_MAX_LINE is 200).
+ * A line may be at most 16384 bytes long, its newline not counted.
  * Names and values are case-sensitive.
  *
  * Sections: [daemon], [class:NAME], [rule:NAME]; NAME is 1..64 of

@@ -12,7 +12,7 @@ KPKG=linux-source-6.12
 KBASE=$(sed -n 1p "$TOP/kernel-patches/BASE" 2>/dev/null || true)
 
 PKGS="build-essential pkg-config clang libclang-rt-14-dev valgrind \
-libnl-3-dev libnl-genl-3-dev libsystemd-dev libinih-dev check \
+libnl-3-dev libnl-genl-3-dev libsystemd-dev check \
 linux-source-6.12 bc bison flex libelf-dev libssl-dev cpio xz-utils ccache \
 qemu-system-x86 busybox-static systemd dbus python3 groff-base man-db jq \
 libjson-c-dev python3-prometheus-client runc abigail-tools \

@@ -2,7 +2,7 @@
 /*
  * libFuzzer harness for the policy parser: the input is one policy file.
  *
- * Parses with tier_policy_load_buffer() (the same inih path as files),
+ * Parses with tier_policy_load_buffer() (the same parser as files),
  * walks every diagnostic and, if the policy loaded, every class and rule
  * and a rule match, so use-after-free or bad pointers in the results show
  * up under ASan too. Two properties abort: every class and rule is found by

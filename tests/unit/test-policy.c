@@ -149,7 +149,9 @@ static const struct bad_policy {
 	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
 	  "xxxxxxxxxxxxxxxxxxxxxx\n",
-	  "t.conf:5: line too long (max 198 characters)", 1 },
+	  "t.conf:5: invalid mode 'xxxxxxxxxx", 1 },
+	/* a key with no '=' before its inline comment */
+	{ "[class:c]\nweight ; = 5\n", "t.conf:2: syntax error: expected 'key = value'", 1 },
 	/* an indented key is a key, not a continuation of the previous value */
 	{ "[class:c]\nweight = 5\n    mode = sometimes\n", "t.conf:3: invalid mode 'sometimes'", 1 },
 	/* CRLF line endings are fine, the errors still have the right line */
@@ -418,6 +420,54 @@ START_TEST(test_defaults_and_edge_syntax)
 	ck_assert_int_eq(tier_policy_load_buffer("t.conf", NULL, 0, NULL, &p), 0);
 	ck_assert_uint_eq(tier_policy_rule_count(p), 0);
 	tier_policy_free(p);
+}
+END_TEST
+
+/*
+ * Lines longer than inih's 200 bytes: a 300-character cgroup glob and a
+ * 4,000-character exe path are values like any other (they were "line too
+ * long (max 198 characters)"); past POLICY_LINE_MAX a line is refused.
+ */
+START_TEST(test_long_lines)
+{
+	enum { LINE_MAX_ = 16384 };	/* POLICY_LINE_MAX, lib/policy.h */
+	char *glob = malloc(301), *exe = malloc(4001), *text = NULL, *huge;
+	struct tier_errors *e = tier_errors_new();
+	struct tier_policy *p = NULL;
+	const struct tier_rule *r;
+
+	ck_assert_ptr_nonnull(glob);
+	ck_assert_ptr_nonnull(exe);
+	for (size_t i = 0; i < 300; i++)
+		glob[i] = i % 20 == 0 ? '/' : 'g';
+	glob[300] = '\0';
+	for (size_t i = 0; i < 4000; i++)
+		exe[i] = i % 200 == 0 ? '/' : 'e';
+	exe[4000] = '\0';
+	ck_assert(asprintf(&text, "[class:c]\nmode = full ; a comment\n[rule:r]\nclass = c\n"
+				  "cgroup = %s/**  ; %s\nexe = %s\n",
+			   glob, glob, exe) > 0);
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), e, &p), 0);
+	r = tier_policy_rule(p, 0);
+	ck_assert_uint_eq(strlen(r->matchers[0].pattern), 303);
+	ck_assert(strncmp(r->matchers[0].pattern, glob, 300) == 0);
+	ck_assert_str_eq(r->matchers[1].pattern, exe);
+	tier_policy_free(p);
+
+	ck_assert_ptr_nonnull(huge = malloc(LINE_MAX_ + 32));
+	memcpy(huge, "[class:c]\nmode = ", 17);
+	memset(huge + 17, 'x', LINE_MAX_ - 6);	/* "mode = " + this: one too many */
+	huge[17 + LINE_MAX_ - 6] = '\0';
+	p = NULL;
+	ck_assert_int_eq(tier_policy_load_buffer("t.conf", huge, strlen(huge), e, &p), -EINVAL);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_eq(tier_errors_count(e), 1);
+	ck_assert_str_eq(tier_errors_get(e, 0), "t.conf:2: line too long (max 16384 characters)");
+	tier_errors_free(e);
+	free(huge);
+	free(text);
+	free(exe);
+	free(glob);
 }
 END_TEST
 
@@ -892,6 +942,7 @@ Suite *suite_policy(void)
 	suite_add_tcase(s, tb);
 	tcase_add_test(tg, test_good_policy);
 	tcase_add_test(tg, test_defaults_and_edge_syntax);
+	tcase_add_test(tg, test_long_lines);
 	tcase_add_test(tg, test_page_cache);
 	tcase_add_test(tg, test_dropins);
 	tcase_add_test(tg, test_include);
