@@ -929,7 +929,6 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	s->summary.capacity = cfg.capacity;
 	s->summary.n_cgroups = n;
 	s->summary.n_limited = s->summary.n_throttled = 0;
-	s->summary.n_rounds++;
 	for (size_t i = 0; i < n; i++) {
 		const struct fair_decision *d = &dec[i];
 		char b1[32], b2[32], b3[32], b4[32];

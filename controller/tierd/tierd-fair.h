@@ -225,7 +225,7 @@ struct fair_summary {
 	size_t n_cgroups;		/* cgroups shared between */
 	size_t n_limited, n_throttled;
 	double jain;			/* over fast_bytes / target (targets > 0) */
-	uint64_t n_rounds, n_writes, n_errors;
+	uint64_t n_writes, n_errors;
 	uint64_t n_demote_requests;	/* memory.reclaim writes */
 	/* LIMITS, and the kernel keeps the sharers at their ceilings itself
 	 * (every input's kernel_ceiling): memory.high is written only when its

@@ -387,7 +387,6 @@ static int manager_full_pass(struct manager *m, const char *reason)
 	struct tier_plan *plan = NULL;
 	int r;
 
-	m->n_tree_observes++;
 	log_debug("Observing the whole cgroup tree (%s)", reason);
 	r = tier_observe(m->ctx, m->topo, NULL, observe_flags(m), &obs);
 	if (r == -ENOMEM)
@@ -471,7 +470,6 @@ int manager_reconcile(struct manager *m, const char *reason)
 	m->last_full_pass_usec = now_usec(CLOCK_MONOTONIC);
 	if (m->reconcile_defer)
 		(void)sd_event_source_set_enabled(m->reconcile_defer, SD_EVENT_OFF);
-	m->n_reconciles++;
 	log_debug("Reconciled %llu cgroups (%zu in a class, %llu writes) in %.1f ms (%s)",
 		  (unsigned long long)m->n_cgroups, m->managed.n,
 		  (unsigned long long)(m->n_writes - w0),
@@ -932,7 +930,6 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 
 	if ((!m->damon && m->backend.backend != TIER_BACKEND_KNOB) || m->exiting)
 		return 0;
-	m->n_damon_syncs++;
 	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
 	if (!managed)
 		return log_oom();
@@ -1580,7 +1577,6 @@ int manager_rebalance(struct manager *m, const char *reason)
 		return log_oom();
 	if (r < 0)
 		return log_warning_errno(r, "Fair-share rebalance failed: %m, ignoring"), 0;
-	m->n_rebalances++;
 	/* the damon backend: the scheme set and the goals of this round,
 	 * unless a burst of events is being batched (its sync comes soon) */
 	if (!damon_pending(m)) {
@@ -1734,7 +1730,6 @@ int manager_reload(struct manager *m, const char *reason)
 		status = NULL;
 	manager_notify(assign, status ?: "Reloading the policy");
 	log_info("Reloading the policy from %s (%s)", m->args.config, reason);
-	m->n_reloads++;
 	r = config_load(m, &np);
 	if (r == -ENOMEM)
 		return log_oom();

@@ -101,7 +101,6 @@ struct manager {
 	uint64_t damon_retry_usec;		/* after a failed sync; 0 after a good one */
 	struct damon_fair *damon_fair;
 	size_t n_damon_fair;
-	uint64_t n_damon_syncs;
 	/* Demotion asked for by fairness, written to memory.reclaim one chunk
 	 * per turn of the event loop (manager_demote()). */
 	struct demote_request *demotes;
@@ -148,7 +147,6 @@ struct manager {
 	struct bus_api api;		/* tierd-bus.h */
 
 	/* Reload status */
-	uint64_t n_reloads;
 	bool last_reload_failed;
 	char *last_reload_error;	/* first error of the last failed reload */
 	size_t last_reload_n_errors;
@@ -157,9 +155,6 @@ struct manager {
 	uint64_t n_cgroups;		/* cgroups seen by the last full pass */
 	uint64_t n_writes;
 	uint64_t n_errors;
-	uint64_t n_reconciles;
-	uint64_t n_tree_observes;	/* full-tree observes: startup, reload, overflow */
-	uint64_t n_rebalances;
 	bool warned_unsupported;
 };
 

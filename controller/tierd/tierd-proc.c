@@ -98,7 +98,6 @@ static int on_exec(struct manager *m, int pid)
 	const struct tier_rule *rule;
 	int r;
 
-	m->proc.n_exec++;
 	if (!m->policy_has_exe)
 		return 0;
 	r = tier_pid_exe(m->ctx, pid, &exe);
@@ -210,7 +209,6 @@ static int on_proc_event(sd_event_source *s, int fd, uint32_t revents, void *use
 			return sd_event_exit(m->event, log_oom());
 	}
 	if (overrun) {
-		m->proc.n_overruns++;
 		log_debug("Process events were lost (ENOBUFS), resynchronising from /proc");
 		if (m->policy_has_exe)
 			manager_schedule_reconcile(m, "process events lost");

@@ -16,8 +16,6 @@ struct nl_sock;
 struct proc_connector {
 	struct nl_sock *sk;
 	sd_event_source *source;
-	uint64_t n_exec;
-	uint64_t n_overruns;
 	uint64_t n_foreign;	/* datagrams not from the kernel, dropped */
 };
 

@@ -549,7 +549,6 @@ static int unit_lookup(struct systemd_unit *u)
 	if (r < 0)
 		return r;
 	u->tries++;
-	m->sd.n_lookups++;
 	return 0;
 }
 

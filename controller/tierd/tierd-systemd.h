@@ -31,7 +31,6 @@ struct systemd_client {
 	 * goes and on reload */
 	struct systemd_unit **units;
 	size_t n_unit_buckets, n_units;
-	uint64_t n_lookups;		/* ControlGroup calls made */
 };
 
 int systemd_connect(struct manager *m);
