@@ -28,6 +28,7 @@
 /* The ownership record is a few short lines. */
 #define DAMON_OWNER_MAX 4096u
 #define DAMON_OWNER_MAGIC "tierd-damon-owner 1"
+#define DAMON_OWNER_MAGIC2 "tierd-damon-owner 2"
 
 /*
  * DAMON's sysfs takes its one lock with mutex_trylock() in state, pid,
@@ -503,28 +504,37 @@ int tier_damon_kdamond_list(struct tier_damon *d, struct tier_damon_kdamond **re
 	return 0;
 }
 
-int tier_damon_kdamond_add(struct tier_damon *d, unsigned *ret_index)
+int tier_damon_kdamond_add_n(struct tier_damon *d, unsigned count, unsigned *ret_first)
 {
 	_cleanup_free_ struct tier_damon_kdamond *list = NULL;
 	struct tier_damon_kdamond k;
 	size_t n;
 	int r;
 
+	if (count == 0 || count > 64)
+		return -EINVAL;
 	r = tier_damon_kdamond_list(d, &list, &n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
 		if (list[i].running)
 			return -EBUSY;
-	r = attr_write_u64(d, n + 1, "kdamonds/nr_kdamonds");
+	r = attr_write_u64(d, n + count, "kdamonds/nr_kdamonds");
 	if (r < 0)
 		return r;
-	/* the kernel made kdamonds/<n>: check it is there and idle */
-	r = tier_damon_kdamond_get(d, (unsigned)n, &k);
-	if (r < 0)
-		return r;
-	*ret_index = (unsigned)n;
+	/* the kernel made kdamonds/<n>..<n + count - 1>: check they are there */
+	for (unsigned i = 0; i < count; i++) {
+		r = tier_damon_kdamond_get(d, (unsigned)n + i, &k);
+		if (r < 0)
+			return r;
+	}
+	*ret_first = (unsigned)n;
 	return 0;
+}
+
+int tier_damon_kdamond_add(struct tier_damon *d, unsigned *ret_index)
+{
+	return tier_damon_kdamond_add_n(d, 1, ret_index);
 }
 
 /* ------------------------------------------------------------------------
@@ -1221,27 +1231,43 @@ int tier_damon_reclaim(struct tier_damon *d, const struct tier_damon_owner *rec,
 	return 0;
 }
 
-int tier_damon_owner_save(int dir_fd, const char *name, const struct tier_damon_owner *o)
+/* The record's text: version 1 names one kdamond, version 2 ("kdamonds N",
+ * then N blocks of the same four lines, each opened by its index line)
+ * several. */
+static int owners_text(const struct tier_damon_owner *o, size_t n, bool v1, char **ret)
 {
-	_cleanup_free_ char *tmp = NULL, *text = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	if (v1)
+		fputs(DAMON_OWNER_MAGIC "\n", f);
+	else
+		fprintf(f, DAMON_OWNER_MAGIC2 "\nkdamonds %zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "index %u\npid %d\nstarttime %" PRIu64 "\nfingerprint %016" PRIx64 "\n",
+			o[i].index, o[i].pid, o[i].starttime, o[i].fingerprint);
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(text);
+	return (int)len;
+}
+
+static int owners_write(int dir_fd, const char *name, const char *text, size_t len)
+{
+	_cleanup_free_ char *tmp = NULL;
 	_cleanup_close_ int fd = -1;
-	int len;
 	ssize_t n;
 
-	if (!name || !*name || strchr(name, '/'))
-		return -EINVAL;
 	if (asprintf(&tmp, ".%s.tmp", name) < 0)
-		return -ENOMEM;
-	len = asprintf(&text, DAMON_OWNER_MAGIC "\nindex %u\npid %d\nstarttime %" PRIu64
-			      "\nfingerprint %016" PRIx64 "\n",
-		       o->index, o->pid, o->starttime, o->fingerprint);
-	if (len < 0)
 		return -ENOMEM;
 	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return negative_errno();
-	n = write(fd, text, (size_t)len);
-	if (n < 0 || n != len) {
+	n = write(fd, text, len);
+	if (n < 0 || (size_t)n != len) {
 		int r = n < 0 ? negative_errno() : -EIO;
 
 		unlinkat(dir_fd, tmp, 0);
@@ -1256,16 +1282,45 @@ int tier_damon_owner_save(int dir_fd, const char *name, const struct tier_damon_
 	return 0;
 }
 
-int tier_damon_owner_load(int dir_fd, const char *name, struct tier_damon_owner *ret)
+int tier_damon_owner_save(int dir_fd, const char *name, const struct tier_damon_owner *o)
 {
-	struct tier_damon_owner o = { .pid = -1 };
-	_cleanup_free_ char *buf = NULL;
-	char *line, *save = NULL;
-	unsigned seen = 0;
-	size_t size;
-	int r;
+	_cleanup_free_ char *text = NULL;
+	int len;
 
 	if (!name || !*name || strchr(name, '/'))
+		return -EINVAL;
+	len = owners_text(o, 1, true, &text);
+	if (len < 0)
+		return len;
+	return owners_write(dir_fd, name, text, (size_t)len);
+}
+
+int tier_damon_owners_save(int dir_fd, const char *name, const struct tier_damon_owner *o,
+			   size_t n)
+{
+	_cleanup_free_ char *text = NULL;
+	int len;
+
+	if (!name || !*name || strchr(name, '/') || n == 0 || n > TIER_DAMON_OWNERS_MAX)
+		return -EINVAL;
+	len = owners_text(o, n, false, &text);
+	if (len < 0)
+		return len;
+	return owners_write(dir_fd, name, text, (size_t)len);
+}
+
+int tier_damon_owners_load(int dir_fd, const char *name, struct tier_damon_owner *ret,
+			   size_t max, size_t *ret_n)
+{
+	struct tier_damon_owner o[TIER_DAMON_OWNERS_MAX];
+	_cleanup_free_ char *buf = NULL;
+	char *line, *save = NULL;
+	unsigned seen[TIER_DAMON_OWNERS_MAX] = { 0 };
+	size_t size, n = 0, want = 1;
+	bool v2;
+	int r;
+
+	if (!name || !*name || strchr(name, '/') || !ret || !ret_n || max == 0)
 		return -EINVAL;
 	r = read_file_at_max(dir_fd, name, DAMON_OWNER_MAX, READ_NOFOLLOW, &buf, &size);
 	if (r < 0)
@@ -1273,47 +1328,92 @@ int tier_damon_owner_load(int dir_fd, const char *name, struct tier_damon_owner 
 	if (strlen(buf) != size)
 		return -EINVAL;
 	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, DAMON_OWNER_MAGIC))
+	if (!line)
+		return -EINVAL;
+	if (!strcmp(line, DAMON_OWNER_MAGIC))
+		v2 = false;
+	else if (!strcmp(line, DAMON_OWNER_MAGIC2))
+		v2 = true;
+	else
 		return -EINVAL;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		char *val = strchr(line, ' ');
+		struct tier_damon_owner *cur = n ? &o[n - 1] : NULL;
 		uint64_t v;
 
 		if (!val)
 			return -EINVAL;
 		*val++ = '\0';
+		if (!strcmp(line, "kdamonds") && v2) {
+			r = parse_u64(val, &v);
+			if (r < 0 || v == 0 || v > TIER_DAMON_OWNERS_MAX || n)
+				return -EINVAL;
+			want = (size_t)v;
+			continue;
+		}
 		if (!strcmp(line, "index")) {
+			/* opens a kdamond's block */
+			if (n >= want)
+				return -EINVAL;
 			r = parse_u64(val, &v);
 			if (r < 0 || v > INT32_MAX)
 				return -EINVAL;
-			o.index = (unsigned)v;
-			seen |= 1;
-		} else if (!strcmp(line, "pid")) {
-			r = parse_int(val, &o.pid);
-			if (r < 0 || o.pid < -1)
+			o[n] = (struct tier_damon_owner){ .index = (unsigned)v, .pid = -1 };
+			seen[n++] = 1;
+			continue;
+		}
+		if (!cur) {
+			/* a key before the first index: only unknown keys */
+			if (!strcmp(line, "pid") || !strcmp(line, "starttime") ||
+			    !strcmp(line, "fingerprint"))
 				return -EINVAL;
-			seen |= 2;
+			continue;
+		}
+		if (!strcmp(line, "pid")) {
+			r = parse_int(val, &cur->pid);
+			if (r < 0 || cur->pid < -1)
+				return -EINVAL;
+			seen[n - 1] |= 2;
 		} else if (!strcmp(line, "starttime")) {
-			r = parse_u64(val, &o.starttime);
+			r = parse_u64(val, &cur->starttime);
 			if (r < 0)
 				return -EINVAL;
-			seen |= 4;
+			seen[n - 1] |= 4;
 		} else if (!strcmp(line, "fingerprint")) {
 			char *end;
 
 			if (strlen(val) != 16)
 				return -EINVAL;
 			errno = 0;
-			o.fingerprint = strtoull(val, &end, 16);
+			cur->fingerprint = strtoull(val, &end, 16);
 			if (errno || *end)
 				return -EINVAL;
-			seen |= 8;
+			seen[n - 1] |= 8;
 		}
 		/* unknown keys: a later version's; ignored */
 	}
-	if (seen != 15)
+	if (n != want || n > max)
 		return -EINVAL;
-	*ret = o;
+	for (size_t i = 0; i < n; i++)
+		if (seen[i] != 15)
+			return -EINVAL;
+	memcpy(ret, o, n * sizeof(*o));
+	*ret_n = n;
+	return 0;
+}
+
+int tier_damon_owner_load(int dir_fd, const char *name, struct tier_damon_owner *ret)
+{
+	struct tier_damon_owner o[TIER_DAMON_OWNERS_MAX];
+	size_t n;
+	int r;
+
+	r = tier_damon_owners_load(dir_fd, name, o, TIER_DAMON_OWNERS_MAX, &n);
+	if (r < 0)
+		return r;
+	if (n != 1)
+		return -EINVAL;
+	*ret = o[0];
 	return 0;
 }
 

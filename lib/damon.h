@@ -85,6 +85,10 @@ int tier_damon_kdamond_list(struct tier_damon *d, struct tier_damon_kdamond **re
  * lost (its owner restages it, as damo does on every start).
  */
 int tier_damon_kdamond_add(struct tier_damon *d, unsigned *ret_index);
+/* count of them at once (n -> n + count, *ret_first = n), the same rules:
+ * tierd's one kdamond per tier must be added together, since 6.12 cannot
+ * add one while the other runs.  -EINVAL for count 0 or above 64. */
+int tier_damon_kdamond_add_n(struct tier_damon *d, unsigned count, unsigned *ret_first);
 
 /* ------------------------------------------------------------------------
  * Configuration: one context, paddr operations, one target
@@ -287,9 +291,19 @@ int tier_damon_reclaim(struct tier_damon *d, const struct tier_damon_owner *rec,
 
 /* The record, as the file `name` in the directory dir_fd (the daemon's
  * run directory): written atomically (temporary file + rename), read with
- * a cap; load returns -ENOENT without one, -EINVAL for a malformed one. */
+ * a cap; load returns -ENOENT without one, -EINVAL for a malformed one.
+ * owner_save writes version 1 (one kdamond); owners_save version 2 (1 to
+ * TIER_DAMON_OWNERS_MAX kdamonds, in order: tierd's fast-tier and
+ * slow-tier kdamonds).  owners_load reads both versions (*ret_n 1 for a
+ * version 1 record; -EINVAL beyond max); owner_load reads a record of one
+ * kdamond, of either version. */
+#define TIER_DAMON_OWNERS_MAX 2
 int tier_damon_owner_save(int dir_fd, const char *name, const struct tier_damon_owner *o);
 int tier_damon_owner_load(int dir_fd, const char *name, struct tier_damon_owner *ret);
+int tier_damon_owners_save(int dir_fd, const char *name, const struct tier_damon_owner *o,
+			   size_t n);
+int tier_damon_owners_load(int dir_fd, const char *name, struct tier_damon_owner *ret,
+			   size_t max, size_t *ret_n);
 int tier_damon_owner_remove(int dir_fd, const char *name);
 
 /*

@@ -18,16 +18,18 @@
 #include "macro.h"
 #include "tierd-damon.h"
 
-/* The monitoring of our kdamond (the VM cases' values: 48 MB hot set on the
- * fast node in 2-6 s under TCG). */
+/* The monitoring of each of our kdamonds (one per tier; the VM cases'
+ * values: 48 MB hot set on the fast node in 2-6 s under TCG).  Regions per
+ * kdamond: half of what the one context over both tiers had, so that the
+ * two sample as many pages as it did (the same resolution per tier). */
 #define DAMON_SAMPLE_US 5000
 #define DAMON_AGGR_US 100000
 #define DAMON_UPDATE_US 1000000
 #define DAMON_MIN_NR_REGIONS 10
-#define DAMON_MAX_NR_REGIONS 1000
-/* Initial regions: at most this many pieces of the tiers, of at least 2 MB
+#define DAMON_MAX_NR_REGIONS 500
+/* Initial regions: at most this many pieces of a tier, of at least 2 MB
  * (a whole node as one region would be judged by one sampled page). */
-#define DAMON_INIT_REGIONS 500
+#define DAMON_INIT_REGIONS 250
 #define DAMON_CHUNK_MIN (2ull << 20)
 /* Demotion: a region untouched for 1 s (10 aggregation intervals) at the
  * earliest, at most 256 MB per second, the goal tuning the quota below. */
@@ -573,28 +575,44 @@ static void slots_free(struct slot *v, size_t n)
 	free(v);
 }
 
-struct damon_driver {
-	struct tier_damon *d;
-	int run_fd;
-	char *memcg_prefix;
-	int fast_nid, slow_nid;
-	struct tier_damon_range *fast, *slow;
-	size_t n_fast, n_slow;
-	struct tier_damon_range *regions;	/* the target's: both tiers, split */
-	size_t n_regions;
-	/* the addr filters that confine a scheme to one tier */
-	struct tier_damon_filter *fast_filters, *slow_filters;
-	size_t n_fast_filters, n_slow_filters;
-	damon_log_fn log;
-	void *userdata;
-	damon_resident_fn resident;
-	const char *what;		/* what is lost while busy ("tiering") */
+/*
+ * One kdamond per tier (docs/architecture.md, "One kdamond per tier"): a
+ * quota ranks every region of its context, so with one context over both
+ * tiers a promotion scheme's slow-tier candidates were ranked against the
+ * fast tier's hot regions (a budgeted migrate_hot reached ~0.2 of its
+ * budget) and a demotion scheme's against the slow tier's idle ones.  Each
+ * context now monitors one tier's ranges and runs that tier's schemes:
+ *   fast: DEMOTE (migrate_cold) and HOT (the fast tier's hot set);
+ *   slow: PROMOTE, PAGECACHE (migrate_hot) and HOT_SLOW;
+ * and each has its own CLOCK when it has hot schemes.  No addr filters:
+ * the context's regions are the tier.
+ */
+enum { DAMON_KD_FAST, DAMON_KD_SLOW, DAMON_NR_KD };
 
-	bool have;			/* a kdamond of ours: index */
+static int kind_kd(enum damon_kind k)
+{
+	switch (k) {
+	case DAMON_DEMOTE:
+	case DAMON_HOT:
+		return DAMON_KD_FAST;
+	case DAMON_PROMOTE:
+	case DAMON_PAGECACHE:
+	case DAMON_HOT_SLOW:
+		return DAMON_KD_SLOW;
+	default:
+		return -1;	/* DAMON_CLOCK: each kdamond with hot schemes */
+	}
+}
+
+static const char *const kd_name[DAMON_NR_KD] = { "fast-tier", "slow-tier" };
+
+/* One of our kdamonds. */
+struct kd {
 	unsigned index;
 	bool running;
 	struct tier_damon_owner owner;
-	struct damon_plan committed;	/* what it runs (memcgs and kinds) */
+	uint64_t fp;			/* the fingerprint of what is staged */
+	struct damon_plan committed;	/* what it runs (its part of the plan) */
 	bool committed_valid;
 	size_t *slot_of;		/* committed.w[i]'s scheme index */
 	/* The kdamond's schemes, by index: a memcg keeps its index while it
@@ -604,8 +622,26 @@ struct damon_driver {
 	struct slot *slots;
 	size_t n_slots;
 	bool slots_staged;
-	bool said_busy;
+	struct tier_damon_range *regions;	/* the target's: the tier, split */
+	size_t n_regions;
 	uint64_t monitored;		/* bytes of the target's regions */
+};
+
+struct damon_driver {
+	struct tier_damon *d;
+	int run_fd;
+	char *memcg_prefix;
+	int fast_nid, slow_nid;
+	damon_log_fn log;
+	void *userdata;
+	damon_resident_fn resident;
+	const char *what;		/* what is lost while busy ("tiering") */
+
+	/* our kdamonds, both or neither: added together (6.12 cannot add one
+	 * while the other runs), recorded together, taken back together */
+	bool have;
+	struct kd kd[DAMON_NR_KD];
+	bool said_busy;
 	uint64_t hot_read_usec;		/* the last hot-set reading (caller's clock) */
 	struct damon_stats st;
 };
@@ -629,49 +665,44 @@ _printf_(4, 5) static void dlog(const struct damon_driver *drv, int priority, in
 	drv->log(drv->userdata, priority, error, msg);
 }
 
-/*
- * addr filters that leave a scheme only the pages of one tier: each range of
- * the other tier filtered out (matching Y).  Not "out of the tier's window"
- * (matching N): in 6.12 the paddr operations run every filter of a scheme
- * again per folio (damos_pa_filter_out()), where a core filter type (addr,
- * target) never matches, so a matching-N addr filter filters out every
- * folio.  Matching-Y filters are then harmless there, and the core splits
- * and skips the regions they match.  The target's regions are these ranges
- * alone, so nothing between them needs a filter.
- */
-static int tier_filters(const struct tier_damon_range *other, size_t n,
-			struct tier_damon_filter **ret, size_t *ret_n)
+/* The initial regions of a tier's target: its ranges, merged where they
+ * touch, cut in pieces of at least 2 MB and at most DAMON_INIT_REGIONS. */
+static int tier_regions(const struct tier_damon_range *ranges, size_t n, struct kd *k)
 {
-	struct tier_damon_filter *f;
-	size_t k = 0;
+	_cleanup_free_ struct tier_damon_range *all = NULL;
+	size_t n_all = 0, m = 0;
+	uint64_t total = 0, chunk;
+	int r;
 
-	if (n == 0)
-		return -EINVAL;
-	f = calloc(n, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		/* touching ranges as one */
-		if (k > 0 && other[i].start <= f[k - 1].addr.end) {
-			if (other[i].end > f[k - 1].addr.end)
-				f[k - 1].addr.end = other[i].end;
+	r = ranges_append(&all, &n_all, ranges, n);
+	if (r < 0)
+		return r;
+	qsort(all, n_all, sizeof(*all), range_cmp);
+	for (size_t i = 0; i < n_all; i++) {
+		if (m > 0 && all[i].start <= all[m - 1].end) {
+			if (all[i].end > all[m - 1].end)
+				all[m - 1].end = all[i].end;
 			continue;
 		}
-		f[k++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ADDR,
-						     .matching = true,
-						     .addr = { other[i].start, other[i].end } };
+		all[m++] = all[i];
 	}
-	*ret = f;
-	*ret_n = k;
+	for (size_t i = 0; i < m; i++)
+		total += all[i].end - all[i].start;
+	chunk = total / DAMON_INIT_REGIONS;
+	chunk = (chunk + DAMON_CHUNK_MIN - 1) / DAMON_CHUNK_MIN * DAMON_CHUNK_MIN;
+	if (chunk < DAMON_CHUNK_MIN)
+		chunk = DAMON_CHUNK_MIN;
+	r = tier_damon_ranges_split(all, m, chunk, &k->regions, &k->n_regions);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < k->n_regions; i++)
+		k->monitored += k->regions[i].end - k->regions[i].start;
 	return 0;
 }
 
 int damon_driver_new(const struct damon_driver_args *args, struct damon_driver **ret)
 {
 	struct damon_driver *drv;
-	_cleanup_free_ struct tier_damon_range *all = NULL;
-	size_t n_all = 0, m = 0;
-	uint64_t total = 0, chunk;
 	int r;
 
 	if (!args || !args->n_fast || !args->n_slow)
@@ -689,51 +720,27 @@ int damon_driver_new(const struct damon_driver_args *args, struct damon_driver *
 	drv->memcg_prefix = strdup(args->memcg_prefix ?: "");
 	r = drv->memcg_prefix ? 0 : -ENOMEM;
 	if (r == 0)
-		r = ranges_append(&drv->fast, &drv->n_fast, args->fast, args->n_fast);
+		r = tier_regions(args->fast, args->n_fast, &drv->kd[DAMON_KD_FAST]);
 	if (r == 0)
-		r = ranges_append(&drv->slow, &drv->n_slow, args->slow, args->n_slow);
-	/* fast_filters confine to the fast tier: the slow ranges out; and
-	 * the other way round */
+		r = tier_regions(args->slow, args->n_slow, &drv->kd[DAMON_KD_SLOW]);
 	if (r == 0)
-		r = tier_filters(drv->slow, drv->n_slow, &drv->fast_filters, &drv->n_fast_filters);
-	if (r == 0)
-		r = tier_filters(drv->fast, drv->n_fast, &drv->slow_filters, &drv->n_slow_filters);
-	/* the target's regions: both tiers, merged where they touch, cut in
-	 * pieces of at least 2 MB and at most DAMON_INIT_REGIONS of them */
-	if (r == 0)
-		r = ranges_append(&all, &n_all, drv->fast, drv->n_fast);
-	if (r == 0)
-		r = ranges_append(&all, &n_all, drv->slow, drv->n_slow);
-	if (r < 0)
-		goto fail;
-	qsort(all, n_all, sizeof(*all), range_cmp);
-	for (size_t i = 0; i < n_all; i++) {
-		if (m > 0 && all[i].start <= all[m - 1].end) {
-			if (all[i].end > all[m - 1].end)
-				all[m - 1].end = all[i].end;
-			continue;
-		}
-		all[m++] = all[i];
+		r = tier_damon_open(args->sysfs_root ?: "/sys", args->procfs_root ?: "/proc",
+				    &drv->d);
+	if (r < 0) {
+		damon_driver_free(drv);
+		return r;
 	}
-	for (size_t i = 0; i < m; i++)
-		total += all[i].end - all[i].start;
-	chunk = total / DAMON_INIT_REGIONS;
-	chunk = (chunk + DAMON_CHUNK_MIN - 1) / DAMON_CHUNK_MIN * DAMON_CHUNK_MIN;
-	if (chunk < DAMON_CHUNK_MIN)
-		chunk = DAMON_CHUNK_MIN;
-	r = tier_damon_ranges_split(all, m, chunk, &drv->regions, &drv->n_regions);
-	if (r < 0)
-		goto fail;
-	for (size_t i = 0; i < drv->n_regions; i++)
-		drv->monitored += drv->regions[i].end - drv->regions[i].start;
-	r = tier_damon_open(args->sysfs_root ?: "/sys", args->procfs_root ?: "/proc", &drv->d);
-	if (r < 0)
-		goto fail;
 	*ret = drv;
 	return 0;
-fail:
-	damon_driver_free(drv);
-	return r;
+}
+
+static void kd_reset(struct kd *k)
+{
+	k->running = false;
+	k->committed_valid = false;
+	k->slots_staged = false;
+	k->fp = 0;
+	damon_plan_done(&k->committed);
 }
 
 void damon_driver_free(struct damon_driver *drv)
@@ -741,115 +748,169 @@ void damon_driver_free(struct damon_driver *drv)
 	if (!drv)
 		return;
 	tier_damon_free(drv->d);
-	damon_plan_done(&drv->committed);
-	free(drv->slot_of);
-	slots_free(drv->slots, drv->n_slots);
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		struct kd *k = &drv->kd[t];
+
+		damon_plan_done(&k->committed);
+		free(k->slot_of);
+		slots_free(k->slots, k->n_slots);
+		free(k->regions);
+	}
 	free(drv->memcg_prefix);
-	free(drv->fast);
-	free(drv->slow);
-	free(drv->regions);
-	free(drv->fast_filters);
-	free(drv->slow_filters);
 	free(drv);
 }
 
 void damon_driver_stats(const struct damon_driver *drv, struct damon_stats *ret)
 {
+	const struct kd *f = &drv->kd[DAMON_KD_FAST], *s = &drv->kd[DAMON_KD_SLOW];
+
 	*ret = drv->st;
 	ret->have_kdamond = drv->have;
-	ret->running = drv->have && drv->running;
-	ret->index = drv->index;
-	ret->pid = drv->have && drv->running ? drv->owner.pid : -1;
-	ret->n_schemes = drv->committed_valid ? drv->committed.n : 0;
+	ret->running = drv->have && (f->running || s->running);
+	ret->index = f->index;
+	ret->index_slow = s->index;
+	ret->pid = drv->have && f->running ? f->owner.pid : -1;
+	ret->pid_slow = drv->have && s->running ? s->owner.pid : -1;
+	ret->n_schemes = (f->committed_valid ? f->committed.n : 0) +
+			 (s->committed_valid ? s->committed.n : 0);
 	ret->blocked = !drv->have && drv->said_busy;
 }
 
 static void forget(struct damon_driver *drv)
 {
-	drv->have = drv->running = false;
-	drv->committed_valid = false;
-	drv->slots_staged = false;
-	damon_plan_done(&drv->committed);
+	drv->have = false;
+	for (int t = 0; t < DAMON_NR_KD; t++)
+		kd_reset(&drv->kd[t]);
 	if (drv->run_fd >= 0)
 		(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
 }
 
+/* A kdamond that is ours (by its thread) but cannot be kept (its partner
+ * is not ours any more, or it is a previous tierd's single context):
+ * stopped, so that it does not go on running schemes no one feeds. */
+static void stop_orphan(struct damon_driver *drv, unsigned index, const char *why)
+{
+	int r = tier_damon_stop(drv->d, index);
+
+	if (r < 0)
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot stop kdamond %u (%s): %m", index, why);
+	else
+		dlog(drv, LOG_NOTICE, 0, "DAMON: stopped kdamond %u (%s)", index, why);
+}
+
 int damon_driver_reclaim(struct damon_driver *drv)
 {
-	struct tier_damon_owner rec;
-	bool running = false;
+	struct tier_damon_owner rec[TIER_DAMON_OWNERS_MAX];
+	bool running[TIER_DAMON_OWNERS_MAX] = { false };
+	int res[TIER_DAMON_OWNERS_MAX];
+	size_t n = 0;
 	int r;
 
 	if (drv->run_fd < 0)
 		return 0;
-	r = tier_damon_owner_load(drv->run_fd, DAMON_OWNER_NAME, &rec);
+	r = tier_damon_owners_load(drv->run_fd, DAMON_OWNER_NAME, rec, TIER_DAMON_OWNERS_MAX, &n);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot read the record of a previous tierd's "
-		     "kdamond (%s): %m; removing it, leaving every kdamond alone",
+		     "kdamonds (%s): %m; removing it, leaving every kdamond alone",
 		     DAMON_OWNER_NAME);
 		(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
 		return 0;
 	}
-	r = tier_damon_reclaim(drv->d, &rec, &running);
-	if (r == -ESTALE) {
-		dlog(drv, LOG_NOTICE, 0, "DAMON: kdamond %u of the record is not a previous tierd's "
-		     "any more (renumbered, restarted or rewritten by someone else); leaving it "
-		     "alone", rec.index);
-		(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
+	for (size_t i = 0; i < n; i++) {
+		res[i] = tier_damon_reclaim(drv->d, &rec[i], &running[i]);
+		if (res[i] < 0 && res[i] != -ESTALE) {
+			dlog(drv, LOG_WARNING, res[i], "DAMON: cannot check kdamond %u of the "
+			     "record: %m; leaving the record's kdamonds alone", rec[i].index);
+			return 0;
+		}
+	}
+	if (n == DAMON_NR_KD && res[0] == 0 && res[1] == 0) {
+		drv->have = true;
+		for (int t = 0; t < DAMON_NR_KD; t++) {
+			drv->kd[t].index = rec[t].index;
+			drv->kd[t].running = running[t];
+			drv->kd[t].owner = rec[t];
+			drv->kd[t].fp = rec[t].fingerprint;
+		}
+		char how[DAMON_NR_KD][32];
+
+		for (int t = 0; t < DAMON_NR_KD; t++)
+			if (running[t])
+				snprintf(how[t], sizeof(how[t]), "running, pid %d", rec[t].pid);
+			else
+				snprintf(how[t], sizeof(how[t]), "stopped");
+		dlog(drv, LOG_INFO, 0, "DAMON: took over kdamonds %u (fast tier, %s) and %u "
+		     "(slow tier, %s) of a previous tierd", rec[0].index, how[0], rec[1].index,
+		     how[1]);
 		return 0;
 	}
-	if (r < 0) {
-		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamond %u of the record: %m; "
-		     "leaving it alone", rec.index);
-		return 0;
+	/* both or neither: what is still ours and runs is stopped, the rest
+	 * left alone */
+	for (size_t i = 0; i < n; i++) {
+		if (res[i] == 0 && running[i])
+			stop_orphan(drv, rec[i].index,
+				    n == 1 ? "a previous tierd's one context for both tiers; "
+					     "tierd now adds one kdamond per tier" :
+					     "a previous tierd's, whose partner is not ours any "
+					     "more");
+		else if (res[i] == -ESTALE)
+			dlog(drv, LOG_NOTICE, 0, "DAMON: kdamond %u of the record is not a previous "
+			     "tierd's any more (renumbered, restarted or rewritten by someone "
+			     "else); leaving it alone", rec[i].index);
 	}
-	drv->have = true;
-	drv->index = rec.index;
-	drv->running = running;
-	drv->owner = rec;
-	dlog(drv, LOG_INFO, 0, "DAMON: took over kdamond %u of a previous tierd (%s%d)", rec.index,
-	     running ? "running, pid " : "stopped", running ? rec.pid : 0);
+	(void)tier_damon_owner_remove(drv->run_fd, DAMON_OWNER_NAME);
 	return 0;
 }
 
-/* Our kdamond is still ours (someone may have stopped it, or rewritten
- * nr_kdamonds since); if not, forget it. */
+/* Our kdamonds are still ours (someone may have stopped one, or rewritten
+ * nr_kdamonds since); if one is not, forget both (the other stopped). */
 static int check_ours(struct damon_driver *drv)
 {
-	bool running;
-	int r;
+	bool running[DAMON_NR_KD] = { false };
+	int res[DAMON_NR_KD];
 
 	if (!drv->have)
 		return 0;
-	r = tier_damon_reclaim(drv->d, &drv->owner, &running);
-	if (r == -ESTALE) {
-		dlog(drv, LOG_WARNING, 0, "DAMON: kdamond %u is not ours any more (someone stopped "
-		     "it and rewrote nr_kdamonds, or started their own there); leaving it alone",
-		     drv->index);
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		res[t] = tier_damon_reclaim(drv->d, &drv->kd[t].owner, &running[t]);
+		if (res[t] < 0 && res[t] != -ESTALE)
+			return res[t];
+	}
+	if (res[0] == -ESTALE || res[1] == -ESTALE) {
+		for (int t = 0; t < DAMON_NR_KD; t++) {
+			if (res[t] == -ESTALE)
+				dlog(drv, LOG_WARNING, 0, "DAMON: kdamond %u (%s) is not ours any "
+				     "more (someone stopped it and rewrote nr_kdamonds, or started "
+				     "their own there); leaving it alone", drv->kd[t].index,
+				     kd_name[t]);
+			else if (running[t])
+				stop_orphan(drv, drv->kd[t].index, "its partner is not ours any more");
+		}
 		forget(drv);
 		return 0;
 	}
-	if (r < 0)
-		return r;
-	if (drv->running && !running) {
-		dlog(drv, LOG_NOTICE, 0, "DAMON: kdamond %u was stopped (not by tierd); starting "
-		     "it again", drv->index);
-		drv->committed_valid = false;
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		struct kd *k = &drv->kd[t];
+
+		if (k->running && !running[t]) {
+			dlog(drv, LOG_NOTICE, 0, "DAMON: kdamond %u (%s) was stopped (not by tierd); "
+			     "starting it again", k->index, kd_name[t]);
+			k->committed_valid = false;
+		}
+		k->running = running[t];
 	}
-	drv->running = running;
 	return 0;
 }
 
-/* The scheme of want w (filters in buf, at least n_slow/n_fast + 2). */
+/* The scheme of want w (filters in buf, at least DAMON_FILTERS_MAX). */
+#define DAMON_FILTERS_MAX 3
 static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char **memcg_path,
 		     struct tier_damon_filter *buf, struct tier_damon_goal *goal,
 		     struct tier_damon_scheme *ret)
 {
 	bool promote = w->kind == DAMON_PROMOTE || w->kind == DAMON_PAGECACHE;
-	const struct tier_damon_filter *tf = promote ? drv->slow_filters : drv->fast_filters;
-	size_t n_tf = promote ? drv->n_slow_filters : drv->n_fast_filters;
 	struct tier_damon_scheme s = {
 		.action = promote ? TIER_DAMON_MIGRATE_HOT : TIER_DAMON_MIGRATE_COLD,
 		.target_nid = promote ? drv->fast_nid : drv->slow_nid,
@@ -857,11 +918,12 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		.nr_accesses = { promote ? 1 : 0, UINT64_MAX },
 		.age = { promote ? 0 : DAMON_COLD_MIN_AGE, UINT64_MAX },
 		.filters = buf,
-		.nr_filters = n_tf + 1,
+		.nr_filters = 1,
 	};
 
 	if (w->kind == DAMON_CLOCK) {
-		/* every region, every pass: sz_tried grows by drv->monitored */
+		/* every region, every pass: sz_tried grows by the kdamond's
+		 * monitored bytes */
 		*ret = (struct tier_damon_scheme){
 			.action = TIER_DAMON_STAT,
 			.target_nid = -1,
@@ -874,20 +936,14 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 	}
 	if (asprintf(memcg_path, "%s%s", drv->memcg_prefix, w->memcg) < 0)
 		return -ENOMEM;
+	buf[0] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG, .matching = false,
+					     .memcg_path = *memcg_path };
 	if (damon_kind_hot(w->kind)) {
-		/* one tier (the addr filters), the memcg: the young filter
-		 * then marks old only the memcg's own folios; what is left
-		 * is its cold folios there */
-		const struct tier_damon_filter *hf = w->kind == DAMON_HOT ? drv->fast_filters :
-									     drv->slow_filters;
-		size_t n_hf = w->kind == DAMON_HOT ? drv->n_fast_filters : drv->n_slow_filters;
-
-		memcpy(buf, hf, n_hf * sizeof(*hf));
-		buf[n_hf] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG,
-							.matching = false,
-							.memcg_path = *memcg_path };
-		buf[n_hf + 1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
-							    .matching = true };
+		/* the memcg (the context is one tier): the young filter then
+		 * marks old only the memcg's own folios; what is left is its
+		 * cold folios there */
+		buf[1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
+						     .matching = true };
 		*ret = (struct tier_damon_scheme){
 			.action = TIER_DAMON_LRU_DEPRIO,
 			.target_nid = -1,
@@ -896,39 +952,37 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 			.nr_accesses = { DAMON_HOT_MIN_ACCESSES, UINT64_MAX },
 			.age = { 0, UINT64_MAX },
 			.filters = buf,
-			.nr_filters = n_hf + 2,
+			.nr_filters = 2,
 		};
 		return 0;
 	}
-	memcpy(buf, tf, n_tf * sizeof(*tf));
-	buf[n_tf] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_MEMCG, .matching = false,
-						.memcg_path = *memcg_path };
 	if (w->kind == DAMON_PAGECACHE || (w->kind == DAMON_PROMOTE && w->anon_only)) {
 		/* page cache only (anonymous folios out: the knob promotes
 		 * them), or anon only (everything not anonymous out: the
 		 * class's page_cache is off) */
-		buf[n_tf + 1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ANON,
-							    .matching = w->kind == DAMON_PAGECACHE };
+		buf[1] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_ANON,
+						     .matching = w->kind == DAMON_PAGECACHE };
 		s.nr_filters++;
 	}
 	if (promote && w->quota_bytes) {
 		/* the budget: the hottest first, this much per reset interval
 		 * (DAMON charges the regions it tries, whatever the filters
 		 * leave of them: the bound holds, the rate may fall below it
-		 * where the cgroup's pages share regions with others') */
+		 * where the cgroup's pages share regions with others'); ranked
+		 * among the slow tier's regions alone (the context's) */
 		s.quota_bytes = w->quota_bytes;
 		s.quota_reset_interval_ms = DAMON_PROMOTE_RESET_MS;
 		s.weight_nr_accesses = 1000;
 		s.weight_age = 1000;
 	}
 	if (!promote) {
-		/* the least accessed first, as much as the goal asks.  Not by
-		 * age: 6.12 ranks the regions for the quota before the addr
-		 * filters, so the slow tier's idle regions (never tried, so
-		 * never reset to age 0, older every second) took the top
-		 * ranks and left the fast tier's cold regions, reset to age 0
-		 * each time they were tried, below the cut: /big's demotion
-		 * stopped after 60 s with 158 MB of cold pages left */
+		/* the least accessed first, as much as the goal asks; not by
+		 * age: a region the scheme tried drops to age 0 while the
+		 * ones it never reaches keep ageing, so age ranks what was
+		 * not tried last above what was (with one context for both
+		 * tiers, the slow tier's idle regions took the top ranks and
+		 * /big's demotion stopped after 60 s, 158 MB of cold pages
+		 * left) */
 		s.quota_bytes = w->quota_bytes;
 		s.quota_reset_interval_ms = DAMON_DEMOTE_RESET_MS;
 		s.weight_nr_accesses = 1000;
@@ -964,15 +1018,15 @@ static int round_up_slots(size_t n)
  * is staged; *ret_full when all of them must be written (the count changes,
  * or nothing is known of what is staged).  Kept memcgs keep their index.
  */
-static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
+static int slots_assign(struct kd *k, const struct damon_plan *plan,
 			struct slot **ret_slots, size_t *ret_n, size_t **ret_slot_of,
 			bool **ret_changed, bool *ret_full)
 {
-	size_t n_old = drv->slots_staged ? drv->n_slots : 0, n, missing = 0, n_free = 0;
+	size_t n_old = k->slots_staged ? k->n_slots : 0, n, missing = 0, n_free = 0;
 	_cleanup_free_ size_t *slot_of = calloc(plan->n ?: 1, sizeof(*slot_of));
 	_cleanup_free_ bool *taken = calloc(n_old ?: 1, sizeof(*taken));
 	struct slot *v = NULL;
-	bool *changed = NULL, full = !drv->slots_staged;
+	bool *changed = NULL, full = !k->slots_staged;
 	size_t cap;
 
 	if (!slot_of || !taken)
@@ -982,7 +1036,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 	for (size_t i = 0; i < plan->n; i++) {
 		slot_of[i] = SIZE_MAX;
 		for (size_t j = 0; !full && j < n_old; j++) {
-			const struct slot *o = &drv->slots[j];
+			const struct slot *o = &k->slots[j];
 
 			if (!taken[j] && o->memcg && o->kind == plan->w[i].kind &&
 			    o->quota_bytes == plan->w[i].quota_bytes &&
@@ -1030,8 +1084,8 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 		}
 		for (size_t j = 0; j < n; j++) {
 			/* an index nobody keeps or gets goes inert (if it was not) */
-			v[j].goal = drv->slots[j].goal;
-			if (!taken[j] && drv->slots[j].memcg)
+			v[j].goal = k->slots[j].goal;
+			if (!taken[j] && k->slots[j].memcg)
 				changed[j] = true;
 		}
 	} else {
@@ -1052,7 +1106,7 @@ static int slots_assign(struct damon_driver *drv, const struct damon_plan *plan,
 			x->arming = want_needs_arming(x->kind, x->quota_bytes) ? DAMON_ARM_TICKS : 0;
 		} else {
 			/* the same scheme at the same index: its measurement goes on */
-			const struct slot *o = &drv->slots[slot_of[i]];
+			const struct slot *o = &k->slots[slot_of[i]];
 
 			x->base_valid = o->base_valid;
 			x->base = o->base;
@@ -1080,12 +1134,11 @@ oom:
 
 /* keep_regions: for a commit to the running kdamond (its regions stay);
  * changed (may be NULL: all): the indexes to write. */
-static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
+static int stage(struct damon_driver *drv, struct kd *k, const struct slot *slots, size_t n,
 		 const bool *changed, bool keep_regions, uint64_t *ret_fp)
 {
-	/* each scheme's filters: a tier's addr filters, memcg, anon or young */
-	size_t nf = (drv->n_slow_filters > drv->n_fast_filters ? drv->n_slow_filters
-									      : drv->n_fast_filters) + 2;
+	/* each scheme's filters: memcg, anon or young */
+	size_t nf = DAMON_FILTERS_MAX;
 	_cleanup_free_ struct tier_damon_scheme *schemes = calloc(n ?: 1, sizeof(*schemes));
 	_cleanup_free_ struct tier_damon_filter *filters = calloc((n ?: 1) * nf, sizeof(*filters));
 	_cleanup_free_ struct tier_damon_goal *goals = calloc(n ?: 1, sizeof(*goals));
@@ -1096,8 +1149,8 @@ static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
 		.update_us = DAMON_UPDATE_US,
 		.min_nr_regions = DAMON_MIN_NR_REGIONS,
 		.max_nr_regions = DAMON_MAX_NR_REGIONS,
-		.regions = drv->regions,
-		.nr_regions = drv->n_regions,
+		.regions = k->regions,
+		.nr_regions = k->n_regions,
 		.schemes = schemes,
 		.nr_schemes = n,
 		.keep_regions = keep_regions,
@@ -1122,8 +1175,8 @@ static int stage(struct damon_driver *drv, const struct slot *slots, size_t n,
 	}
 	if (r >= 0)
 		r = keep_regions && changed ?
-			    tier_damon_stage_changed(drv->d, drv->index, &cfg, changed, ret_fp) :
-			    tier_damon_stage(drv->d, drv->index, &cfg, ret_fp);
+			    tier_damon_stage_changed(drv->d, k->index, &cfg, changed, ret_fp) :
+			    tier_damon_stage(drv->d, k->index, &cfg, ret_fp);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	return r;
@@ -1150,21 +1203,26 @@ static int plan_copy(const struct damon_plan *src, struct damon_plan *dst)
 	return 0;
 }
 
-static void record_save(struct damon_driver *drv, uint64_t fp)
+/* The record names both kdamonds and what is staged in each now: a stopped
+ * kdamond is ours by its input (a crash before the start, a refused
+ * commit), so the record follows every stage. */
+static void record_save(struct damon_driver *drv)
 {
-	struct tier_damon_owner o;
-	int r;
+	struct tier_damon_owner o[DAMON_NR_KD];
+	int r = 0;
 
-	r = tier_damon_owner_of(drv->d, drv->index, fp, &o);
+	for (int t = 0; r == 0 && t < DAMON_NR_KD; t++)
+		r = tier_damon_owner_of(drv->d, drv->kd[t].index, drv->kd[t].fp, &o[t]);
 	if (r == 0) {
-		drv->owner = o;
+		for (int t = 0; t < DAMON_NR_KD; t++)
+			drv->kd[t].owner = o[t];
 		if (drv->run_fd >= 0)
-			r = tier_damon_owner_save(drv->run_fd, DAMON_OWNER_NAME, &o);
+			r = tier_damon_owners_save(drv->run_fd, DAMON_OWNER_NAME, o, DAMON_NR_KD);
 	}
 	if (r < 0)
-		dlog(drv, LOG_WARNING, r, "DAMON: cannot record kdamond %u as ours in the run "
-		     "directory: %m; a tierd started after a crash of this one will leave it "
-		     "alone", drv->index);
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot record kdamonds %u and %u as ours in the "
+		     "run directory: %m; a tierd started after a crash of this one will leave "
+		     "them alone", drv->kd[0].index, drv->kd[1].index);
 }
 
 static const char *start_error(int r)
@@ -1181,8 +1239,35 @@ static const char *start_error(int r)
 	}
 }
 
-int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
+
+/* The part of plan that kdamond t runs (memcg strings borrowed: free(w)
+ * only), with a clock where it has hot schemes. */
+static int plan_part(const struct damon_plan *plan, int t, struct damon_plan *ret)
 {
+	struct damon_plan p = {};
+	bool hot = false;
+
+	p.w = calloc(plan->n ?: 1, sizeof(*p.w));
+	if (!p.w)
+		return -ENOMEM;
+	for (size_t i = 0; i < plan->n; i++)
+		if (kind_kd(plan->w[i].kind) == t) {
+			hot |= damon_kind_hot(plan->w[i].kind);
+			p.w[p.n++] = plan->w[i];
+		}
+	for (size_t i = 0; hot && i < plan->n; i++)
+		if (plan->w[i].kind == DAMON_CLOCK)
+			p.w[p.n++] = plan->w[i];
+	if (p.n)
+		qsort(p.w, p.n, sizeof(*p.w), want_cmp);
+	*ret = p;
+	return 0;
+}
+
+/* Make kdamond t run part: the body of damon_driver_apply() per kdamond. */
+static int kd_apply(struct damon_driver *drv, int t, const struct damon_plan *part)
+{
+	struct kd *k = &drv->kd[t];
 	double t_stage = 0, t_cmd = 0;
 	struct slot *slots = NULL;
 	_cleanup_free_ size_t *slot_of = NULL;
@@ -1191,18 +1276,103 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 	uint64_t fp = 0;
 	int r;
 
-	r = check_ours(drv);
+	if (k->running && k->committed_valid && damon_plan_same(part, &k->committed))
+		return 0;
+	/* nothing to run and not running: staged once (so that the record
+	 * can tell it is ours), never started for nothing */
+	if (!k->running && part->n == 0 && k->slots_staged)
+		return 0;
+	r = slots_assign(k, part, &slots, &n_slots, &slot_of, &changed, &full);
+	if (r < 0)
+		return r;
+	for (size_t j = 0; j < n_slots; j++)
+		n_changed += changed[j];
+	t_stage = mono_ms();
+	r = stage(drv, k, slots, n_slots, full ? NULL : changed, k->running, &fp);
+	t_stage = mono_ms() - t_stage;
+	free(changed);
+	/* what is staged now: these slots, or (failed half-way) unknown */
+	slots_free(k->slots, k->n_slots);
+	k->slots = slots;
+	k->n_slots = n_slots;
+	k->slots_staged = r >= 0;
 	if (r < 0) {
-		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamond %u: %m; it keeps what it "
-		     "had, retrying", drv->index);
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot stage %zu schemes in kdamond %u (%s): %m; "
+		     "it keeps running what it had, retrying", part->n, k->index, kd_name[t]);
 		goto fail;
 	}
-	if (drv->have && drv->running && drv->committed_valid && damon_plan_same(plan, &drv->committed))
-		return 0;
+	k->fp = fp;
+	record_save(drv);
+	t_cmd = mono_ms();
+	if (k->running) {
+		r = tier_damon_commit(drv->d, k->index);
+		if (r == -ESRCH) {
+			dlog(drv, LOG_WARNING, 0, "DAMON: the kernel refused the new input of kdamond "
+			     "%u (%s; a cgroup went away before the commit) and stopped it; "
+			     "starting it again with the next plan", k->index, kd_name[t]);
+			k->running = false;
+			k->committed_valid = false;
+			goto fail;
+		}
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: commit to kdamond %u (%s) failed: %m; it "
+			     "keeps running what it had, retrying", k->index, kd_name[t]);
+			goto fail;
+		}
+		drv->st.n_commits++;
+	} else if (part->n) {
+		r = tier_damon_start(drv->d, k->index);
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot start kdamond %u (%s): %s (%m); no "
+			     "tiering through DAMON, retrying", k->index, kd_name[t], start_error(r));
+			goto fail;
+		}
+		k->running = true;
+		drv->st.n_starts++;
+		/* a started kdamond counts from 0 */
+		for (size_t j = 0; j < k->n_slots; j++)
+			k->slots[j].base_valid = k->slots[j].hot_valid = k->slots[j].primed = false;
+	}
+	t_cmd = mono_ms() - t_cmd;
+	record_save(drv);
+	free(k->slot_of);
+	k->slot_of = TAKE_PTR(slot_of);
+	r = plan_copy(part, &k->committed);
+	if (r < 0)
+		return r;
+	k->committed_valid = true;
+	if (k->running) {
+		dlog(drv, LOG_INFO, 0, "DAMON: kdamond %u (%s, pid %d) runs %zu schemes", k->index,
+		     kd_name[t], k->owner.pid, part->n);
+		dlog(drv, LOG_DEBUG, 0, "DAMON: staged %zu of %zu scheme indexes of kdamond %u in "
+		     "%.1f ms, %s in %.1f ms", full ? n_slots : n_changed, n_slots, k->index,
+		     t_stage, drv->st.n_starts && !drv->st.n_commits ? "started" : "committed",
+		     t_cmd);
+	}
+	return 0;
+fail:
+	drv->st.n_failures++;
+	return r;
+}
+
+int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
+{
+	int r, res = 0;
+
+	r = check_ours(drv);
+	if (r < 0) {
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamonds %u and %u: %m; they keep "
+		     "what they had, retrying", drv->kd[0].index, drv->kd[1].index);
+		drv->st.n_failures++;
+		return r;
+	}
 	if (!drv->have) {
+		unsigned first;
+
 		if (plan->n == 0)
 			return 0;
-		r = tier_damon_kdamond_add(drv->d, &drv->index);
+		/* both at once: 6.12 cannot add the second while the first runs */
+		r = tier_damon_kdamond_add_n(drv->d, DAMON_NR_KD, &first);
 		if (r == -EBUSY) {
 			if (!drv->said_busy)
 				dlog(drv, LOG_WARNING, 0, "DAMON: another kdamond runs (an admin's or "
@@ -1214,97 +1384,44 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 			return r;
 		}
 		if (r < 0) {
-			dlog(drv, LOG_WARNING, r, "DAMON: cannot add a kdamond: %m; no %s "
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot add kdamonds: %m; no %s "
 			     "through DAMON, retrying on every rebalance", drv->what);
 			drv->st.n_failures++;
 			return r;
 		}
 		drv->said_busy = false;
 		drv->have = true;
-		drv->running = false;
-		dlog(drv, LOG_INFO, 0, "DAMON: added kdamond %u, tierd's own", drv->index);
-	}
-	r = slots_assign(drv, plan, &slots, &n_slots, &slot_of, &changed, &full);
-	if (r < 0)
-		return r;
-	for (size_t j = 0; j < n_slots; j++)
-		n_changed += changed[j];
-	t_stage = mono_ms();
-	r = stage(drv, slots, n_slots, full ? NULL : changed, drv->running, &fp);
-	t_stage = mono_ms() - t_stage;
-	free(changed);
-	/* what is staged now: these slots, or (failed half-way) unknown */
-	slots_free(drv->slots, drv->n_slots);
-	drv->slots = slots;
-	drv->n_slots = n_slots;
-	drv->slots_staged = r >= 0;
-	if (r < 0) {
-		dlog(drv, LOG_WARNING, r, "DAMON: cannot stage %zu schemes in kdamond %u: %m; it "
-		     "keeps running what it had, retrying", plan->n, drv->index);
-		goto fail;
-	}
-	/* the record names what is staged now: a stopped kdamond is ours by
-	 * its input (a crash before the start, a refused commit), so the
-	 * record follows every stage */
-	record_save(drv, fp);
-	t_cmd = mono_ms();
-	if (drv->running) {
-		r = tier_damon_commit(drv->d, drv->index);
-		if (r == -ESRCH) {
-			dlog(drv, LOG_WARNING, 0, "DAMON: the kernel refused the new input of kdamond "
-			     "%u (a cgroup went away before the commit) and stopped it; starting it "
-			     "again with the next plan", drv->index);
-			drv->running = false;
-			drv->committed_valid = false;
-			goto fail;
+		for (int t = 0; t < DAMON_NR_KD; t++) {
+			kd_reset(&drv->kd[t]);
+			drv->kd[t].index = first + (unsigned)t;
 		}
-		if (r < 0) {
-			dlog(drv, LOG_WARNING, r, "DAMON: commit to kdamond %u failed: %m; it keeps "
-			     "running what it had, retrying", drv->index);
-			goto fail;
-		}
-		drv->st.n_commits++;
-	} else {
-		r = tier_damon_start(drv->d, drv->index);
-		if (r < 0) {
-			dlog(drv, LOG_WARNING, r, "DAMON: cannot start kdamond %u: %s (%m); no "
-			     "tiering through DAMON, retrying", drv->index, start_error(r));
-			goto fail;
-		}
-		drv->running = true;
-		drv->st.n_starts++;
-		/* a started kdamond counts from 0 */
-		for (size_t j = 0; j < drv->n_slots; j++)
-			drv->slots[j].base_valid = drv->slots[j].hot_valid =
-				drv->slots[j].primed = false;
+		dlog(drv, LOG_INFO, 0, "DAMON: added kdamonds %u (fast tier) and %u (slow tier), "
+		     "tierd's own", first, first + 1);
 	}
-	t_cmd = mono_ms() - t_cmd;
-	record_save(drv, fp);
-	free(drv->slot_of);
-	drv->slot_of = TAKE_PTR(slot_of);
-	r = plan_copy(plan, &drv->committed);
-	if (r < 0)
-		return r;
-	drv->committed_valid = true;
-	dlog(drv, LOG_INFO, 0, "DAMON: kdamond %u (pid %d) runs %zu schemes", drv->index,
-	     drv->owner.pid, plan->n);
-	dlog(drv, LOG_DEBUG, 0, "DAMON: staged %zu of %zu scheme indexes in %.1f ms, %s in "
-	     "%.1f ms", full ? n_slots : n_changed, n_slots, t_stage,
-	     drv->st.n_starts && !drv->st.n_commits ? "started" : "committed", t_cmd);
-	return 0;
-fail:
-	drv->st.n_failures++;
-	return r;
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		struct damon_plan part;
+
+		r = plan_part(plan, t, &part);
+		if (r < 0)
+			return r;
+		r = kd_apply(drv, t, &part);
+		free(part.w);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0 && res == 0)
+			res = r;
+	}
+	return res;
 }
 
-/* Commit the goals staged in the kdamond's files; counts the commit or the failure. */
-static int goals_commit(struct damon_driver *drv)
+/* Commit the goals staged in kdamond k's files; counts the commit or the failure. */
+static int goals_commit(struct damon_driver *drv, struct kd *k)
 {
-	int r = tier_damon_commit_goals(drv->d, drv->index);
+	int r = tier_damon_commit_goals(drv->d, k->index);
 
 	if (r < 0) {
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot commit the goals of kdamond %u: %m, "
-		     "ignoring", drv->index);
+		     "ignoring", k->index);
 		drv->st.n_failures++;
 		return r;
 	}
@@ -1314,99 +1431,115 @@ static int goals_commit(struct damon_driver *drv)
 
 int damon_driver_goals(struct damon_driver *drv, const struct damon_plan *plan)
 {
+	struct kd *k = &drv->kd[DAMON_KD_FAST];	/* the demotion schemes' */
+	_cleanup_free_ struct damon_want *w = NULL;
+	struct damon_plan part;
 	bool changed = false;
 	int r;
 
-	if (!drv->have || !drv->running || !drv->committed_valid ||
-	    !damon_plan_same(plan, &drv->committed))
+	if (!drv->have || !k->running || !k->committed_valid)
 		return 0;
-	for (size_t i = 0; i < plan->n; i++) {
-		size_t j = drv->slot_of[i];
-
-		if (plan->w[i].kind != DAMON_DEMOTE || plan->w[i].goal_current == drv->slots[j].goal)
-			continue;
-		r = tier_damon_goal_set_current(drv->d, drv->index, j, 0, plan->w[i].goal_current);
-		if (r < 0) {
-			dlog(drv, LOG_WARNING, r, "DAMON: cannot set the goal of scheme %zu: %m, "
-			     "ignoring", i);
-			drv->st.n_failures++;
-			return r;
-		}
-		drv->slots[j].goal = plan->w[i].goal_current;
-		changed = true;
-	}
-	return changed ? goals_commit(drv) : 0;
-}
-
-bool damon_driver_has_demote(const struct damon_driver *drv)
-{
-	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++)
-		if (drv->slots[j].memcg && drv->slots[j].kind == DAMON_DEMOTE)
-			return true;
-	return false;
-}
-
-int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *fair, size_t n)
-{
-	bool changed = false;
-	int r;
-
-	if (!drv->have || !drv->running || !drv->committed_valid || !drv->slots_staged)
+	r = plan_part(plan, DAMON_KD_FAST, &part);
+	if (r < 0)
+		return r;
+	w = part.w;
+	if (!damon_plan_same(&part, &k->committed))
 		return 0;
-	for (size_t j = 0; j < drv->n_slots; j++) {
-		const struct damon_fair *sharer = NULL;
-		uint64_t v;
+	for (size_t i = 0; i < part.n; i++) {
+		size_t j = k->slot_of[i];
 
-		if (!drv->slots[j].memcg || drv->slots[j].kind != DAMON_DEMOTE)
+		if (part.w[i].kind != DAMON_DEMOTE || part.w[i].goal_current == k->slots[j].goal)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (path_covers(fair[i].path, drv->slots[j].memcg) &&
-			    (!sharer || strlen(fair[i].path) < strlen(sharer->path)))
-				sharer = &fair[i];
-		if (!sharer || !damon_fair_contended(sharer))
-			continue;
-		v = damon_goal_current(sharer->target, sharer->fast_bytes);
-		if (v == drv->slots[j].goal)
-			continue;
-		dlog(drv, LOG_DEBUG, 0, "DAMON: demotion goal of %s (scheme %zu): %" PRIu64
-		     " -> %" PRIu64 " (fast %" PRIu64 " MB, target %" PRIu64 " MB)",
-		     drv->slots[j].memcg, j, drv->slots[j].goal, v, sharer->fast_bytes >> 20,
-		     sharer->target >> 20);
-		r = tier_damon_goal_set_current(drv->d, drv->index, j, 0, v);
+		r = tier_damon_goal_set_current(drv->d, k->index, j, 0, part.w[i].goal_current);
 		if (r < 0) {
 			dlog(drv, LOG_WARNING, r, "DAMON: cannot set the goal of scheme %zu: %m, "
 			     "ignoring", j);
 			drv->st.n_failures++;
 			return r;
 		}
-		drv->slots[j].goal = v;
+		k->slots[j].goal = part.w[i].goal_current;
 		changed = true;
 	}
-	return changed ? goals_commit(drv) : 0;
+	return changed ? goals_commit(drv, k) : 0;
 }
 
-bool damon_driver_arming(const struct damon_driver *drv)
+bool damon_driver_has_demote(const struct damon_driver *drv)
 {
-	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++)
-		if (drv->slots[j].memcg && drv->slots[j].arming)
+	const struct kd *k = &drv->kd[DAMON_KD_FAST];
+
+	for (size_t j = 0; k->slots_staged && j < k->n_slots; j++)
+		if (k->slots[j].memcg && k->slots[j].kind == DAMON_DEMOTE)
 			return true;
 	return false;
 }
 
-int damon_driver_arm(struct damon_driver *drv)
+int damon_driver_goals_fast(struct damon_driver *drv, const struct damon_fair *fair, size_t n)
+{
+	struct kd *k = &drv->kd[DAMON_KD_FAST];
+	bool changed = false;
+	int r;
+
+	if (!drv->have || !k->running || !k->committed_valid || !k->slots_staged)
+		return 0;
+	for (size_t j = 0; j < k->n_slots; j++) {
+		const struct damon_fair *sharer = NULL;
+		uint64_t v;
+
+		if (!k->slots[j].memcg || k->slots[j].kind != DAMON_DEMOTE)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (path_covers(fair[i].path, k->slots[j].memcg) &&
+			    (!sharer || strlen(fair[i].path) < strlen(sharer->path)))
+				sharer = &fair[i];
+		if (!sharer || !damon_fair_contended(sharer))
+			continue;
+		v = damon_goal_current(sharer->target, sharer->fast_bytes);
+		if (v == k->slots[j].goal)
+			continue;
+		dlog(drv, LOG_DEBUG, 0, "DAMON: demotion goal of %s (scheme %zu): %" PRIu64
+		     " -> %" PRIu64 " (fast %" PRIu64 " MB, target %" PRIu64 " MB)",
+		     k->slots[j].memcg, j, k->slots[j].goal, v, sharer->fast_bytes >> 20,
+		     sharer->target >> 20);
+		r = tier_damon_goal_set_current(drv->d, k->index, j, 0, v);
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot set the goal of scheme %zu: %m, "
+			     "ignoring", j);
+			drv->st.n_failures++;
+			return r;
+		}
+		k->slots[j].goal = v;
+		changed = true;
+	}
+	return changed ? goals_commit(drv, k) : 0;
+}
+
+static bool kd_arming(const struct kd *k)
+{
+	for (size_t j = 0; k->slots_staged && j < k->n_slots; j++)
+		if (k->slots[j].memcg && k->slots[j].arming)
+			return true;
+	return false;
+}
+
+bool damon_driver_arming(const struct damon_driver *drv)
+{
+	return kd_arming(&drv->kd[DAMON_KD_FAST]) || kd_arming(&drv->kd[DAMON_KD_SLOW]);
+}
+
+static int kd_arm(struct damon_driver *drv, struct kd *k)
 {
 	_cleanup_free_ bool *changed = NULL;
 	size_t n = 0;
 	uint64_t fp = 0;
 	int r;
 
-	if (!drv->have || !drv->running || !drv->slots_staged || !damon_driver_arming(drv))
+	if (!k->running || !k->slots_staged || !kd_arming(k))
 		return 0;
-	changed = calloc(drv->n_slots, sizeof(*changed));
+	changed = calloc(k->n_slots, sizeof(*changed));
 	if (!changed)
 		return -ENOMEM;
-	for (size_t j = 0; j < drv->n_slots; j++) {
-		struct slot *x = &drv->slots[j];
+	for (size_t j = 0; j < k->n_slots; j++) {
+		struct slot *x = &k->slots[j];
 
 		if (!x->memcg || !x->arming || --x->arming)
 			continue;
@@ -1415,38 +1548,55 @@ int damon_driver_arm(struct damon_driver *drv)
 	}
 	if (!n)
 		return 0;
-	r = stage(drv, drv->slots, drv->n_slots, changed, true, &fp);
+	r = stage(drv, k, k->slots, k->n_slots, changed, true, &fp);
 	if (r >= 0) {
-		record_save(drv, fp);
-		r = tier_damon_commit(drv->d, drv->index);
+		k->fp = fp;
+		record_save(drv);
+		r = tier_damon_commit(drv->d, k->index);
 	}
 	if (r < 0) {
 		/* what is staged is not known: the next apply writes it all */
-		drv->slots_staged = false;
-		drv->committed_valid = false;
+		k->slots_staged = false;
+		k->committed_valid = false;
 		drv->st.n_failures++;
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot give %zu schemes of kdamond %u their "
-		     "pattern once their quota holds: %m; restaging them", n, drv->index);
+		     "pattern once their quota holds: %m; restaging them", n, k->index);
 		return r;
 	}
 	drv->st.n_commits++;
 	dlog(drv, LOG_DEBUG, 0, "DAMON: %zu schemes of kdamond %u get their pattern, their "
-	     "quota in force", n, drv->index);
+	     "quota in force", n, k->index);
 	return 0;
 }
 
-bool damon_driver_has_hot(const struct damon_driver *drv)
+int damon_driver_arm(struct damon_driver *drv)
 {
-	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++)
-		if (drv->slots[j].memcg && damon_kind_hot(drv->slots[j].kind))
+	int r = 0;
+
+	if (!drv->have)
+		return 0;
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		int k = kd_arm(drv, &drv->kd[t]);
+
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	return r;
+}
+
+static bool kd_has_hot(const struct kd *k)
+{
+	for (size_t j = 0; k->slots_staged && j < k->n_slots; j++)
+		if (k->slots[j].memcg && damon_kind_hot(k->slots[j].kind))
 			return true;
 	return false;
 }
 
-/*
- * A HOT slot's reading: its memcg's own resident bytes (self[], UINT64_MAX:
- * unknown, no reading) less its cold bytes per pass.
- */
+bool damon_driver_has_hot(const struct damon_driver *drv)
+{
+	return kd_has_hot(&drv->kd[DAMON_KD_FAST]) || kd_has_hot(&drv->kd[DAMON_KD_SLOW]);
+}
+
 static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, const uint64_t *now,
 			  const uint64_t *self)
 {
@@ -1520,18 +1670,18 @@ static int slot_memcg_cmp(const void *x, const void *y)
  * its slot at the next sync: then its pages count here for a while).
  * UINT64_MAX where unknown.  O(n log n) in the slots.
  */
-static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
+static int hot_self_resident(struct damon_driver *drv, struct kd *k, uint64_t *self)
 {
 	_cleanup_free_ struct slot **by_path = NULL;
 	size_t n = 0;
 
-	by_path = calloc(drv->n_slots ?: 1, sizeof(*by_path));
+	by_path = calloc(k->n_slots ?: 1, sizeof(*by_path));
 	if (!by_path)
 		return -ENOMEM;
-	for (size_t j = 0; j < drv->n_slots; j++) {
+	for (size_t j = 0; j < k->n_slots; j++) {
 		self[j] = UINT64_MAX;
-		if (drv->slots[j].memcg && damon_kind_hot(drv->slots[j].kind) && drv->resident)
-			by_path[n++] = &drv->slots[j];
+		if (k->slots[j].memcg && damon_kind_hot(k->slots[j].kind) && drv->resident)
+			by_path[n++] = &k->slots[j];
 	}
 	qsort(by_path, n, sizeof(*by_path), slot_memcg_cmp);
 	/* one read per memcg: its fast and slow slots are next to each other */
@@ -1545,14 +1695,14 @@ static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
 			continue;
 		if (drv->resident(drv->userdata, x->memcg, &tiers[0], &tiers[1]) < 0)
 			v = unknown;
-		for (size_t k = i; k < n && !strcmp(by_path[k]->memcg, x->memcg); k++)
-			self[by_path[k] - drv->slots] = v[by_path[k]->kind == DAMON_HOT_SLOW];
+		for (size_t q = i; q < n && !strcmp(by_path[q]->memcg, x->memcg); q++)
+			self[by_path[q] - k->slots] = v[by_path[q]->kind == DAMON_HOT_SLOW];
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct slot *c = by_path[i], key, *kp = &key, **pp;
 		_cleanup_free_ char *parent = strdup(c->memcg);
 		char *slash = parent ? strrchr(parent, '/') : NULL;
-		size_t pj, cj = (size_t)(c - drv->slots);
+		size_t pj, cj = (size_t)(c - k->slots);
 
 		if (!parent)
 			return -ENOMEM;
@@ -1564,7 +1714,7 @@ static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
 		pp = bsearch(&kp, by_path, n, sizeof(*by_path), slot_memcg_cmp);
 		if (!pp)
 			continue;
-		pj = (size_t)(*pp - drv->slots);
+		pj = (size_t)(*pp - k->slots);
 		if (self[pj] == UINT64_MAX || self[cj] == UINT64_MAX)
 			continue;
 		self[pj] = self[pj] > self[cj] ? self[pj] - self[cj] : 0;
@@ -1572,60 +1722,77 @@ static int hot_self_resident(struct damon_driver *drv, uint64_t *self)
 	return 0;
 }
 
-int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
+static int kd_hot_update(struct damon_driver *drv, struct kd *k)
 {
 	_cleanup_free_ uint64_t *now = NULL, *self = NULL;
 	int r;
 
-	if (!drv->have || !drv->running || !drv->slots_staged || !damon_driver_has_hot(drv))
+	if (!k->running || !kd_has_hot(k))
+		return 0;
+	now = calloc(k->n_slots, sizeof(*now));
+	if (!now)
+		return -ENOMEM;
+	r = tier_damon_update_stats(drv->d, k->index);
+	if (r < 0) {
+		dlog(drv, LOG_DEBUG, r, "DAMON: cannot update the scheme stats of kdamond %u: %m, "
+		     "hot sets not measured this time", k->index);
+		return r;
+	}
+	for (size_t j = 0; j < k->n_slots; j++) {
+		struct tier_damon_stats st;
+
+		if (!k->slots[j].memcg ||
+		    (!damon_kind_hot(k->slots[j].kind) && k->slots[j].kind != DAMON_CLOCK))
+			continue;
+		r = tier_damon_stats_read(drv->d, k->index, j, &st);
+		if (r < 0) {
+			dlog(drv, LOG_DEBUG, r, "DAMON: cannot read the stats of scheme %zu of "
+			     "kdamond %u: %m, hot sets not measured this time", j, k->index);
+			return r;
+		}
+		now[j] = k->slots[j].kind == DAMON_CLOCK ? st.sz_tried : st.sz_applied;
+	}
+	self = calloc(k->n_slots, sizeof(*self));
+	if (!self)
+		return -ENOMEM;
+	r = hot_self_resident(drv, k, self);
+	if (r < 0)
+		return r;
+	r = damon_hot_step(k->slots, k->n_slots, k->monitored, now, self);
+	for (size_t j = 0; r > 0 && j < k->n_slots; j++)
+		if (k->slots[j].memcg && damon_kind_hot(k->slots[j].kind) && k->slots[j].hot_valid)
+			dlog(drv, LOG_DEBUG, 0, "DAMON: hot set of memcg %s (%s tier): %" PRIu64
+			     " kB (this reading %" PRIu64 " kB)", k->slots[j].memcg,
+			     k->slots[j].kind == DAMON_HOT ? "fast" : "slow", k->slots[j].hot >> 10,
+			     k->slots[j].ring[(k->slots[j].ring_pos + DAMON_HOT_KEEP - 1) %
+					      DAMON_HOT_KEEP] >> 10);
+	return r;
+}
+
+int damon_driver_hot_update(struct damon_driver *drv, uint64_t now_usec)
+{
+	bool any = false;
+	int r = 0;
+
+	if (!drv->have || !damon_driver_has_hot(drv))
 		return 0;
 	/* a result takes DAMON_HOT_MIN_PASSES passes: no reading sooner */
 	if (drv->hot_read_usec && now_usec < drv->hot_read_usec + DAMON_HOT_INTERVAL_US *
 								      DAMON_HOT_MIN_PASSES)
 		return 0;
 	drv->hot_read_usec = now_usec;
-	now = calloc(drv->n_slots, sizeof(*now));
-	if (!now)
-		return -ENOMEM;
-	r = tier_damon_update_stats(drv->d, drv->index);
-	if (r < 0) {
-		dlog(drv, LOG_DEBUG, r, "DAMON: cannot update the scheme stats of kdamond %u: %m, "
-		     "hot sets not measured this time", drv->index);
-		return r;
-	}
-	for (size_t j = 0; j < drv->n_slots; j++) {
-		struct tier_damon_stats st;
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		int k = kd_hot_update(drv, &drv->kd[t]);
 
-		if (!drv->slots[j].memcg ||
-		    (!damon_kind_hot(drv->slots[j].kind) && drv->slots[j].kind != DAMON_CLOCK))
-			continue;
-		r = tier_damon_stats_read(drv->d, drv->index, j, &st);
-		if (r < 0) {
-			dlog(drv, LOG_DEBUG, r, "DAMON: cannot read the stats of scheme %zu: %m, "
-			     "hot sets not measured this time", j);
-			return r;
-		}
-		now[j] = drv->slots[j].kind == DAMON_CLOCK ? st.sz_tried : st.sz_applied;
+		if (k == -ENOMEM)
+			return k;
+		if (k < 0 && r == 0)
+			r = k;
+		any |= k > 0;
 	}
-	self = calloc(drv->n_slots, sizeof(*self));
-	if (!self)
-		return -ENOMEM;
-	r = hot_self_resident(drv, self);
-	if (r < 0)
-		return r;
-	r = damon_hot_step(drv->slots, drv->n_slots, drv->monitored, now, self);
-	if (r > 0) {
+	if (any)
 		drv->st.n_hot_updates++;
-		for (size_t j = 0; j < drv->n_slots; j++)
-			if (drv->slots[j].memcg && damon_kind_hot(drv->slots[j].kind) &&
-			    drv->slots[j].hot_valid)
-				dlog(drv, LOG_DEBUG, 0, "DAMON: hot set of memcg %s: %" PRIu64
-				     " kB (this reading %" PRIu64 " kB)", drv->slots[j].memcg,
-				     drv->slots[j].hot >> 10,
-				     drv->slots[j].ring[(drv->slots[j].ring_pos + DAMON_HOT_KEEP - 1) %
-							DAMON_HOT_KEEP] >> 10);
-	}
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 int damon_driver_hot_tiers(const struct damon_driver *drv, const char *path, uint64_t *ret_fast,
@@ -1634,14 +1801,18 @@ int damon_driver_hot_tiers(const struct damon_driver *drv, const char *path, uin
 	uint64_t sum[2] = { 0, 0 };
 	bool any = false;
 
-	for (size_t j = 0; drv->slots_staged && j < drv->n_slots; j++) {
-		const struct slot *x = &drv->slots[j];
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		const struct kd *k = &drv->kd[t];
 
-		if (!x->memcg || !damon_kind_hot(x->kind) || !x->hot_valid ||
-		    !path_covers(path, x->memcg))
-			continue;
-		sum[x->kind == DAMON_HOT_SLOW] += x->hot;
-		any = true;
+		for (size_t j = 0; k->slots_staged && j < k->n_slots; j++) {
+			const struct slot *x = &k->slots[j];
+
+			if (!x->memcg || !damon_kind_hot(x->kind) || !x->hot_valid ||
+			    !path_covers(path, x->memcg))
+				continue;
+			sum[x->kind == DAMON_HOT_SLOW] += x->hot;
+			any = true;
+		}
 	}
 	if (!any)
 		return -ENODATA;
@@ -1660,6 +1831,7 @@ int damon_driver_hot(const struct damon_driver *drv, const char *path, uint64_t 
 	*ret = fast + slow;
 	return 0;
 }
+
 
 int damon_driver_hot_save(const struct damon_driver *drv, int run_fd,
 			  const struct damon_managed *managed, size_t n_managed)
@@ -1745,20 +1917,26 @@ int damon_driver_stop(struct damon_driver *drv)
 		return 0;
 	r = check_ours(drv);
 	if (r < 0) {
-		/* not sure it is still ours: leave it, and the record for the
-		 * next start to decide */
-		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamond %u before stopping it: %m; "
-		     "left as it is, with its record", drv->index);
+		/* not sure they are still ours: leave them, and the record for
+		 * the next start to decide */
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamonds %u and %u before stopping "
+		     "them: %m; left as they are, with their record", drv->kd[0].index,
+		     drv->kd[1].index);
 		return r;
 	}
-	if (drv->have && drv->running) {
-		r = tier_damon_stop(drv->d, drv->index);
+	for (int t = 0; drv->have && t < DAMON_NR_KD; t++) {
+		struct kd *k = &drv->kd[t];
+
+		if (!k->running)
+			continue;
+		r = tier_damon_stop(drv->d, k->index);
 		if (r < 0) {
-			dlog(drv, LOG_WARNING, r, "DAMON: cannot stop kdamond %u: %m; its record "
-			     "stays for the next start", drv->index);
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot stop kdamond %u (%s): %m; the "
+			     "record stays for the next start", k->index, kd_name[t]);
 			return r;
 		}
-		dlog(drv, LOG_INFO, 0, "DAMON: stopped kdamond %u", drv->index);
+		k->running = false;
+		dlog(drv, LOG_INFO, 0, "DAMON: stopped kdamond %u (%s)", k->index, kd_name[t]);
 	}
 	if (drv->have)
 		forget(drv);

@@ -372,8 +372,8 @@ int damon_driver_stop(struct damon_driver *drv);
 struct damon_stats {
 	bool have_kdamond, running;
 	bool blocked;			/* another kdamond runs: none of ours can be added */
-	unsigned index;
-	int pid;
+	unsigned index, index_slow;	/* the fast tier's kdamond, the slow tier's */
+	int pid, pid_slow;		/* -1: not running */
 	size_t n_schemes;
 	uint64_t n_commits, n_starts, n_goal_commits, n_failures;
 	uint64_t n_hot_updates;		/* hot-set results */

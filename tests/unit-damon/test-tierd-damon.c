@@ -475,7 +475,7 @@ START_TEST(test_driver_lifecycle)
 	const char *two[] = { "/a", "/b" };
 	struct damon_stats st;
 	char rel[256];
-	unsigned nr_regions = 128 / 2;	/* 128 MB in pieces of 2 MB */
+	unsigned nr_regions = 64 / 2;	/* a tier's 64 MB in pieces of 2 MB */
 
 	snprintf(rel, sizeof(rel), "%s/run", fx->root);
 	fx_mkdir(fx->root, "run");
@@ -484,9 +484,11 @@ START_TEST(test_driver_lifecycle)
 	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "1\n");
 	fake_kdamond(fx, 0, "off\n", -1, 1, 1, 0);
 	kw(fx, 0, "contexts/0/schemes/0/action", "stat\n");
-	/* ours, index 1, as nr_kdamonds 2 would make it (its pid shown ahead:
-	 * the fake cannot start a thread) */
-	fake_kdamond(fx, 1, "off\n", 4242, nr_regions, DAMON_SLOT_CHUNK_TEST, 2);
+	/* ours, indexes 1 (fast tier) and 2 (slow tier), as nr_kdamonds 3
+	 * would make them (their pids shown ahead: the fake cannot start a
+	 * thread) */
+	fake_kdamond(fx, 1, "off\n", 4241, nr_regions, DAMON_SLOT_CHUNK_TEST, 2);
+	fake_kdamond(fx, 2, "off\n", 4242, nr_regions, DAMON_SLOT_CHUNK_TEST, 2);
 	drv = driver(fx, run_fd);
 
 	/* nothing to do: no kdamond added */
@@ -494,44 +496,60 @@ START_TEST(test_driver_lifecycle)
 	_cleanup_free_ char *nr = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
 	ck_assert_str_eq(nr, "1\n");
 
-	/* two memcgs: ours is added (nr_kdamonds 1 -> 2), staged, started */
+	/* two memcgs to promote: both of ours are added at once (nr_kdamonds
+	 * 1 -> 3), the slow tier's runs the promotion schemes, the fast
+	 * tier's is staged (for the record) but not started: nothing to run */
 	plan_of(&p, two, 2);
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
 	free(nr);
 	nr = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
-	ck_assert_str_eq(nr, "2");
-	assert_file(fx, 1, "state", "on");
-	assert_file(fx, 1, "contexts/0/operations", "paddr");
-	assert_file(fx, 1, "contexts/0/schemes/0/action", "migrate_hot");
-	assert_file(fx, 1, "contexts/0/schemes/0/target_nid", "0");
-	/* the fast tier filtered out (matching Y: 6.12's paddr operations
-	 * would filter out every folio with a matching-N addr filter), then
-	 * the memcg */
-	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/type", "addr");
-	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/matching", "Y");
-	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/addr_start", "0");
-	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/addr_end", "67108864");
-	assert_file(fx, 1, "contexts/0/schemes/0/filters/1/type", "memcg");
-	assert_file(fx, 1, "contexts/0/schemes/0/filters/1/memcg_path", "/a");
-	assert_file(fx, 1, "contexts/0/schemes/1/filters/1/memcg_path", "/b");
-	/* the target covers both tiers */
+	ck_assert_str_eq(nr, "3");
+	assert_file(fx, 2, "state", "on");
+	assert_file(fx, 2, "contexts/0/operations", "paddr");
+	assert_file(fx, 2, "contexts/0/schemes/0/action", "migrate_hot");
+	assert_file(fx, 2, "contexts/0/schemes/0/target_nid", "0");
+	/* the context is the slow tier: no addr filter, the memcg alone */
+	assert_file(fx, 2, "contexts/0/schemes/0/filters/nr_filters", "1");
+	assert_file(fx, 2, "contexts/0/schemes/0/filters/0/type", "memcg");
+	assert_file(fx, 2, "contexts/0/schemes/0/filters/0/matching", "N");
+	assert_file(fx, 2, "contexts/0/schemes/0/filters/0/memcg_path", "/a");
+	assert_file(fx, 2, "contexts/0/schemes/1/filters/0/memcg_path", "/b");
+	/* each target covers its tier */
+	assert_file(fx, 2, "contexts/0/targets/0/regions/0/start", "67108864");
+	assert_file(fx, 2, "contexts/0/targets/0/regions/31/end", "134217728");
 	assert_file(fx, 1, "contexts/0/targets/0/regions/0/start", "0");
-	assert_file(fx, 1, "contexts/0/targets/0/regions/63/end", "134217728");
+	assert_file(fx, 1, "contexts/0/targets/0/regions/31/end", "67108864");
+	assert_file(fx, 1, "contexts/0/operations", "paddr");
+	assert_file(fx, 1, "contexts/0/schemes/0/action", "stat");
+	assert_file(fx, 1, "state", "off\n");
 	/* scheme indexes come in chunks: the free ones are inert */
-	assert_file(fx, 1, "contexts/0/schemes/nr_schemes", "16\n");	/* as the fake had it */
-	assert_file(fx, 1, "contexts/0/schemes/2/action", "stat");
-	assert_file(fx, 1, "contexts/0/schemes/2/access_pattern/sz/max", "0");
-	assert_file(fx, 1, "contexts/0/schemes/2/filters/nr_filters", "0");
+	assert_file(fx, 2, "contexts/0/schemes/nr_schemes", "16\n");	/* as the fake had it */
+	assert_file(fx, 2, "contexts/0/schemes/2/action", "stat");
+	assert_file(fx, 2, "contexts/0/schemes/2/access_pattern/sz/max", "0");
+	assert_file(fx, 2, "contexts/0/schemes/2/filters/nr_filters", "0");
 	/* someone else's: untouched */
 	assert_file(fx, 0, "state", "off\n");
 	assert_file(fx, 0, "contexts/0/schemes/0/action", "stat\n");
 	damon_driver_stats(drv, &st);
-	ck_assert(st.running && st.index == 1 && st.pid == 4242 && st.n_schemes == 2);
+	ck_assert(st.running && st.index == 1 && st.index_slow == 2 && st.pid == -1 &&
+		  st.pid_slow == 4242 && st.n_schemes == 2);
 	ck_assert_uint_eq(st.n_starts, 1);
 	ck_assert_uint_eq(st.n_commits, 0);
+	/* the record names both */
+	{
+		struct tier_damon_owner rec[TIER_DAMON_OWNERS_MAX];
+		size_t n = 0;
+
+		ck_assert_int_eq(tier_damon_owners_load(run_fd, DAMON_OWNER_NAME, rec,
+							TIER_DAMON_OWNERS_MAX, &n),
+				 0);
+		ck_assert_uint_eq(n, 2);
+		ck_assert(rec[0].index == 1 && rec[0].pid == -1);
+		ck_assert(rec[1].index == 2 && rec[1].pid == 4242);
+	}
 
 	/* the same plan again: nothing written */
-	kw(fx, 1, "state", "on\n");
+	kw(fx, 2, "state", "on\n");
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
 	damon_driver_stats(drv, &st);
 	ck_assert_uint_eq(st.n_commits, 0);
@@ -541,45 +559,46 @@ START_TEST(test_driver_lifecycle)
 	{
 		const char *other[] = { "/a", "/c" };
 
-		kw(fx, 1, "contexts/0/schemes/0/apply_interval_us", "12345\n");
+		kw(fx, 2, "contexts/0/schemes/0/apply_interval_us", "12345\n");
 		plan_of(&q, other, 2);
 		ck_assert_int_eq(damon_driver_apply(drv, &q), 0);
-		assert_file(fx, 1, "state", "commit");
-		assert_file(fx, 1, "contexts/0/schemes/1/filters/1/memcg_path", "/c");
+		assert_file(fx, 2, "state", "commit");
+		assert_file(fx, 2, "contexts/0/schemes/1/filters/0/memcg_path", "/c");
 		/* a commit keeps the running kdamond's regions: none staged */
-		assert_file(fx, 1, "contexts/0/targets/0/regions/nr_regions", "0");
-		assert_file(fx, 1, "contexts/0/schemes/0/apply_interval_us", "12345\n");
-		assert_file(fx, 1, "contexts/0/schemes/0/filters/1/memcg_path", "/a");
+		assert_file(fx, 2, "contexts/0/targets/0/regions/nr_regions", "0");
+		assert_file(fx, 2, "contexts/0/schemes/0/apply_interval_us", "12345\n");
+		assert_file(fx, 2, "contexts/0/schemes/0/filters/0/memcg_path", "/a");
+		assert_file(fx, 1, "state", "off\n");
 		damon_driver_stats(drv, &st);
 		ck_assert_uint_eq(st.n_commits, 1);
 		damon_plan_done(&q);
 	}
 
-	/* a restart (the record): the next tierd takes kdamond 1 back */
-	kw(fx, 1, "state", "on\n");
+	/* a restart (the record): the next tierd takes both back */
+	kw(fx, 2, "state", "on\n");
 	{
 		struct damon_driver *drv2 = driver(fx, run_fd);
 
 		n_logged = 0;
 		ck_assert_int_eq(damon_driver_reclaim(drv2), 0);
-		ck_assert_strstr(logged(), "took over kdamond 1");
+		ck_assert_strstr(logged(), "took over kdamonds 1 (fast tier, stopped) and 2 (slow tier, running, pid 4242)");
 		damon_driver_stats(drv2, &st);
-		ck_assert(st.have_kdamond && st.running && st.index == 1);
+		ck_assert(st.have_kdamond && st.running && st.index == 1 && st.index_slow == 2);
 		/* its first plan is committed, not added again */
 		ck_assert_int_eq(damon_driver_apply(drv2, &p), 0);
 		free(nr);
 		nr = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
-		ck_assert_str_eq(nr, "2");
+		ck_assert_str_eq(nr, "3");
 		damon_driver_stats(drv2, &st);
 		ck_assert_uint_eq(st.n_commits, 1);
 		ck_assert_uint_eq(st.n_starts, 0);
 		damon_driver_free(drv2);
 	}
 
-	/* exit: ours stops, the record goes, theirs is untouched */
-	kw(fx, 1, "state", "on\n");
+	/* exit: ours stop, the record goes, theirs is untouched */
+	kw(fx, 2, "state", "on\n");
 	ck_assert_int_eq(damon_driver_stop(drv), 0);
-	assert_file(fx, 1, "state", "off");
+	assert_file(fx, 2, "state", "off");
 	ck_assert_int_lt(faccessat(run_fd, DAMON_OWNER_NAME, F_OK, 0), 0);
 	assert_file(fx, 0, "state", "off\n");
 	damon_driver_free(drv);
@@ -649,6 +668,52 @@ START_TEST(test_driver_record_not_ours)
 
 		ck_assert_str_eq(s, "on\n");
 	}
+	damon_driver_free(drv);
+	fx_free(fx);
+}
+END_TEST
+
+START_TEST(test_driver_record_both_or_neither)
+{
+	/* a record of two kdamonds of which one is not ours any more: neither
+	 * is taken back, and the one still ours (running, our thread) is
+	 * stopped, not left running schemes no one feeds; a record of the
+	 * former layout (one kdamond over both tiers): stopped likewise */
+	struct fx *fx = fx_new();
+	_cleanup_close_ int run_fd = -1;
+	struct damon_driver *drv;
+	struct tier_damon_owner two[2] = { { .index = 0, .pid = 500, .fingerprint = 1 },
+					   { .index = 1, .pid = 999, .fingerprint = 2 } };
+	struct damon_stats st;
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/run", fx->root);
+	fx_mkdir(fx->root, "run");
+	run_fd = open(rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "2\n");
+	fake_kdamond(fx, 0, "on\n", 500, 1, 1, 0);
+	fake_kdamond(fx, 1, "on\n", 1000, 1, 1, 0);	/* another thread now */
+	ck_assert_int_eq(tier_damon_owners_save(run_fd, DAMON_OWNER_NAME, two, 2), 0);
+	drv = driver(fx, run_fd);
+	ck_assert_int_eq(damon_driver_reclaim(drv), 0);
+	damon_driver_stats(drv, &st);
+	ck_assert(!st.have_kdamond);
+	assert_file(fx, 0, "state", "off");
+	assert_file(fx, 1, "state", "on\n");
+	ck_assert_int_lt(faccessat(run_fd, DAMON_OWNER_NAME, F_OK, 0), 0);
+	damon_driver_free(drv);
+
+	/* version 1: one kdamond of ours, running */
+	kw(fx, 0, "state", "on\n");
+	ck_assert_int_eq(tier_damon_owner_save(run_fd, DAMON_OWNER_NAME, &two[0]), 0);
+	drv = driver(fx, run_fd);
+	n_logged = 0;
+	ck_assert_int_eq(damon_driver_reclaim(drv), 0);
+	ck_assert_strstr(logged(), "one context for both tiers");
+	damon_driver_stats(drv, &st);
+	ck_assert(!st.have_kdamond);
+	assert_file(fx, 0, "state", "off");
+	ck_assert_int_lt(faccessat(run_fd, DAMON_OWNER_NAME, F_OK, 0), 0);
 	damon_driver_free(drv);
 	fx_free(fx);
 }
@@ -829,48 +894,48 @@ START_TEST(test_driver_pagecache)
 	const char *memcgs[] = { "/a", "/b" };
 
 	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
-	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 3);
+	fake_kdamond(fx, 0, "off\n", 4241, 32, DAMON_SLOT_CHUNK_TEST, 2);
+	fake_kdamond(fx, 1, "off\n", 4242, 32, DAMON_SLOT_CHUNK_TEST, 2);
 	drv = driver(fx, -1);
 	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, NULL, 0,
 					  DAMON_PLAN_TIERING | DAMON_PLAN_PAGECACHE, &p),
 			 0);
 	ck_assert_uint_eq(p.n, 3);
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	/* all on the slow tier's kdamond (1); the fast tier's (0) idle */
+	assert_file(fx, 1, "state", "on");
+	assert_file(fx, 0, "state", "off\n");
 	/* 0: /a's promotion, no anon filter */
-	assert_file(fx, 0, "contexts/0/schemes/0/action", "migrate_hot");
-	assert_file(fx, 0, "contexts/0/schemes/0/filters/nr_filters", "2");
+	assert_file(fx, 1, "contexts/0/schemes/0/action", "migrate_hot");
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/nr_filters", "1");
 	/* 1: /a's page cache */
-	assert_file(fx, 0, "contexts/0/schemes/1/action", "migrate_hot");
-	assert_file(fx, 0, "contexts/0/schemes/1/target_nid", "0");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/nr_filters", "3\n");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "addr");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "Y");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/addr_start", "0");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/addr_end", "67108864");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "memcg");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "N");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/memcg_path", "/a");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/type", "anon");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/matching", "Y");
+	assert_file(fx, 1, "contexts/0/schemes/1/action", "migrate_hot");
+	assert_file(fx, 1, "contexts/0/schemes/1/target_nid", "0");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/nr_filters", "2\n");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/0/type", "memcg");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/0/matching", "N");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/0/memcg_path", "/a");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/1/type", "anon");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/1/matching", "Y");
 	/* its budget, and armed like a promotion scheme with one */
-	assert_file(fx, 0, "contexts/0/schemes/1/quotas/bytes", "835584");
-	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/sz/max", "0");
+	assert_file(fx, 1, "contexts/0/schemes/1/quotas/bytes", "835584");
+	assert_file(fx, 1, "contexts/0/schemes/1/access_pattern/sz/max", "0");
 	ck_assert(damon_driver_arming(drv));
 	/* 2: /b's promotion, anon only */
-	assert_file(fx, 0, "contexts/0/schemes/2/filters/nr_filters", "3\n");
-	assert_file(fx, 0, "contexts/0/schemes/2/filters/1/memcg_path", "/b");
-	assert_file(fx, 0, "contexts/0/schemes/2/filters/2/type", "anon");
-	assert_file(fx, 0, "contexts/0/schemes/2/filters/2/matching", "N");
-	assert_file(fx, 0, "contexts/0/schemes/2/access_pattern/sz/max", "18446744073709551615");
+	assert_file(fx, 1, "contexts/0/schemes/2/filters/nr_filters", "2\n");
+	assert_file(fx, 1, "contexts/0/schemes/2/filters/0/memcg_path", "/b");
+	assert_file(fx, 1, "contexts/0/schemes/2/filters/1/type", "anon");
+	assert_file(fx, 1, "contexts/0/schemes/2/filters/1/matching", "N");
+	assert_file(fx, 1, "contexts/0/schemes/2/access_pattern/sz/max", "18446744073709551615");
 	damon_plan_done(&p);
 
 	/* the knob backend's plan alone: one page-cache scheme per memcg */
-	kw(fx, 0, "state", "on\n");
+	kw(fx, 1, "state", "on\n");
 	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, NULL, 0, DAMON_PLAN_PAGECACHE, &p),
 			 0);
 	ck_assert_uint_eq(p.n, 1);
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
-	assert_file(fx, 0, "state", "commit");
+	assert_file(fx, 1, "state", "commit");
 	damon_plan_done(&p);
 	damon_driver_free(drv);
 	fx_free(fx);
@@ -892,40 +957,41 @@ START_TEST(test_driver_arming)
 	struct damon_stats st;
 
 	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
-	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 2);
+	fake_kdamond(fx, 0, "off\n", 4241, 32, DAMON_SLOT_CHUNK_TEST, 2);
+	fake_kdamond(fx, 1, "off\n", 4242, 32, DAMON_SLOT_CHUNK_TEST, 2);
 	drv = driver(fx, -1);
 	ck_assert_int_eq(damon_driver_arm(drv), 0);	/* nothing yet */
 	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, NULL, 0, DAMON_PLAN_TIERING, &p),
 			 0);
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
-	assert_file(fx, 0, "contexts/0/schemes/0/filters/1/memcg_path", "/b");
-	assert_file(fx, 0, "contexts/0/schemes/0/quotas/bytes", "835584");
-	assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "0");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/memcg_path", "/f");
-	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/sz/max", "18446744073709551615");
+	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/memcg_path", "/b");
+	assert_file(fx, 1, "contexts/0/schemes/0/quotas/bytes", "835584");
+	assert_file(fx, 1, "contexts/0/schemes/0/access_pattern/sz/max", "0");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/0/memcg_path", "/f");
+	assert_file(fx, 1, "contexts/0/schemes/1/access_pattern/sz/max", "18446744073709551615");
 	ck_assert(damon_driver_arming(drv));
 	/* the ticks before the last: still waiting, nothing committed */
-	kw(fx, 0, "state", "on\n");
+	kw(fx, 1, "state", "on\n");
 	for (int i = 1; i < DAMON_ARM_TICKS_TEST; i++) {
 		ck_assert_int_eq(damon_driver_arm(drv), 0);
-		assert_file(fx, 0, "state", "on\n");
-		assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "0");
+		assert_file(fx, 1, "state", "on\n");
+		assert_file(fx, 1, "contexts/0/schemes/0/access_pattern/sz/max", "0");
 	}
 	/* the last: its pattern, one commit, /f's index not rewritten */
-	kw(fx, 0, "contexts/0/schemes/1/apply_interval_us", "12345\n");
+	kw(fx, 1, "contexts/0/schemes/1/apply_interval_us", "12345\n");
 	ck_assert_int_eq(damon_driver_arm(drv), 0);
-	assert_file(fx, 0, "state", "commit");
-	assert_file(fx, 0, "contexts/0/schemes/0/access_pattern/sz/max", "18446744073709551615");
-	assert_file(fx, 0, "contexts/0/schemes/0/quotas/bytes", "835584");
-	assert_file(fx, 0, "contexts/0/schemes/1/apply_interval_us", "12345\n");
+	assert_file(fx, 1, "state", "commit");
+	assert_file(fx, 1, "contexts/0/schemes/0/access_pattern/sz/max", "18446744073709551615");
+	assert_file(fx, 1, "contexts/0/schemes/0/quotas/bytes", "835584");
+	assert_file(fx, 1, "contexts/0/schemes/1/apply_interval_us", "12345\n");
 	ck_assert(!damon_driver_arming(drv));
 	damon_driver_stats(drv, &st);
 	ck_assert_uint_eq(st.n_commits, 1);
 	/* the same plan again keeps it armed: nothing written */
-	kw(fx, 0, "state", "on\n");
+	kw(fx, 1, "state", "on\n");
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
 	ck_assert_int_eq(damon_driver_arm(drv), 0);
-	assert_file(fx, 0, "state", "on\n");
+	assert_file(fx, 1, "state", "on\n");
 	damon_driver_free(drv);
 	damon_plan_done(&p);
 	fx_free(fx);
@@ -946,27 +1012,35 @@ static void stats_set(struct fx *fx, unsigned k, size_t i, unsigned long long tr
 	kw(fx, k, "contexts/0/schemes/%zu/stats/qt_exceeds", "0\n", i);
 }
 
+/* Both kdamonds' clocks at the same count of passes (x the tier's bytes). */
+static void clock_set(struct fx *fx, unsigned long long tried)
+{
+	stats_set(fx, 0, 0, tried, 0);
+	stats_set(fx, 1, 0, tried, 0);
+}
+
 START_TEST(test_driver_hot)
 {
-	/* the hot schemes, two per memcg (lru_deprio; one tier's addr
-	 * filter, memcg, then young folios filtered out) and the clock (stat
+	/* the hot schemes, one per memcg on each tier's kdamond (lru_deprio;
+	 * memcg, then young folios filtered out) and a clock on each (stat
 	 * over every region): cold bytes = sz_applied growth / passes, passes
-	 * = clock sz_tried growth / 128 MB monitored; hot = the memcg's own
-	 * resident bytes on that tier less its cold there.  Schemes: 0 clock,
-	 * 1/2 /a fast/slow, 3/4 /a/c, 5/6 /b.  The slow tier's figures stay 0
-	 * until the end. */
+	 * = clock sz_tried growth / 64 MB monitored (the tier); hot = the
+	 * memcg's own resident bytes on that tier less its cold there.
+	 * Schemes on both: 0 clock, 1 /a, 2 /a/c, 3 /b.  The slow tier's
+	 * figures stay 0 until the end. */
 	struct fx *fx = fx_new();
 	struct damon_driver *drv;
 	struct damon_plan p = {};
 	const struct damon_managed managed[] = { { "/a", TIER_MODE_OFF, 0 },
 						 { "/b", TIER_MODE_OFF, 0 } };
 	const char *memcgs[] = { "/a", "/a/c", "/b" };
-	const unsigned long long M = 128ull << 20;
+	const unsigned long long M = 64ull << 20;
 	uint64_t hot = 0, hot_fast = 0, hot_slow = 0;
 	struct damon_stats st;
 
 	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
-	fake_kdamond(fx, 0, "off\n", 4242, 64, DAMON_SLOT_CHUNK_TEST, 3);
+	fake_kdamond(fx, 0, "off\n", 4241, 32, DAMON_SLOT_CHUNK_TEST, 3);
+	fake_kdamond(fx, 1, "off\n", 4242, 32, DAMON_SLOT_CHUNK_TEST, 3);
 	drv = driver(fx, -1);
 	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 3, NULL, 0, DAMON_PLAN_HOT, &p), 0);
 	ck_assert_uint_eq(p.n, 7);
@@ -979,50 +1053,51 @@ START_TEST(test_driver_hot)
 	assert_file(fx, 0, "contexts/0/schemes/1/action", "lru_deprio");
 	assert_file(fx, 0, "contexts/0/schemes/1/apply_interval_us", "1000000");
 	assert_file(fx, 0, "contexts/0/schemes/1/access_pattern/nr_accesses/min", "0");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/nr_filters", "3\n");
-	/* the fast tier: the slow range filtered out */
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "addr");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "Y");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/addr_start", "67108864");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "memcg");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "N");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/memcg_path", "/a");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/type", "young");
-	assert_file(fx, 0, "contexts/0/schemes/1/filters/2/matching", "Y");
-	/* the slow tier: the fast range filtered out */
-	assert_file(fx, 0, "contexts/0/schemes/2/action", "lru_deprio");
-	assert_file(fx, 0, "contexts/0/schemes/2/filters/0/addr_start", "0");
-	assert_file(fx, 0, "contexts/0/schemes/2/filters/1/memcg_path", "/a");
-	assert_file(fx, 0, "contexts/0/schemes/3/filters/1/memcg_path", "/a/c");
-	assert_file(fx, 0, "contexts/0/schemes/5/filters/1/memcg_path", "/b");
-	for (size_t i = 0; i < DAMON_SLOT_CHUNK_TEST; i++)
+	/* the fast tier's kdamond (its context is the tier: no addr filter) */
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/nr_filters", "2");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/type", "memcg");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/matching", "N");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/0/memcg_path", "/a");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/type", "young");
+	assert_file(fx, 0, "contexts/0/schemes/1/filters/1/matching", "Y");
+	assert_file(fx, 0, "contexts/0/schemes/2/filters/0/memcg_path", "/a/c");
+	assert_file(fx, 0, "contexts/0/schemes/3/filters/0/memcg_path", "/b");
+	assert_file(fx, 0, "contexts/0/targets/0/regions/31/end", "67108864");
+	/* the slow tier's: its own clock and hot schemes */
+	assert_file(fx, 1, "contexts/0/schemes/0/action", "stat");
+	assert_file(fx, 1, "contexts/0/schemes/1/action", "lru_deprio");
+	assert_file(fx, 1, "contexts/0/schemes/1/filters/0/memcg_path", "/a");
+	assert_file(fx, 1, "contexts/0/targets/0/regions/0/start", "67108864");
+	for (size_t i = 0; i < DAMON_SLOT_CHUNK_TEST; i++) {
 		stats_set(fx, 0, i, 0, 0);
+		stats_set(fx, 1, i, 0, 0);
+	}
 
 	/* hierarchical: /a's 60 MB hold /a/c's 8 */
 	res_mb[0] = 60;
 	res_mb[1] = 8;
 	res_mb[2] = 5;
 	/* the first reading is the base */
-	stats_set(fx, 0, 0, 1 * M, 0);
+	clock_set(fx, 1 * M);
 	stats_set(fx, 0, 1, 0, 10 << 20);
-	stats_set(fx, 0, 3, 0, 1 << 20);
-	stats_set(fx, 0, 5, 0, 0);
+	stats_set(fx, 0, 2, 0, 1 << 20);
+	stats_set(fx, 0, 3, 0, 0);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 10000000ull), 0);
 	assert_file(fx, 0, "state", "update_schemes_stats");
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
 	/* three passes, the first window: dropped (nothing was aged yet) */
-	stats_set(fx, 0, 0, 4 * M, 0);
+	clock_set(fx, 4 * M);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 15000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
 	/* two passes: not enough */
-	stats_set(fx, 0, 0, 6 * M, 0);
+	clock_set(fx, 6 * M);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 20000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), -ENODATA);
 	/* four passes: /a 40 MB cold -> 10 MB a pass, of its own 52: 42 hot;
 	 * /a/c 4 MB -> 1 of 8: 7 hot; /b nothing cold: its 5 MB */
-	stats_set(fx, 0, 0, 8 * M, 0);
+	clock_set(fx, 8 * M);
 	stats_set(fx, 0, 1, 0, 50 << 20);
-	stats_set(fx, 0, 3, 0, 5 << 20);
+	stats_set(fx, 0, 2, 0, 5 << 20);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 30000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
 	ck_assert_uint_eq(hot, 49 << 20);
@@ -1035,10 +1110,10 @@ START_TEST(test_driver_hot)
 	ck_assert_uint_eq(st.n_hot_updates, 1);
 	/* the counters went back (a restarted kdamond): start over, the last
 	 * result stays */
-	stats_set(fx, 0, 0, 1 * M, 0);
+	clock_set(fx, 1 * M);
 	stats_set(fx, 0, 1, 0, 1 << 20);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 40000000ull), 0);
-	stats_set(fx, 0, 0, 4 * M, 0);
+	clock_set(fx, 4 * M);
 	stats_set(fx, 0, 1, 0, 7 << 20);
 	ck_assert_int_eq(damon_driver_hot_update(drv, 50000000ull), 0);
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
@@ -1049,7 +1124,7 @@ START_TEST(test_driver_hot)
 	 * 10 and 8: the old ones are gone */
 	res_mb[0] = 20;
 	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
-		stats_set(fx, 0, 0, (7 + 3 * k) * M, 0);
+		clock_set(fx, (7 + 3 * k) * M);
 		stats_set(fx, 0, 1, 0, (13 + 6 * k) << 20);
 		ck_assert_int_eq(damon_driver_hot_update(drv, (100 + 10 * k) * 1000000ull), 0);
 	}
@@ -1058,10 +1133,10 @@ START_TEST(test_driver_hot)
 	/* more cold than its own resident bytes (the counters lag each
 	 * other): 0, not a wrapped value (/a/c: 8, as before) */
 	res_mb[0] = 9;
-	stats_set(fx, 0, 0, 40 * M, 0);
+	clock_set(fx, 40 * M);
 	stats_set(fx, 0, 1, 0, 100 << 20);
 	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
-		stats_set(fx, 0, 0, (43 + 3 * k) * M, 0);
+		clock_set(fx, (43 + 3 * k) * M);
 		stats_set(fx, 0, 1, 0, (100 + 30 * (k + 1)) << 20);
 		ck_assert_int_eq(damon_driver_hot_update(drv, (300 + 10 * k) * 1000000ull), 0);
 	}
@@ -1071,8 +1146,8 @@ START_TEST(test_driver_hot)
 	 * a pass: 16 MB hot on the slow tier, 0 on the fast one */
 	res_slow_mb[0] = 40;
 	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
-		stats_set(fx, 0, 0, (58 + 3 * k) * M, 0);
-		stats_set(fx, 0, 2, 0, (72 * (k + 1)) << 20);
+		clock_set(fx, (58 + 3 * k) * M);
+		stats_set(fx, 1, 1, 0, (72 * (k + 1)) << 20);
 		ck_assert_int_eq(damon_driver_hot_update(drv, (400 + 10 * k) * 1000000ull), 0);
 	}
 	ck_assert_int_eq(damon_driver_hot_tiers(drv, "/a", &hot_fast, &hot_slow), 0);
@@ -1106,6 +1181,7 @@ static Suite *suite_tierd_damon(void)
 	tcase_add_test(tc, test_driver_lifecycle);
 	tcase_add_test(tc, test_driver_busy);
 	tcase_add_test(tc, test_driver_record_not_ours);
+	tcase_add_test(tc, test_driver_record_both_or_neither);
 	tcase_add_test(tc, test_sysctl);
 	tcase_add_test(tc, test_driver_hot);
 	tcase_add_test(tc, test_driver_arming);

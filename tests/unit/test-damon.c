@@ -299,6 +299,22 @@ START_TEST(test_damon_add)
 	idx = 77;
 	ck_assert_int_eq(tier_damon_kdamond_add(d, &idx), -ENOENT);
 	ck_assert_uint_eq(idx, 77);
+
+	/* two at once (tierd's kdamond per tier): n -> n + 2, the first new
+	 * index; none while one runs */
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "2\n");
+	fake_kdamond(fx, 2, false, -1);
+	fake_kdamond(fx, 3, false, -1);
+	ck_assert_int_eq(tier_damon_kdamond_add_n(d, 0, &idx), -EINVAL);
+	ck_assert_int_eq(tier_damon_kdamond_add_n(d, 2, &idx), 0);
+	ck_assert_uint_eq(idx, 2);
+	v = fx_read(fx->root, ADMIN "/kdamonds/nr_kdamonds");
+	ck_assert_str_eq(v, "4");
+	free(v);
+	fake_kdamond(fx, 3, true, 123);
+	idx = 77;
+	ck_assert_int_eq(tier_damon_kdamond_add_n(d, 2, &idx), -EBUSY);
+	ck_assert_uint_eq(idx, 77);
 	fx_free(fx);
 }
 END_TEST
@@ -552,6 +568,45 @@ START_TEST(test_damon_owner_file)
 	ck_assert_int_eq(tier_damon_owner_load(dfd, "link", &r), -ELOOP);
 	ck_assert_int_eq(tier_damon_owner_remove(dfd, "damon-owner"), 0);
 	ck_assert_int_eq(tier_damon_owner_remove(dfd, "damon-owner"), -ENOENT);
+
+	/* version 2: tierd's two kdamonds (one per tier), in order; a version
+	 * 1 record reads as one */
+	{
+		struct tier_damon_owner two[2] = { { 4, 900, 11, 0x1111111111111111ull },
+						   { 5, -1, 0, 0x2222222222222222ull } };
+		struct tier_damon_owner got[TIER_DAMON_OWNERS_MAX];
+		size_t n = 0;
+
+		ck_assert_int_eq(tier_damon_owners_save(dfd, "damon-owner", two, 2), 0);
+		v = fx_read(fx->root, "damon-owner");
+		ck_assert_str_eq(v, "tierd-damon-owner 2\nkdamonds 2\nindex 4\npid 900\n"
+				    "starttime 11\nfingerprint 1111111111111111\nindex 5\n"
+				    "pid -1\nstarttime 0\nfingerprint 2222222222222222\n");
+		free(v);
+		ck_assert_int_eq(tier_damon_owners_load(dfd, "damon-owner", got, 2, &n), 0);
+		ck_assert_uint_eq(n, 2);
+		ck_assert(got[0].index == 4 && got[0].pid == 900 && got[0].starttime == 11 &&
+			  got[0].fingerprint == two[0].fingerprint);
+		ck_assert(got[1].index == 5 && got[1].pid == -1 &&
+			  got[1].fingerprint == two[1].fingerprint);
+		/* one kdamond only: owner_load refuses two */
+		ck_assert_int_eq(tier_damon_owner_load(dfd, "damon-owner", &r), -EINVAL);
+		ck_assert_int_eq(tier_damon_owners_load(dfd, "damon-owner", got, 1, &n), -EINVAL);
+		ck_assert_int_eq(tier_damon_owner_save(dfd, "damon-owner", &o), 0);
+		ck_assert_int_eq(tier_damon_owners_load(dfd, "damon-owner", got, 2, &n), 0);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_uint_eq(got[0].index, 3);
+		/* a block cut short, or fewer blocks than announced */
+		fx_write(fx->root, "bad4", "tierd-damon-owner 2\nkdamonds 2\nindex 4\npid 900\n"
+					   "starttime 11\nfingerprint 1111111111111111\nindex 5\n"
+					   "pid 3\n");
+		ck_assert_int_eq(tier_damon_owners_load(dfd, "bad4", got, 2, &n), -EINVAL);
+		fx_write(fx->root, "bad5", "tierd-damon-owner 2\nkdamonds 2\nindex 4\npid 900\n"
+					   "starttime 11\nfingerprint 1111111111111111\n");
+		ck_assert_int_eq(tier_damon_owners_load(dfd, "bad5", got, 2, &n), -EINVAL);
+		ck_assert_int_eq(tier_damon_owners_save(dfd, "damon-owner", two, 3), -EINVAL);
+		ck_assert_int_eq(tier_damon_owner_remove(dfd, "damon-owner"), 0);
+	}
 	fx_free(fx);
 }
 END_TEST
