@@ -1067,6 +1067,49 @@ _public_ int tier_cgroup_read_pids(struct tier_ctx *ctx, const char *cgroup, int
 	return parse_pids(buf, ret_pids, ret_n);
 }
 
+int tier_proc_cgroup_parse(const char *data, size_t len, char **ret_path)
+{
+	const char *p = data, *end = data + len;
+
+	if (!ret_path || (!data && len))
+		return -EINVAL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+
+		if (le - p >= 3 && memcmp(p, "0::", 3) == 0) {
+			_cleanup_free_ char *path = strndup(p + 3, (size_t)(le - p - 3));
+
+			if (!path)
+				return -ENOMEM;
+			if (path[0] != '/' || strlen(path) != (size_t)(le - p - 3))
+				return -EINVAL;
+			return tier_cgroup_path_normalize(path, ret_path);
+		}
+		p = le + 1;
+	}
+	return -ENODATA;
+}
+
+int tier_pid_cgroup(struct tier_ctx *ctx, int pid, char **ret_path)
+{
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	char name[32];
+	size_t size;
+	int r;
+
+	if (!ctx || pid <= 0 || !ret_path)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%d/cgroup", pid);
+	r = path_join(&path, ctx->procfs_root, name, NULL);
+	if (r < 0)
+		return r;
+	r = read_file_at_max(AT_FDCWD, path, TIER_PROC_CGROUP_MAX, 0, &buf, &size);
+	if (r < 0)
+		return r;
+	return tier_proc_cgroup_parse(buf, size, ret_path);
+}
+
 _public_ int tier_pid_exe(struct tier_ctx *ctx, int pid, char **ret_exe)
 {
 	_cleanup_free_ char *path = NULL, *buf = NULL;

@@ -467,6 +467,24 @@ int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n);
 int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
 			  const struct tier_rule **ret_rule);
 
+/*
+ * /proc/PID/cgroup, the one parser of it (tierd's exec events, the OCI
+ * hook): the cgroup v2 path of its "0::" line in data (len bytes, not
+ * NUL-terminated), normalised (tier_cgroup_path_normalize()) into
+ * *ret_path.  -ENODATA without a "0::" line (a process on cgroup v1 only,
+ * a kernel thread), -EINVAL for a path that is not absolute, holds a NUL,
+ * or lies outside the reader's cgroup namespace ("/../x": the process is
+ * in a cgroup the reader cannot name), -ENOMEM.
+ */
+int tier_proc_cgroup_parse(const char *data, size_t len, char **ret_path);
+/* The largest /proc/PID/cgroup read: far more than a 4 KiB cgroup v2
+ * path (and v1's lines before it) ever takes. */
+#define TIER_PROC_CGROUP_MAX (64u << 10)
+/* tier_proc_cgroup_parse() of <procfs root>/PID/cgroup, read once (up to
+ * TIER_PROC_CGROUP_MAX); the errors of opening and reading it too
+ * (-ENOENT: the process is gone). */
+int tier_pid_cgroup(struct tier_ctx *ctx, int pid, char **ret_path);
+
 /* ------------------------------------------------------------------------
  * The hash of every hash table (lib/siphash.c)
  * ------------------------------------------------------------------------ */

@@ -205,9 +205,9 @@ static int init_cgroup(const struct hook_opts *o, int pid, char **ret_file, char
 		return set_why(ret_why, -ESRCH, "the state has no pid");
 	if (asprintf(&file, "%s/%d/cgroup", o->proc_root, pid) < 0)
 		return -ENOMEM;
-	r = read_regular_file(file, PROC_CGROUP_MAX, &data, &len);
+	r = read_regular_file(file, TIER_PROC_CGROUP_MAX, &data, &len);
 	if (r == 0)
-		r = proc_cgroup_parse(data, len, &path);
+		r = tier_proc_cgroup_parse(data, len, &path);
 	if (r == -ENOMEM)
 		return r;
 	if (r == 0) {

@@ -458,28 +458,6 @@ int cgroups_path_resolve(const char *cgroups_path, char **ret_path, bool *ret_re
 	return 0;
 }
 
-int proc_cgroup_parse(const char *data, size_t len, char **ret_path)
-{
-	const char *p = data, *end = data + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-
-		if (le - p >= 3 && memcmp(p, "0::", 3) == 0) {
-			_cleanup_free_ char *path = strndup(p + 3, (size_t)(le - p - 3));
-
-			if (!path)
-				return -ENOMEM;
-			if (path[0] != '/' || strlen(path) != (size_t)(le - p - 3))
-				return -EINVAL;
-			return tier_cgroup_path_normalize(path, ret_path);
-		}
-		p = le + 1;
-	}
-	return -ENODATA;
-}
-
 /* The parent of a normalised path ("/a/b" -> "/a", "/a" -> "/"), NULL for
  * the root. */
 static char *path_parent(const char *path)

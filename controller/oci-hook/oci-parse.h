@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * oci-parse.h: what tierd-oci-hook reads from others, parsed without I/O
- * (the OCI state, config.json, linux.cgroupsPath, /proc/PID/cgroup), and
+ * (the OCI state, config.json, linux.cgroupsPath; /proc/PID/cgroup through
+ * libtier's tier_proc_cgroup_parse(), which tierd uses too), and
  * the bounded readers it reads them with. Linked by the hook, its unit
  * test and its fuzzers (tests/fuzz/hook/).
  */
@@ -15,7 +16,6 @@
  * config.json carries seccomp profiles and can reach a few hundred KiB. */
 #define STATE_MAX (1u << 20)
 #define CONFIG_MAX (16u << 20)
-#define PROC_CGROUP_MAX (64u << 10)
 #define JSON_DEPTH 64
 
 /* systemd's limit on a unit name (UNIT_NAME_MAX - 1), and ours on a whole
@@ -74,13 +74,6 @@ int slice_expand(const char *slice, size_t n, char **ret_path);
  * UNIT_NAME_MAX or a value over CGROUPS_PATH_MAX bytes.
  */
 int cgroups_path_resolve(const char *cgroups_path, char **ret_path, bool *ret_relative);
-
-/*
- * The cgroup v2 path of /proc/PID/cgroup content: the "0::PATH" line,
- * normalised. -ENODATA if there is none (cgroup v1 only), -EINVAL if the
- * path is not below our cgroup namespace root ("/../x") or malformed.
- */
-int proc_cgroup_parse(const char *data, size_t len, char **ret_path);
 
 /*
  * Is proc_cgroup (where the container's init is) the cgroup that

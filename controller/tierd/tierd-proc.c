@@ -64,34 +64,6 @@ static int nle_to_errno(int nle)
 	}
 }
 
-/* "0::/path" of <procfs>/PID/cgroup. */
-static int pid_cgroup(struct manager *m, int pid, char **ret)
-{
-	_cleanup_free_ char *fn = NULL, *line = NULL;
-	_cleanup_fclose_ FILE *f = NULL;
-	size_t sz = 0;
-	ssize_t l;
-
-	if (asprintf(&fn, "%s/%d/cgroup", tier_ctx_get_procfs_root(m->ctx), pid) < 0)
-		return -ENOMEM;
-	f = fopen(fn, "re");
-	if (!f)
-		return -errno;
-	while ((l = getline(&line, &sz, f)) > 0) {
-		if (line[l - 1] == '\n')
-			line[--l] = '\0';
-		if (strncmp(line, "0::", 3) == 0 && line[3] == '/') {
-			char *c = strdup(line + 3);
-
-			if (!c)
-				return -ENOMEM;
-			*ret = c;
-			return 0;
-		}
-	}
-	return -ENODATA;
-}
-
 static int on_exec(struct manager *m, int pid)
 {
 	_cleanup_free_ char *exe = NULL, *cg = NULL, *reason = NULL;
@@ -115,7 +87,7 @@ static int on_exec(struct manager *m, int pid)
 		return log_oom();
 	if (r <= 0)
 		return 0;
-	r = pid_cgroup(m, pid, &cg);
+	r = tier_pid_cgroup(m->ctx, pid, &cg);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)

@@ -18,6 +18,7 @@
 
 #include "macro.h"
 #include "oci-parse.h"
+#include "tier-internal.h"
 
 /* ---- linux.cgroupsPath ---- */
 
@@ -235,7 +236,7 @@ static const struct {
 START_TEST(test_proc_cgroup)
 {
 	char *out = NULL;
-	int r = proc_cgroup_parse(proc_cases[_i].in, strlen(proc_cases[_i].in), &out);
+	int r = tier_proc_cgroup_parse(proc_cases[_i].in, strlen(proc_cases[_i].in), &out);
 
 	ck_assert_msg(r == proc_cases[_i].r, "case %d: r=%d, expected %d", _i, r, proc_cases[_i].r);
 	if (r == 0)
@@ -249,7 +250,7 @@ START_TEST(test_proc_cgroup_nul)
 	static const char in[] = "0::/a\0b\n";
 	char *out = NULL;
 
-	ck_assert_int_eq(proc_cgroup_parse(in, sizeof(in) - 1, &out), -EINVAL);
+	ck_assert_int_eq(tier_proc_cgroup_parse(in, sizeof(in) - 1, &out), -EINVAL);
 	ck_assert_ptr_null(out);
 }
 END_TEST

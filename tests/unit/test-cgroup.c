@@ -739,6 +739,49 @@ START_TEST(test_pids_exe)
 }
 END_TEST
 
+/*
+ * /proc/PID/cgroup through the one parser tierd's exec events and the OCI
+ * hook share (tierd had a second one that took "/../x" and "//a" as they
+ * came, and read a FIFO in a fake procfs with blocking stdio).
+ */
+START_TEST(test_pid_cgroup)
+{
+	struct fx *fx = fx_new();
+	char *cg = NULL, *fifo;
+
+	fx_write(fx->proc, "100/cgroup", "0::/system.slice/db.service\n");
+	ck_assert_int_eq(tier_pid_cgroup(fx->ctx, 100, &cg), 0);
+	ck_assert_str_eq(cg, "/system.slice/db.service");
+	free(cg);
+	cg = NULL;
+	/* a hybrid host's v1 lines first, and a path as written, normalised */
+	fx_write(fx->proc, "101/cgroup", "12:memory:/x\n1:name=systemd:/x\n0:://a//b/\n");
+	ck_assert_int_eq(tier_pid_cgroup(fx->ctx, 101, &cg), 0);
+	ck_assert_str_eq(cg, "/a/b");
+	free(cg);
+	cg = NULL;
+	/* outside the reader's cgroup namespace: no path tierd can name */
+	fx_write(fx->proc, "102/cgroup", "0::/../../kubepods/pod1\n");
+	ck_assert_int_eq(tier_pid_cgroup(fx->ctx, 102, &cg), -EINVAL);
+	/* cgroup v1 only */
+	fx_write(fx->proc, "103/cgroup", "4:memory:/x\n");
+	ck_assert_int_eq(tier_pid_cgroup(fx->ctx, 103, &cg), -ENODATA);
+	/* gone, a FIFO (not waited on), a bad pid */
+	ck_assert_int_eq(tier_pid_cgroup(fx->ctx, 104, &cg), -ENOENT);
+	fx_mkdir(fx->proc, "105");
+	ck_assert(asprintf(&fifo, "%s/105/cgroup", fx->proc) >= 0);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	free(fifo);
+	ck_assert_int_eq(tier_pid_cgroup(fx->ctx, 105, &cg), -EBADFD);
+	ck_assert_int_eq(tier_pid_cgroup(fx->ctx, 0, &cg), -EINVAL);
+	ck_assert_ptr_null(cg);
+	/* a NUL in the path */
+	ck_assert_int_eq(tier_proc_cgroup_parse("0::/a\0b\n", 8, &cg), -EINVAL);
+	ck_assert_ptr_null(cg);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_observe)
 {
 	struct fx *fx = fx_new();
@@ -822,6 +865,7 @@ Suite *suite_cgroup(void)
 	tcase_add_test(tc, test_mode_io);
 	tcase_add_test(tc, test_info);
 	tcase_add_test(tc, test_pids_exe);
+	tcase_add_test(tc, test_pid_cgroup);
 	tcase_add_test(tc, test_observe);
 	suite_add_tcase(s, tc);
 	tcase_add_loop_test(te, test_effective_mode, 0,

@@ -4,7 +4,7 @@
  *  - the input as linux.cgroupsPath (cgroups_path_resolve: plain paths,
  *    the systemd SLICE:PREFIX:NAME form with its slice expansion and unit
  *    name limits, relative paths) and as a slice name (slice_expand);
- *  - the input as /proc/PID/cgroup content (proc_cgroup_parse);
+ *  - the input as /proc/PID/cgroup content (tier_proc_cgroup_parse);
  *  - split at its first newline, a cgroupsPath and /proc content, matched
  *    as the hook matches them (cgroup_config_match).
  * Invariants are checked (normalised results, bounded output, what a match
@@ -22,6 +22,7 @@
 
 #include "check-path.h"
 #include "oci-parse.h"
+#include "tier-internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -117,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(cfg_path);
 	cfg_path = NULL;
 	expand(str, strlen(str));
-	if (proc_cgroup_parse((const char *)data, size, &proc_path) == 0) {
+	if (tier_proc_cgroup_parse((const char *)data, size, &proc_path) == 0) {
 		check_path(proc_path);
 		free(proc_path);
 	}
@@ -127,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (nl) {
 		*nl = '\0';
 		if (resolve(str, &cfg_path, &relative) == 0 &&
-		    proc_cgroup_parse(nl + 1, strlen(nl + 1), &proc_path) == 0)
+		    tier_proc_cgroup_parse(nl + 1, strlen(nl + 1), &proc_path) == 0)
 			match(cfg_path, relative, proc_path);
 		free(cfg_path);
 		free(proc_path);
