@@ -756,7 +756,7 @@ START_TEST(test_plan_hot_budget)
 {
 	/* hot: every memcg below a managed cgroup, whatever its mode, and one
 	 * clock; the knob backend (no TIERING) gets those alone.  The budget
-	 * of /pod (8 MB/s) is split between its two memcgs, per 100 ms; a
+	 * of /pod (8 MB/s) is split between its two memcgs, per second; a
 	 * child's smaller budget wins below it. */
 	const struct damon_managed managed[] = {
 		{ "/pod", TIER_MODE_PROMOTE, 8 << 20 },
@@ -770,15 +770,14 @@ START_TEST(test_plan_hot_budget)
 	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 3, NULL, 0,
 					  DAMON_PLAN_TIERING | DAMON_PLAN_HOT, &p), 0);
 	t = plan_text(&p);
-	/* 8M / 10 / 2 = 419430 -> 417792 (page-aligned); 1M / 10 / 1 = 104857
-	 * -> 102400, below /pod's share */
+	/* 8M / 2 = 4194304; 1M, below /pod's share */
 	ck_assert_str_eq(t, "clock \n"
 			    "hot /off\n"
 			    "hot_slow /off\n"
-			    "promote /pod quota 417792\n"
+			    "promote /pod quota 4194304\n"
 			    "hot /pod\n"
 			    "hot_slow /pod\n"
-			    "promote /pod/small quota 102400\n"
+			    "promote /pod/small quota 1048576\n"
 			    "hot /pod/small\n"
 			    "hot_slow /pod/small\n");
 	damon_plan_done(&p);
@@ -830,8 +829,8 @@ START_TEST(test_plan_pagecache)
 	t = plan_text(&p);
 	/* /pc's 8 MB/s over its 3 memcgs: 279620 per 100 ms, page-aligned */
 	ck_assert_str_eq(t, "pagecache /full\n"
-			    "pagecache /pc quota 278528\n"
-			    "pagecache /pc/a quota 278528\n");
+			    "pagecache /pc quota 2793472\n"
+			    "pagecache /pc/a quota 2793472\n");
 	damon_plan_done(&p);
 
 	/* page_cache on alone, no mode: nothing (a class's mode decides) */
@@ -852,9 +851,9 @@ START_TEST(test_plan_pagecache)
 	u = plan_text(&p);
 	ck_assert_str_eq(u, "promote /full\n"
 			    "promote /nopc anon\n"
-			    "promote /pc quota 278528\n"
-			    "promote /pc/a quota 278528\n"
-			    "promote /pc/no quota 278528 anon\n"
+			    "promote /pc quota 2793472\n"
+			    "promote /pc/a quota 2793472\n"
+			    "promote /pc/no quota 2793472 anon\n"
 			    "promote /thr\n");
 	/* page_cache flipped on /nopc: a different scheme set (a commit) */
 	{
@@ -875,7 +874,7 @@ START_TEST(test_plan_pagecache)
 					  DAMON_PLAN_TIERING | DAMON_PLAN_PAGECACHE, &p),
 			 0);
 	v = plan_text(&p);
-	ck_assert_str_eq(v, "promote /pc quota 835584\npagecache /pc quota 835584\n");
+	ck_assert_str_eq(v, "promote /pc quota 8388608\npagecache /pc quota 8388608\n");
 	damon_plan_done(&p);
 }
 END_TEST
@@ -918,7 +917,7 @@ START_TEST(test_driver_pagecache)
 	assert_file(fx, 1, "contexts/0/schemes/1/filters/1/type", "anon");
 	assert_file(fx, 1, "contexts/0/schemes/1/filters/1/matching", "Y");
 	/* its budget, and armed like a promotion scheme with one */
-	assert_file(fx, 1, "contexts/0/schemes/1/quotas/bytes", "835584");
+	assert_file(fx, 1, "contexts/0/schemes/1/quotas/bytes", "8388608");
 	assert_file(fx, 1, "contexts/0/schemes/1/access_pattern/sz/max", "0");
 	ck_assert(damon_driver_arming(drv));
 	/* 2: /b's promotion, anon only */
@@ -965,7 +964,7 @@ START_TEST(test_driver_arming)
 			 0);
 	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
 	assert_file(fx, 1, "contexts/0/schemes/0/filters/0/memcg_path", "/b");
-	assert_file(fx, 1, "contexts/0/schemes/0/quotas/bytes", "835584");
+	assert_file(fx, 1, "contexts/0/schemes/0/quotas/bytes", "8388608");
 	assert_file(fx, 1, "contexts/0/schemes/0/access_pattern/sz/max", "0");
 	assert_file(fx, 1, "contexts/0/schemes/1/filters/0/memcg_path", "/f");
 	assert_file(fx, 1, "contexts/0/schemes/1/access_pattern/sz/max", "18446744073709551615");
@@ -982,7 +981,7 @@ START_TEST(test_driver_arming)
 	ck_assert_int_eq(damon_driver_arm(drv), 0);
 	assert_file(fx, 1, "state", "commit");
 	assert_file(fx, 1, "contexts/0/schemes/0/access_pattern/sz/max", "18446744073709551615");
-	assert_file(fx, 1, "contexts/0/schemes/0/quotas/bytes", "835584");
+	assert_file(fx, 1, "contexts/0/schemes/0/quotas/bytes", "8388608");
 	assert_file(fx, 1, "contexts/0/schemes/1/apply_interval_us", "12345\n");
 	ck_assert(!damon_driver_arming(drv));
 	damon_driver_stats(drv, &st);

@@ -907,21 +907,30 @@ static pid_t tierd_spawn(const char *bin)
 	_exit(127);
 }
 
-/* The record tierd keeps in its run directory, waited for (bounded) until
- * it names a running kdamond; 0 or -ETIMEDOUT. */
-static int wait_owner(struct tier_damon *d, double bound, struct tier_damon_owner *ret)
+/* The record tierd keeps in its run directory (its two kdamonds, one per
+ * tier: the fast tier's first), waited for (bounded) until it names a
+ * running slow-tier kdamond (the promotion schemes'); *ret is that one,
+ * *ret_fast (may be NULL) the fast tier's.  0 or -ETIMEDOUT. */
+static int wait_owner(struct tier_damon *d, double bound, struct tier_damon_owner *ret,
+		      struct tier_damon_owner *ret_fast)
 {
 	double t0 = now_sec();
 	int run_fd = open("/run/tierd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	for (;;) {
+		struct tier_damon_owner rec[TIER_DAMON_OWNERS_MAX];
 		struct tier_damon_kdamond k;
+		size_t n = 0;
 
 		if (run_fd < 0)
 			run_fd = open("/run/tierd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (run_fd >= 0 && tier_damon_owner_load(run_fd, OWNER_FILE, ret) == 0 &&
-		    ret->pid > 0 && tier_damon_kdamond_get(d, ret->index, &k) == 0 && k.running &&
-		    k.pid == ret->pid) {
+		if (run_fd >= 0 &&
+		    tier_damon_owners_load(run_fd, OWNER_FILE, rec, TIER_DAMON_OWNERS_MAX, &n) == 0 &&
+		    n == 2 && rec[1].pid > 0 && tier_damon_kdamond_get(d, rec[1].index, &k) == 0 &&
+		    k.running && k.pid == rec[1].pid) {
+			*ret = rec[1];
+			if (ret_fast)
+				*ret_fast = rec[0];
 			close(run_fd);
 			return 0;
 		}
@@ -1050,7 +1059,7 @@ int case_damon_tierd(const char *name)
 	char cg_burst[256] = "";
 	struct tier_damon *d = NULL;
 	struct tier_damon_range *ranges = NULL;
-	struct tier_damon_owner own = { 0 }, own2 = { 0 };
+	struct tier_damon_owner own = { 0 }, own2 = { 0 }, own_fast = { 0 }, own2_fast = { 0 };
 	struct tier_damon_kdamond theirs_k = { .pid = -1 }, k;
 	struct numa_anon oa0 = { 0 }, oa = { 0 };
 	struct wl_addrs pa_addr = { NULL, NULL }, oa_addr;
@@ -1151,11 +1160,16 @@ int case_damon_tierd(const char *name)
 	      "on node %d already, %.1f s after its placement began)", hot_mb, SLOW_NODE, oa0.n1,
 	      hot_fast, FAST_NODE, now_sec() - t0);
 
-	r = wait_owner(d, 30.0 * time_scale, &own);
-	CHECK(r == 0, "tierd added its kdamond %u (pid %d) and recorded it in %s", own.index,
-	      own.pid, TIERD_OWNER);
+	r = wait_owner(d, 30.0 * time_scale, &own, &own_fast);
+	CHECK(r == 0, "tierd added its kdamonds %u (fast tier) and %u (slow tier, pid %d) and "
+	      "recorded them in %s", own_fast.index, own.index, own.pid, TIERD_OWNER);
 	if (r < 0)
 		goto out;
+	/* promotion only: the fast tier's kdamond has nothing to run */
+	r = tier_damon_kdamond_get(d, own_fast.index, &k);
+	CHECK(r == 0 && own_fast.index + 1 == own.index && !k.running,
+	      "the fast tier's kdamond %u, added with it, is not started (nothing to run there)",
+	      own_fast.index);
 	for (;;) {
 		double el = now_sec() - t0;
 
@@ -1243,17 +1257,18 @@ int case_damon_tierd(const char *name)
 	r = tier_damon_kdamond_get(d, own.index, &k);
 	CHECK(r == 0 && k.running && k.pid == own.pid, "SIGKILLed tierd: its kdamond %u runs on "
 	      "(pid %d)", own.index, k.pid);
-	commits1 = log_count("took over kdamond");
+	commits1 = log_count("took over kdamonds");
 	tierd = tierd_spawn(bin);
 	sleep_sec(1);
-	r = wait_owner(d, 30.0 * time_scale, &own2);
+	r = wait_owner(d, 30.0 * time_scale, &own2, &own2_fast);
 	/* the takeover is logged once it started */
-	for (int i = 0; i < 50 && log_count("took over kdamond") <= commits1; i++)
+	for (int i = 0; i < 50 && log_count("took over kdamonds") <= commits1; i++)
 		sleep_sec(0.2);
-	commits2 = log_count("took over kdamond");
-	CHECK(r == 0 && own2.index == own.index && own2.pid == own.pid && commits2 > commits1,
-	      "restarted tierd took its kdamond %u back (pid %d -> %d)", own2.index, own.pid,
-	      own2.pid);
+	commits2 = log_count("took over kdamonds");
+	CHECK(r == 0 && own2.index == own.index && own2.pid == own.pid &&
+	      own2_fast.index == own_fast.index && commits2 > commits1,
+	      "restarted tierd took both its kdamonds (%u, %u) back (slow tier's pid %d -> %d)",
+	      own2_fast.index, own2.index, own.pid, own2.pid);
 	{
 		struct tier_damon_kdamond *list = NULL;
 		size_t n = 0;
@@ -1264,7 +1279,8 @@ int case_damon_tierd(const char *name)
 			running += list[i].running;
 		tier_damon_nr_kdamonds(d, &nr);
 		CHECK(r == 0 && running == 1u + theirs && nr == own.index + 1,
-		      "exactly one kdamond of ours: %u running, nr_kdamonds %u", running, nr);
+		      "exactly one kdamond of ours runs (the slow tier's), none added: %u running, "
+		      "nr_kdamonds %u", running, nr);
 		free(list);
 	}
 	if (theirs) {
@@ -1286,6 +1302,8 @@ int case_damon_tierd(const char *name)
 	tierd = -1;
 	r = tier_damon_kdamond_get(d, own.index, &k);
 	CHECK(r == 0 && !k.running, "SIGTERM: kdamond %u stopped", own.index);
+	r = tier_damon_kdamond_get(d, own_fast.index, &k);
+	CHECK(r == 0 && !k.running, "SIGTERM: kdamond %u (fast tier) not running", own_fast.index);
 	CHECK(access(TIERD_OWNER, F_OK) < 0, "the record %s is gone", TIERD_OWNER);
 	read_attr("/proc/sys/kernel/numa_balancing", nb, sizeof(nb));
 	CHECK(!strcmp(nb, "2"), "kernel.numa_balancing restored to 2 (%s)", nb);
@@ -1987,6 +2005,8 @@ int case_damon_tierd_hot(const char *name)
  * Before tierd armed its quota'd schemes (tierd-damon.c, DAMON_ARM_TICKS),
  * 6.12's unlimited first charge window let /budget run 32 MB ahead.
  */
+/* tierd-damon.h DAMON_PROMOTE_RESET_MS: the budget's quota window */
+#define BUDGET_RESET_MS 1000
 int case_damon_tierd_budget(const char *name)
 {
 	const char *build = getenv("TIERD_VM_BUILD");
@@ -2064,7 +2084,8 @@ int case_damon_tierd_budget(const char *name)
 			t_f90 = el;
 		/* how far ahead of budget x time /budget ever ran (bytes) */
 		if (budget_mb && b.n0 > b0.n0) {
-			double allowed = el * budget_mb * 1048576.0 * 1.25 + budget_mb * 1048576.0 / 10;
+			double allowed = el * budget_mb * 1048576.0 * 1.25 +
+					 budget_mb * 1048576.0 * BUDGET_RESET_MS / 1000;
 			double ahead = (double)(b.n0 - b0.n0) - allowed;
 
 			if (ahead > worst)
@@ -2097,13 +2118,14 @@ int case_damon_tierd_budget(const char *name)
 		msg("  /budget's hot set 90%% on the fast node: %s (%.1f s)",
 		    t_b90 >= 0 ? "yes" : "not within the bound", t_b90);
 		if (budget_mb) {
-			uint64_t want = ((uint64_t)budget_mb << 20) / 10 & ~4095ull;
+			uint64_t want = (((uint64_t)budget_mb << 20) * BUDGET_RESET_MS / 1000) & ~4095ull;
 
 			CHECK(worst <= 0, "/budget never ran ahead of %d MB/s (+25%%, + one "
 			      "interval's quota): by %.1f MB at most", budget_mb, worst / 1048576.0);
 			CHECK(budget_quota == want && budget_exceeds > 0,
-			      "/budget's migrate_hot quota %llu bytes per 100 ms (want %" PRIu64
-			      "), exhausted %llu times", budget_quota, want, budget_exceeds);
+			      "/budget's migrate_hot quota %llu bytes per %d ms (want %" PRIu64
+			      "), exhausted %llu times", budget_quota, BUDGET_RESET_MS, want,
+			      budget_exceeds);
 		}
 		CHECK(log_count("DAMON: kdamond") > 0, "tierd drove DAMON");
 		printf("TIERD-VM-METRIC: case=%s budget_mb_s=%d hot_mb=%d budget_t10=%.1f "
@@ -2441,26 +2463,30 @@ out:
  * Benchmarks (make bench-damon): figures, few assertions
  * ------------------------------------------------------------------------ */
 
-/* The kdamond tierd records as its own, or -1. */
-static pid_t tierd_kdamond_pid(void)
-{
-	struct tier_damon_owner rec;
-	int run_fd = open("/run/tierd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	pid_t pid = -1;
-
-	if (run_fd < 0)
-		return -1;
-	if (tier_damon_owner_load(run_fd, OWNER_FILE, &rec) == 0 && rec.pid > 0)
-		pid = rec.pid;
-	close(run_fd);
-	return pid;
-}
-
 static double cpu_or_zero(pid_t pid)
 {
 	double s = pid > 0 ? proc_cpu_sec((int)pid) : -1;
 
 	return s < 0 ? 0 : s;
+}
+
+/* The CPU seconds of the kdamonds tierd records as its own (one per tier;
+ * those running), 0 without any. */
+static double tierd_kdamond_cpu(void)
+{
+	struct tier_damon_owner rec[TIER_DAMON_OWNERS_MAX];
+	int run_fd = open("/run/tierd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	double sum = 0;
+	size_t n = 0;
+
+	if (run_fd < 0)
+		return 0;
+	if (tier_damon_owners_load(run_fd, OWNER_FILE, rec, TIER_DAMON_OWNERS_MAX, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (rec[i].pid > 0)
+				sum += cpu_or_zero(rec[i].pid);
+	close(run_fd);
+	return sum;
 }
 
 /*
@@ -2480,7 +2506,7 @@ int case_damon_tierd_bench(const char *name)
 	uint64_t mig0 = 0, mig1 = 0, pro0 = 0, pro1 = 0, hf0 = 0, hf1 = 0;
 	double t0, t90 = -1, bound = 120.0 * time_scale, tierd_cpu = 0, kd_cpu = 0, w_sys0, w_sys1;
 	struct numa_anon a = { 0 };
-	pid_t tierd = -1, w = -1, kd = -1;
+	pid_t tierd = -1, w = -1;
 	char *addr = NULL;
 
 	if (env_int("TIERD_BENCH_HOT_MB", 48, 4, 1024, &hot_mb) < 0)
@@ -2530,8 +2556,7 @@ int case_damon_tierd_bench(const char *name)
 	read_key_u64("/proc/vmstat", "pgpromote_success", &pro1);
 	read_key_u64("/proc/vmstat", "numa_hint_faults", &hf1);
 	w_sys1 = cpu_or_zero(w);
-	kd = tierd_kdamond_pid();
-	kd_cpu = cpu_or_zero(kd);
+	kd_cpu = tierd_kdamond_cpu();
 	tierd_cpu = cpu_or_zero(tierd);
 	log_backend(backend, sizeof(backend));
 	CHECK(t90 >= 0, "backend %s: /bench's %d MB hot set 90%% on node %d after %.1f s (bound "
@@ -2595,7 +2620,7 @@ int case_damon_tierd_scale(const char *name)
 	const char *build = getenv("TIERD_VM_BUILD");
 	char bin[512], cg[256] = "", backend[16] = "?", (*paths)[256] = NULL, extra[256] = "";
 	int n, secs, got = 0, got2 = 0, syncs0;
-	pid_t tierd = -1, kd = -1, *pids = NULL, xpid = -1;
+	pid_t tierd = -1, *pids = NULL, xpid = -1;
 	double t0, t_all = -1, c_t0, c_t1, c_k0, c_k1, tw, t_new = -1, sync_ms = -1;
 	double bound = 120.0 * time_scale;
 
@@ -2630,13 +2655,12 @@ int case_damon_tierd_scale(const char *name)
 	if (t_all < 0)
 		goto out;
 	sleep_sec(5);	/* past the start */
-	kd = tierd_kdamond_pid();
 	c_t0 = cpu_or_zero(tierd);
-	c_k0 = cpu_or_zero(kd);
+	c_k0 = tierd_kdamond_cpu();
 	tw = now_sec();
 	sleep_sec(secs);
 	c_t1 = cpu_or_zero(tierd);
-	c_k1 = cpu_or_zero(kd);
+	c_k1 = tierd_kdamond_cpu();
 	tw = now_sec() - tw;
 	/* one more memcg */
 	syncs0 = log_syncs(INT_MAX, 0, &got, &sync_ms);
