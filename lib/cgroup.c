@@ -769,7 +769,7 @@ _public_ int tier_cgroup_info_get(const struct tier_cgroup_info *info, unsigned 
  * kernel does not say the effective mode: from parent_effective (resolved),
  * none if it is TIER_MODE_INHERIT (the walk fails above the cgroup), by the
  * walk if it is TIER_MODE_INVALID. */
-static int info_read_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+int cgroup_info_read_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
 			const char *cgroup, unsigned want, enum tier_mode parent_effective,
 			struct tier_cgroup_info **ret_info)
 {
@@ -867,7 +867,7 @@ _public_ int tier_cgroup_info_read(struct tier_ctx *ctx, const struct tier_topol
 	dfd = cgroup_open_dir(ctx, cgroup);
 	if (dfd < 0)
 		return dfd == -ENOTDIR ? -ENOENT : dfd;
-	return info_read_at(ctx, topo, dfd, cgroup, want, TIER_MODE_INVALID, ret_info);
+	return cgroup_info_read_at(ctx, topo, dfd, cgroup, want, TIER_MODE_INVALID, ret_info);
 }
 
 /*
@@ -989,7 +989,7 @@ int tier_cgroup_reader_read(struct tier_cgroup_reader *rd, const struct tier_top
 	}
 	if (fd < 0)
 		return fd == -ENOTDIR ? -ENOENT : fd;
-	r = info_read_at(rd->ctx, topo, fd, cgroup, want, parent_eff, &info);
+	r = cgroup_info_read_at(rd->ctx, topo, fd, cgroup, want, parent_eff, &info);
 	if (r < 0)
 		return r;
 	if (!(want & TIER_INFO_EFFECTIVE_MODE))

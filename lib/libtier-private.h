@@ -146,6 +146,11 @@ int cgroup_open_dir(struct tier_ctx *ctx, const char *cgroup);
  * the root once, then each cgroup below it (never through a symlink). */
 int cgroup_root_open(const struct tier_ctx *ctx);
 int cgroup_open_below(int root_fd, const char *cgroup);
+/* tier_cgroup_info_read() of the cgroup open at dfd; parent_effective: its
+ * parent's effective mode if known (TIER_MODE_INVALID: walk for it). */
+int cgroup_info_read_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,
+			const char *cgroup, unsigned want, enum tier_mode parent_effective,
+			struct tier_cgroup_info **ret_info);
 /* A file of cgroup missing (r == -ENOENT): -EOPNOTSUPP if the cgroup is
  * there (a kernel without the knob), -ENOENT if it is gone; r otherwise. */
 int cgroup_classify_enoent(struct tier_ctx *ctx, const char *cgroup, int r);

@@ -32,6 +32,7 @@ struct share_sharer {
 	enum tier_demand demand_kind;	/* what demand is */
 	bool hot_wanted;		/* its class shares by hot set */
 	bool fast_exact;		/* fast_bytes is memory.stat "toptier" */
+	struct tier_cgroup_info *info;	/* tier_share_set_info()'s, NULL: none */
 };
 
 struct tier_share {
@@ -43,6 +44,7 @@ struct tier_share {
 	uint64_t capacity;
 	tier_share_hot_fn hot_fn;
 	void *hot_userdata;
+	unsigned info_want;		/* tier_share_set_info() */
 	/* tier_share_hot_load(): the file's entries, sorted by path */
 	struct hot_entry *loaded;
 	size_t n_loaded;
@@ -53,6 +55,24 @@ struct hot_entry {
 	uint64_t hot;
 	uint64_t fast, slow;		/* UINT64_MAX: not measured per tier */
 };
+
+static void sharers_free(struct share_sharer *sh, size_t n)
+{
+	for (size_t i = 0; sh && i < n; i++)
+		tier_cgroup_info_free(sh[i].info);
+	free(sh);
+}
+
+void tier_share_set_info(struct tier_share *s, unsigned want)
+{
+	if (s)
+		s->info_want = want;
+}
+
+const struct tier_cgroup_info *tier_share_info(const struct tier_share *s, size_t i)
+{
+	return s && i < s->n_sharers ? s->sharers[i].info : NULL;
+}
 
 void tier_share_set_hot_source(struct tier_share *s, tier_share_hot_fn fn, void *userdata)
 {
@@ -96,7 +116,7 @@ _public_ void tier_share_free(struct tier_share *s)
 		free(s->cands[i].path);
 	free(s->cands);
 	name_table_free(&s->paths);
-	free(s->sharers);
+	sharers_free(s->sharers, s->n_sharers);
 	for (size_t i = 0; i < s->n_loaded; i++)
 		free(s->loaded[i].path);
 	free(s->loaded);
@@ -279,7 +299,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 				const struct tier_topology *topo,
 				const struct tier_policy *policy, unsigned flags)
 {
-	_cleanup_free_ struct share_sharer *sh = NULL;
+	struct share_sharer *sh = NULL;
 	_cleanup_free_ struct tier_share_input *in = NULL;
 	_cleanup_free_ uint64_t *targets = NULL;
 	_cleanup_close_ int root = -1;
@@ -299,13 +319,17 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 	sh = calloc(s->n_cands ?: 1, sizeof(*sh));
 	in = calloc(s->n_cands ?: 1, sizeof(*in));
 	targets = calloc(s->n_cands ?: 1, sizeof(*targets));
-	if (!sh || !in || !targets)
+	if (!sh || !in || !targets) {
+		free(sh);
 		return -ENOMEM;
+	}
 	/* The cgroup root once; each cgroup below it by its fd. */
 	if (s->n_cands > 0 && !none) {
 		root = cgroup_root_open(ctx);
-		if (root == -ENOMEM)
-			return root;
+		if (root == -ENOMEM) {
+			r = root;
+			goto fail;
+		}
 		if (root < 0) {
 			dbg(ctx, "%s: cannot open: %s, nobody shares the fast tier",
 			    tier_ctx_get_cgroup_root(ctx), strerror(-root));
@@ -321,8 +345,10 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 		if (below_candidate(s, cand->path))
 			continue;
 		dfd = cgroup_open_below(root, cand->path);
-		if (dfd == -ENOMEM)
-			return dfd;
+		if (dfd == -ENOMEM) {
+			r = dfd;
+			goto fail;
+		}
 		if (dfd < 0) {
 			if (dfd != -ENOENT && dfd != -ENOTDIR)
 				dbg(ctx, "%s: cannot open: %s, it does not share the fast tier",
@@ -332,7 +358,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 		/* An empty cgroup holds no share, not even its toptier_min. */
 		r = read_populated(dfd);
 		if (r < 0)
-			return r;
+			goto fail;
 		if (r == 0)
 			continue;
 		x = &sh[n];
@@ -340,7 +366,17 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 		r = read_usage(ctx, dfd, cand->path, topo, &x->fast_bytes, &x->demand,
 			       &x->fast_exact);
 		if (r < 0)
-			return r;
+			goto fail;
+		/* What the caller reads besides, through the same fd (tierd's
+		 * fair rounds: the knobs it enforces). A failure leaves it
+		 * without (tier_share_info() NULL), as a vanished file would. */
+		x->info = NULL;
+		if (s->info_want) {
+			r = cgroup_info_read_at(ctx, topo, dfd, cand->path, s->info_want,
+						TIER_MODE_INVALID, &x->info);
+			if (r == -ENOMEM)
+				goto fail;
+		}
 		x->resident = x->demand;
 		x->hot = UINT64_MAX;
 		x->demand_kind = TIER_DEMAND_RESIDENT;
@@ -350,7 +386,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 
 			r = s->hot_fn(s->hot_userdata, cand->path, &hot);
 			if (r == -ENOMEM)
-				return r;
+				goto fail;
 			if (r >= 0) {
 				x->hot = hot;
 				x->demand = tier_demand_hot(hot, x->resident,
@@ -375,18 +411,22 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 	}
 	r = tier_fair_share(capacity, n, in, targets);
 	if (r < 0)
-		return r;
+		goto fail;
 	for (size_t c = 0; c < s->n_cands; c++)
 		s->cands[c].sharer = SIZE_MAX;
 	for (size_t i = 0; i < n; i++) {
 		sh[i].target = targets[i];
 		s->cands[sh[i].cand].sharer = i;
 	}
-	free(s->sharers);
+	sharers_free(s->sharers, s->n_sharers);
 	s->sharers = TAKE_PTR(sh);
 	s->n_sharers = n;
 	s->capacity = single ? 0 : capacity;
 	return 0;
+fail:
+	/* every slot: the one being read when it failed may hold an info */
+	sharers_free(sh, s->n_cands ?: 1);
+	return r;
 }
 
 _public_ size_t tier_share_count(const struct tier_share *s)

@@ -397,6 +397,15 @@ bool tier_share_fast_exact(const struct tier_share *share, size_t i);
  */
 typedef int (*tier_share_hot_fn)(void *userdata, const char *path, uint64_t *ret_hot);
 void tier_share_set_hot_source(struct tier_share *share, tier_share_hot_fn fn, void *userdata);
+/*
+ * Before tier_share_compute(): read these TIER_INFO_* of each sharer too,
+ * through the directory its usage is read from (tierd's fair rounds read
+ * the knobs they enforce so, instead of opening every sharer a second
+ * time from the root).  tier_share_info() is sharer i's, valid until the
+ * next compute; NULL where it could not be read (or none was asked for).
+ */
+void tier_share_set_info(struct tier_share *share, unsigned want);
+const struct tier_cgroup_info *tier_share_info(const struct tier_share *share, size_t i);
 /* What the sharer's demand (tier_share_demand()) is: RESIDENT or HOT. */
 enum tier_demand tier_share_demand_kind(const struct tier_share *share, size_t i);
 bool tier_share_hot_wanted(const struct tier_share *share, size_t i);

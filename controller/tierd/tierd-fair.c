@@ -805,7 +805,9 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		return -EINVAL;
 	dc = tier_policy_daemon(policy);
 	/* libtier decides who shares, reads their usage and water-fills: the
-	 * same shares tierctl status and tierd-metrics show. */
+	 * same shares tierctl status and tierd-metrics show.  What enforcement
+	 * needs besides, the knobs, it reads through the same directory fds. */
+	tier_share_set_info(share, TIER_INFO_HIGH | TIER_INFO_TOPTIER_HIGH | TIER_INFO_MODE);
 	r = tier_share_compute(share, ctx, topo, policy, 0);
 	if (r < 0)
 		return r;
@@ -825,22 +827,13 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		const char *path = tier_share_path(share, i);
 		const struct tier_class *cls = tier_share_class(share, i);
 		const struct tier_rule *rule = tier_share_rule(share, i);
-		_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
+		const struct tier_cgroup_info *info = tier_share_info(share, i);
 		struct fair_input *x;
 		uint64_t v;
 
-		/* What enforcement needs besides the share: the knobs. */
-		r = tier_cgroup_info_read(ctx, topo, path,
-					  TIER_INFO_HIGH | TIER_INFO_TOPTIER_HIGH | TIER_INFO_MODE,
-					  &info);
-		if (r == -ENOENT)
-			continue;
-		if (r == -ENOMEM)
-			return r;
-		if (r < 0) {
-			errno = -r;
+		if (!info) {
 			fair_log(ops, LOG_DEBUG, NULL, NULL,
-				 "%s: cannot read its memory state: %m, leaving it out", path);
+				 "%s: cannot read its memory state, leaving it out", path);
 			continue;
 		}
 		x = &in[n++];
