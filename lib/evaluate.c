@@ -373,6 +373,34 @@ _public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_o
 	return 0;
 }
 
+int tier_evaluate_consume(const struct tier_policy *policy, struct tier_observed *observed,
+			  struct tier_plan **ret_plan)
+{
+	_cleanup_free_ struct index_cand *cands = NULL;
+	size_t n_cands = 0, alloc_cands = 0;
+	struct tier_plan *plan = NULL;
+	int r;
+
+	if (!policy || !observed || !ret_plan) {
+		tier_observed_free(observed);
+		return -EINVAL;
+	}
+	r = tier_plan_new(policy, observed->fast_capacity, &plan);
+	for (size_t i = 0; r >= 0 && i < observed->n; i++) {
+		r = plan_update_one(plan, observed->cgroups[i], &cands, &n_cands, &alloc_cands);
+		/* the plan holds what it needs of the cgroup (its own copies) */
+		observed_cgroup_free(observed->cgroups[i]);
+		observed->cgroups[i] = NULL;
+	}
+	tier_observed_free(observed);
+	if (r < 0) {
+		tier_plan_free(plan);
+		return r;
+	}
+	*ret_plan = plan;
+	return 0;
+}
+
 _public_ size_t tier_plan_count(const struct tier_plan *plan)
 {
 	return plan ? plan->n : 0;

@@ -210,6 +210,8 @@ struct tier_observed {
 	struct tier_observed_cgroup **cgroups;
 	size_t n, alloc;
 };
+/* One cgroup's observed state; NULL is fine. */
+void observed_cgroup_free(struct tier_observed_cgroup *c);
 
 /* Take ownership of strv (NULL-terminated, n entries) as the exes or annotations. */
 void observed_cgroup_take_exes(struct tier_observed_cgroup *c, char **strv);

@@ -13,7 +13,7 @@ bool attr_valid(enum tier_attr attr)
 	return (int)attr >= 0 && attr < _TIER_ATTR_MAX;
 }
 
-static void observed_cgroup_free(struct tier_observed_cgroup *c)
+void observed_cgroup_free(struct tier_observed_cgroup *c)
 {
 	if (!c)
 		return;

@@ -18,7 +18,8 @@
 
 /* One cgroup added with tier_share_add(). */
 struct share_cand {
-	char *path;
+	char *path;			/* owned, or borrowed (tier_share_set_borrow()) */
+	bool owned;
 	const struct tier_class *cls;
 	const struct tier_rule *rule;	/* from tier_share_add_plan(), else NULL */
 	size_t sharer;			/* index in sharers, SIZE_MAX if not sharing */
@@ -45,6 +46,7 @@ struct tier_share {
 	tier_share_hot_fn hot_fn;
 	void *hot_userdata;
 	unsigned info_want;		/* tier_share_set_info() */
+	bool borrow;			/* tier_share_set_borrow() */
 	/* tier_share_hot_load(): the file's entries, sorted by path */
 	struct hot_entry *loaded;
 	size_t n_loaded;
@@ -61,6 +63,12 @@ static void sharers_free(struct share_sharer *sh, size_t n)
 	for (size_t i = 0; sh && i < n; i++)
 		tier_cgroup_info_free(sh[i].info);
 	free(sh);
+}
+
+void tier_share_set_borrow(struct tier_share *s, bool borrow)
+{
+	if (s)
+		s->borrow = borrow;
 }
 
 void tier_share_set_info(struct tier_share *s, unsigned want)
@@ -113,7 +121,8 @@ _public_ void tier_share_free(struct tier_share *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_cands; i++)
-		free(s->cands[i].path);
+		if (s->cands[i].owned)
+			free(s->cands[i].path);
 	free(s->cands);
 	name_table_free(&s->paths);
 	sharers_free(s->sharers, s->n_sharers);
@@ -133,16 +142,20 @@ static int share_add(struct tier_share *s, const char *path, const struct tier_c
 		return -EINVAL;
 	if (lookup(s, path, strlen(path)) != SIZE_MAX)
 		return -EEXIST;
-	c.path = strdup(path);
+	c.owned = !s->borrow;
+	c.path = c.owned ? strdup(path) : (char *)path;
 	if (!c.path)
 		return -ENOMEM;
 	if (ARRAY_PUSH(s->cands, s->n_cands, s->alloc_cands, c) < 0) {
-		free(c.path);
+		if (c.owned)
+			free(c.path);
 		return -ENOMEM;
 	}
 	r = name_table_add(&s->paths, s, cand_path_of, s->n_cands - 1);
 	if (r < 0) {
-		free(s->cands[--s->n_cands].path);
+		--s->n_cands;
+		if (c.owned)
+			free(c.path);
 		return r;
 	}
 	return 0;

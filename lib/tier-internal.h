@@ -405,6 +405,14 @@ void tier_share_set_hot_source(struct tier_share *share, tier_share_hot_fn fn, v
  * next compute; NULL where it could not be read (or none was asked for).
  */
 void tier_share_set_info(struct tier_share *share, unsigned want);
+/*
+ * Paths added from now on (tier_share_add(), tier_share_add_plan()) are
+ * not copied: each must stay valid and unchanged until the share is freed.
+ * tierd adds every managed cgroup each round from its table, which outlives
+ * the round's share (with 2,252 cgroups of paths up to 64 KB, the copies
+ * were tens of MB at every round's peak).
+ */
+void tier_share_set_borrow(struct tier_share *share, bool borrow);
 const struct tier_cgroup_info *tier_share_info(const struct tier_share *share, size_t i);
 /* What the sharer's demand (tier_share_demand()) is: RESIDENT or HOT. */
 enum tier_demand tier_share_demand_kind(const struct tier_share *share, size_t i);
@@ -475,6 +483,16 @@ int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n);
  */
 int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
 			  const struct tier_rule **ret_rule);
+
+/*
+ * tier_evaluate() that consumes observed (freed, also on failure): each
+ * cgroup's observed state is freed as soon as its plan entry is made, so
+ * the two are not held whole at once.  tierd's full pass: with 2,252
+ * cgroups of paths up to 64 KB, both were in memory together, each path
+ * twice, at every startup, reload and rescan.
+ */
+int tier_evaluate_consume(const struct tier_policy *policy, struct tier_observed *observed,
+			  struct tier_plan **ret_plan);
 
 /*
  * /proc/PID/cgroup, the one parser of it (tierd's exec events, the OCI

@@ -393,9 +393,9 @@ static int manager_full_pass(struct manager *m, const char *reason)
 		return log_oom();
 	if (r < 0)
 		return log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring"), 0;
-	r = tier_evaluate(m->policy, obs, &plan);
-	/* The plan holds all it needs (paths, matched values, current values). */
-	tier_observed_free(obs);
+	/* The plan holds all it needs (paths, matched values, current values):
+	 * each cgroup's observed state goes as its entry is made. */
+	r = tier_evaluate_consume(m->policy, TAKE_PTR(obs), &plan);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			return log_oom();
@@ -1562,8 +1562,11 @@ int manager_rebalance(struct manager *m, const char *reason)
 	while (m->n_demotes > 0)
 		demote_drop(m, 0);
 	r = tier_share_new(&share);
-	if (r >= 0)
+	if (r >= 0) {
 		tier_share_set_hot_source(share, damon_hot_of, m);
+		/* the table outlives the round's share: no copy of each path */
+		tier_share_set_borrow(share, true);
+	}
 	if (r >= 0)
 		r = manager_fill_share(m, share);
 	if (r >= 0)

@@ -309,6 +309,61 @@ END_TEST
 
 /* A symlinked candidate (someone else's directory) is left out, nothing
  * is read through it; one tier: nothing to share. */
+/*
+ * tierd's round: paths borrowed from its table (not copied), and the knobs
+ * it enforces read through the share's own fds (tier_share_info()).
+ */
+START_TEST(test_borrow_and_info)
+{
+	struct fx *fx = fx_new();
+	struct tier_topology *topo = two_tiers(fx);
+	struct tier_policy *p = policy(text);
+	const struct tier_class *gold = tier_policy_find_class(p, "gold");
+	char gold_path[] = "/gold", job_path[] = "/job";
+	const struct tier_cgroup_info *info;
+	struct tier_share *s = NULL;
+	uint64_t v;
+	size_t i;
+
+	fx_cgroup(fx, "/gold", "promote");
+	fx_write(fx->cg, "/gold/memory.high", "104857600\n");
+	fx_cgroup(fx, "/job", "off");
+	ck_assert_int_eq(tier_share_new(&s), 0);
+	tier_share_set_borrow(s, true);
+	tier_share_set_info(s, TIER_INFO_HIGH | TIER_INFO_MODE);
+	ck_assert_int_eq(tier_share_add(s, gold_path, gold), 0);
+	ck_assert_int_eq(tier_share_add(s, job_path, tier_policy_find_class(p, "job")), 0);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
+	ck_assert_ptr_eq(tier_share_path(s, i), gold_path);	/* not a copy */
+	info = tier_share_info(s, i);
+	ck_assert_ptr_nonnull(info);
+	ck_assert_int_eq(tier_cgroup_info_get(info, TIER_INFO_HIGH, &v), 0);
+	ck_assert_uint_eq(v, 100ull << 20);
+	ck_assert_int_eq(tier_cgroup_info_get(info, TIER_INFO_MODE, &v), 0);
+	ck_assert_int_eq((enum tier_mode)v, TIER_MODE_PROMOTE);
+	ck_assert_int_eq(tier_share_find(s, "/job", &i), 0);
+	ck_assert_int_eq(tier_cgroup_info_get(tier_share_info(s, i), TIER_INFO_MODE, &v), 0);
+	ck_assert_int_eq((enum tier_mode)v, TIER_MODE_OFF);
+	ck_assert_ptr_null(tier_share_info(s, 99));
+	/* again: the infos of the last compute are replaced, not leaked */
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	tier_share_free(s);
+
+	/* without: copies, and no infos */
+	ck_assert_int_eq(tier_share_new(&s), 0);
+	ck_assert_int_eq(tier_share_add(s, gold_path, gold), 0);
+	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+	ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
+	ck_assert_ptr_ne(tier_share_path(s, i), gold_path);
+	ck_assert_ptr_null(tier_share_info(s, i));
+	tier_share_free(s);
+	tier_topology_free(topo);
+	tier_policy_free(p);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_hostile_and_one_tier)
 {
 	struct fx *fx = fx_new();
@@ -713,6 +768,7 @@ Suite *suite_share(void)
 	tcase_add_test(tc, test_who_shares);
 	tcase_add_test(tc, test_demand_sources);
 	tcase_add_test(tc, test_toptier_source);
+	tcase_add_test(tc, test_borrow_and_info);
 	tcase_add_test(tc, test_hostile_and_one_tier);
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_demand_hot);
