@@ -2,15 +2,17 @@
 /*
  * tierd-damon: the DAMON backend of tierd (stock kernels), on lib/damon.c.
  *
- * One kdamond of tierd's own, one paddr context whose target covers the
- * fast and the slow tier, and per memcg it serves:
- *   - promote: a migrate_hot scheme, target_nid a fast node, filtered to the
- *     slow tier's physical window (addr filters) and to that memcg alone;
+ * Two kdamonds of tierd's own, one per tier (added together: 6.12 cannot
+ * add one while another runs), each one paddr context whose target is its
+ * tier's physical ranges, so that a scheme's quota ranks only its own
+ * tier's regions; per memcg it serves:
+ *   - promote (the slow tier's kdamond): a migrate_hot scheme, target_nid a
+ *     fast node, filtered to that memcg alone;
  *     for every memcg whose effective mode (the most restrictive of its
  *     managed ancestors' class modes, as memory.numa_balancing would be) is
  *     promote or full, unless fairness holds its promotion off;
- *   - demote: a migrate_cold scheme, target_nid a slow node, filtered to the
- *     fast tier's window and to the memcg, whose byte quota follows a
+ *   - demote (the fast tier's kdamond): a migrate_cold scheme, target_nid a
+ *     slow node, filtered to the memcg, whose byte quota follows a
  *     user_input goal: for every memcg below a cgroup with a fair-share
  *     target, the goal's current value is set from that cgroup's fast-tier
  *     bytes against its target on every rebalance;

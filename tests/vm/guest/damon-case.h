@@ -19,8 +19,8 @@ int case_damon_reclaim(const char *name);
 
 /* damon-tierd: the real tierd with backend = damon drives DAMON: promote's
  * hot set reaches the fast node, off's stays; a burst of memcgs costs few
- * commits; SIGKILL + restart takes our kdamond back and leaves someone
- * else's alone; SIGTERM stops ours. */
+ * commits; SIGKILL + restart takes our kdamonds (one per tier) back and
+ * leaves someone else's alone; SIGTERM stops ours. */
 int case_damon_tierd(const char *name);
 
 /* damon-tierd-share: two promote cgroups wanting more fast tier than there

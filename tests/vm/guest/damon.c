@@ -1048,8 +1048,9 @@ static uint64_t proc_cpu_ticks(pid_t pid)
  * with a hot set each on the slow node: promote's reaches >= 90% on the fast
  * node, off's stays.  A burst of memcgs below promote costs few commits.
  * Someone else's kdamond (index 0, started after ours) is left alone across
- * a SIGKILL and a restart of tierd, which takes its own kdamond back (same
- * index, same thread: exactly one of ours); SIGTERM stops ours, removes the
+ * a SIGKILL and a restart of tierd, which takes its two kdamonds (one per
+ * tier) back (same indexes, same thread: the slow tier's is the one that
+ * runs, the fast tier's has nothing to run); SIGTERM stops ours, removes the
  * record and restores kernel.numa_balancing (numa_balancing_sysctl = off).
  */
 int case_damon_tierd(const char *name)
