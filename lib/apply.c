@@ -10,6 +10,16 @@
 
 #include "libtier-private.h"
 
+/*
+ * libtier 1.0's flag layout leaves room for three attributes: a fourth
+ * one's TIER_APPLY_SKIP() bit would be TIER_APPLY_KEEP_SET's (issue 24,
+ * ABI).  Adding one is the libtier 2.0 break (a new flag layout, a soname
+ * bump), not an accident this build lets through.
+ */
+_Static_assert(TIER_APPLY_SKIP(_TIER_ATTR_MAX - 1) < TIER_APPLY_KEEP_SET,
+	       "TIER_APPLY_SKIP() of the last attribute runs into TIER_APPLY_KEEP_SET: "
+	       "adding an attribute breaks libtier 1.0's ABI");
+
 /* Holds any mode name, or a u64 / "max". */
 #define VALUE_MAX 32
 
