@@ -157,11 +157,6 @@ static int write_attr(void *userdata, struct tier_ctx *ctx, const char *cgroup,
 
 void manager_pending_clear(struct manager *m)
 {
-	for (size_t i = 0; i < m->n_pending; i++) {
-		free(m->pending[i].cgroup);
-		free(m->pending[i].class);
-		free(m->pending[i].rule);
-	}
 	free(m->pending);
 	m->pending = NULL;
 	m->n_pending = m->alloc_pending = 0;
@@ -172,22 +167,22 @@ void manager_pending_clear(struct manager *m)
 static int pending_add(struct manager *m, const struct tier_plan_entry *e,
 		       const struct apply_change *ch)
 {
-	struct pending_change p = { .knob = tier_attr_to_string(ch->attr) };
-	int r;
+	/* e may be fairness's filtered copy: the path is the cached plan's
+	 * (the full pass has just made it the cache), not a copy of its own:
+	 * on a tree of long paths a dry run's list held every path again. */
+	const struct tier_plan_entry *c = tier_plan_find(m->cache_plan, tier_plan_entry_path(e));
+	struct pending_change p = {
+		.knob = tier_attr_to_string(ch->attr),
+		.class = tier_plan_entry_class(e)->name,
+		.rule = tier_plan_entry_rule(e)->name,
+	};
 
+	if (!c)
+		return 0;	/* not this pass's cgroup: nothing to answer for */
+	p.cgroup = tier_plan_entry_path(c);
 	snprintf(p.old_value, sizeof(p.old_value), "%s", ch->old_value);
 	snprintf(p.new_value, sizeof(p.new_value), "%s", ch->new_value);
-	p.cgroup = strdup(tier_plan_entry_path(e));
-	p.class = strdup(tier_plan_entry_class(e)->name);
-	p.rule = strdup(tier_plan_entry_rule(e)->name);
-	r = p.cgroup && p.class && p.rule ? ARRAY_PUSH(m->pending, m->n_pending, m->alloc_pending, p)
-					  : -ENOMEM;
-	if (r < 0) {
-		free(p.cgroup);
-		free(p.class);
-		free(p.rule);
-	}
-	return r;
+	return ARRAY_PUSH(m->pending, m->n_pending, m->alloc_pending, p);
 }
 
 /* Log one attribute of an applied entry; -ENOMEM is the only failure. */
@@ -1757,6 +1752,7 @@ int manager_reload(struct manager *m, const char *reason)
 	 * policy; units are looked up again (a reload may follow a change of
 	 * the units, or a daemon-reload of systemd). */
 	cache_set(m, NULL);
+	manager_pending_clear(m);	/* it borrows from both */
 	systemd_unit_cache_flush(m);
 	tier_policy_free(m->policy);
 	m->policy = np;

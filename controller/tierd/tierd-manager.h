@@ -68,8 +68,10 @@ struct manager_args {
 
 /* One change that the last full pass did not make (dry run, or it failed):
  * what DryRun tells unprivileged callers. */
+/* Borrowed: cgroup from the cached plan's entry, class and rule from the
+ * policy; the list is cleared whenever either goes (a full pass, a reload). */
 struct pending_change {
-	char *cgroup, *class, *rule;
+	const char *cgroup, *class, *rule;
 	const char *knob;
 	char old_value[TIER_VALUE_MAX], new_value[TIER_VALUE_MAX];
 };
