@@ -2129,13 +2129,18 @@ out:
 
 #define OF_SETTLE	1.5	/* after the rmdir: a pass already queued may run */
 #define OF_WATCH	4.0	/* the parent's toptier_demote_fail watched this long */
+#define OF_GIVEUP	20.0	/* the worker must have given up within this */
+#define OF_QUIET	2.5	/* ... seen as no new toptier_demote_fail for this */
 
 /* toptier-offline: a removed cgroup is not held to its ceiling any more.
  * The setup of toptier-demote-only (demotion disabled, so that every pass of
  * the ceiling's worker fails, counts toptier_demote_fail and retries within
  * a second); the workload exits, its page cache stays charged to the cgroup
- * above the ceiling: the worker goes on failing, counted in the parent's
- * (hierarchical) memory.events. Then the cgroup is removed: from then on
+ * above the ceiling: the worker fails, counted in the parent's
+ * (hierarchical) memory.events, and gives up after a few futile passes
+ * (about 6 s; nothing charges, nothing asks for an exchange): no new
+ * toptier_demote_fail for OF_QUIET s, within OF_GIVEUP s. A write to
+ * memory.high (the same value) starts it over. Then the cgroup is removed: from then on
  * the parent's toptier_demote_fail stays where it is (an offline cgroup has
  * no ceiling of its own; its ancestors' hold its pages), and the removed
  * cgroup's pages still count in the parent's toptier. Prints an OFFLINE
@@ -2143,7 +2148,9 @@ out:
 int case_toptier_offline(const char *name)
 {
 	uint64_t high, c, zombie_tt = 0, parent_tt = 0;
-	uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+	uint64_t f0 = 0, f1 = 0, f2 = 0, f3 = 0, g0 = 0, g1 = 0, r1 = 0;
+	double gave_up = -1, t_fail;
+	char hbuf[32];
 	char parent[PATH_MAX] = "", cg[PATH_MAX] = "";
 	bool removed = false, failing = false;
 	struct tt_env env;
@@ -2185,6 +2192,27 @@ int case_toptier_offline(const char *name)
 	sleep_sec(OF_WATCH);
 	f1 = cg_key(parent, "memory.events", "toptier_demote_fail", NULL);
 	failing = f1 > f0;
+	/* Gives up: no new failure for OF_QUIET s. */
+	t0 = now_sec();
+	g0 = f1;
+	t_fail = t0;
+	while (now_sec() - t0 < OF_GIVEUP) {
+		sleep_sec(0.5);
+		g1 = cg_key(parent, "memory.events", "toptier_demote_fail", NULL);
+		if (g1 != g0) {
+			g0 = g1;
+			t_fail = now_sec();
+		} else if (now_sec() - t_fail >= OF_QUIET) {
+			gave_up = t_fail - t0;
+			break;
+		}
+	}
+	/* A limit write starts it over. */
+	snprintf(hbuf, sizeof(hbuf), "%llu", (unsigned long long)high);
+	if (cg_write(cg, "memory.high", hbuf) == 0) {
+		sleep_sec(1.5);
+		r1 = cg_key(parent, "memory.events", "toptier_demote_fail", NULL);
+	}
 	ret = cg_destroy(cg);
 	if (ret < 0)
 		goto out;
@@ -2201,6 +2229,8 @@ int case_toptier_offline(const char *name)
 	       (unsigned long long)(parent_tt >> 10), (unsigned long long)f0,
 	       (unsigned long long)f1, (unsigned long long)f2, (unsigned long long)f3,
 	       now_sec() - t0);
+	printf("OFFLINE gave_up_after_s=%.1f demote_fail_at_giveup=%llu after_limit_write=%llu\n",
+	       gave_up, (unsigned long long)g0, (unsigned long long)r1);
 	fflush(stdout);
 	ret = 0;
 out:
@@ -2224,6 +2254,10 @@ out:
 	CHECK(failing, "online, above its ceiling with demotion disabled, the cgroup's worker "
 	      "retried (parent's toptier_demote_fail %llu -> %llu in %.0f s)",
 	      (unsigned long long)f0, (unsigned long long)f1, OF_WATCH);
+	CHECK(gave_up >= 0, "online, the worker gave up: no new toptier_demote_fail for %.1f s "
+	      "within %.0f s (%llu at the last)", OF_QUIET, OF_GIVEUP, (unsigned long long)g0);
+	CHECK(r1 > g0, "a memory.high write starts the worker over (toptier_demote_fail "
+	      "%llu -> %llu)", (unsigned long long)g0, (unsigned long long)r1);
 	CHECK(f3 == f2, "removed, the cgroup is held to no ceiling: parent's toptier_demote_fail "
 	      "%llu -> %llu in %.0f s", (unsigned long long)f2, (unsigned long long)f3, OF_WATCH);
 	CHECK(parent_tt >= zombie_tt - MB, "the removed cgroup's pages still count in the "
