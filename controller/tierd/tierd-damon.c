@@ -528,6 +528,8 @@ struct slot {
 	bool base_valid, hot_valid;
 	uint64_t base, hot;
 	uint64_t base_clock;		/* HOT: the clock's sz_tried at base */
+	uint64_t base_self;		/* HOT: the memcg's resident bytes at base
+					 * (UINT64_MAX: unknown) */
 	uint64_t ring[DAMON_HOT_KEEP];	/* HOT: the last readings; hot is their max */
 	unsigned n_ring, ring_pos;
 	/* HOT: a first window went by (and was dropped): until the scheme's
@@ -1111,6 +1113,7 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 			x->base_valid = o->base_valid;
 			x->base = o->base;
 			x->base_clock = o->base_clock;
+			x->base_self = o->base_self;
 			x->hot_valid = o->hot_valid;
 			x->hot = o->hot;
 			memcpy(x->ring, o->ring, sizeof(x->ring));
@@ -1618,7 +1621,7 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 	clock->base = now[clock - slots];
 	for (size_t j = 0; j < n; j++) {
 		struct slot *x = &slots[j];
-		uint64_t passes, cold;
+		uint64_t passes, cold, res;
 
 		if (!x->memcg || !damon_kind_hot(x->kind))
 			continue;
@@ -1626,6 +1629,7 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 			x->base_valid = true;
 			x->base = now[j];
 			x->base_clock = clock->base;
+			x->base_self = self[j];
 			continue;
 		}
 		/* whole passes (the clock grows by the monitored bytes on each) */
@@ -1637,9 +1641,17 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 			x->primed = true;
 			x->base = now[j];
 			x->base_clock = clock->base;
+			x->base_self = self[j];
 			continue;
 		}
-		x->ring[x->ring_pos] = self[j] > cold ? self[j] - cold : 0;
+		/* the resident bytes over the window, as cold is its mean per
+		 * pass: while pages migrate, the resident bytes at its end
+		 * alone put the reading off by about half of what the window
+		 * migrated (low on the tier they leave, high on the one they
+		 * reach; in the VM a hog demoted at a few MB/s read 16 -> 1.4
+		 * MB for its 16 MB hot set) */
+		res = x->base_self != UINT64_MAX ? self[j] / 2 + x->base_self / 2 : self[j];
+		x->ring[x->ring_pos] = res > cold ? res - cold : 0;
 		x->ring_pos = (x->ring_pos + 1) % DAMON_HOT_KEEP;
 		if (x->n_ring < DAMON_HOT_KEEP)
 			x->n_ring++;
@@ -1650,6 +1662,7 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 		x->hot_valid = true;
 		x->base = now[j];
 		x->base_clock = clock->base;
+		x->base_self = self[j];
 		n_results++;
 	}
 	return (int)n_results;

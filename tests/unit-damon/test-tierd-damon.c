@@ -1119,22 +1119,29 @@ START_TEST(test_driver_hot)
 	/* /a 6 MB cold in 3 passes: 50 of 52 hot, /a/c none cold: 8; the
 	 * hot set keeps the largest readings (42 and 7 before) */
 	ck_assert_uint_eq(hot, 58 << 20);
-	/* /a shrinks to 20 MB (12 its own): DAMON_HOT_KEEP more readings of
-	 * 10 and 8: the old ones are gone */
+	/* /a shrinks to 20 MB (12 its own): the window it shrank in reads
+	 * its resident bytes over the window, (52 + 12) / 2 = 32, less 2 MB
+	 * cold a pass: 30 (+ 8); then DAMON_HOT_KEEP more readings of 10 and
+	 * 8: the old ones are gone */
 	res_mb[0] = 20;
-	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
+	for (unsigned k = 0; k < DAMON_HOT_KEEP + 1; k++) {
 		clock_set(fx, (7 + 3 * k) * M);
 		stats_set(fx, 0, 1, 0, (13 + 6 * k) << 20);
 		ck_assert_int_eq(damon_driver_hot_update(drv, (100 + 10 * k) * 1000000ull), 0);
+		if (k == 0) {
+			ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
+			ck_assert_uint_eq(hot, 58 << 20);	/* 50 + 8 still the largest */
+		}
 	}
 	ck_assert_int_eq(damon_driver_hot(drv, "/a", &hot), 0);
 	ck_assert_uint_eq(hot, 18 << 20);
 	/* more cold than its own resident bytes (the counters lag each
-	 * other): 0, not a wrapped value (/a/c: 8, as before) */
+	 * other): 0, not a wrapped value (/a/c: 8, as before); the first
+	 * window after the drop reads the mean of 12 and 1 less 4.1 cold */
 	res_mb[0] = 9;
 	clock_set(fx, 40 * M);
 	stats_set(fx, 0, 1, 0, 100 << 20);
-	for (unsigned k = 0; k < DAMON_HOT_KEEP; k++) {
+	for (unsigned k = 0; k < DAMON_HOT_KEEP + 1; k++) {
 		clock_set(fx, (43 + 3 * k) * M);
 		stats_set(fx, 0, 1, 0, (100 + 30 * (k + 1)) << 20);
 		ck_assert_int_eq(damon_driver_hot_update(drv, (300 + 10 * k) * 1000000ull), 0);

@@ -2158,7 +2158,9 @@ out:
  * one on is printed; the case asserts that within the bound HOTSET_STABLE
  * readings in a row are within 25% of the hot set (tierd reports the
  * largest of its last DAMON_HOT_KEEP readings, so one high reading holds
- * for a while).
+ * for a while).  TIERD_HOTSET_MARGIN (default 100) sets hot_margin: 0
+ * puts the target at the hot set and makes tierd demote the cold 16 MB
+ * while it measures.
  */
 #define HOTSET_STABLE 4
 
@@ -2166,14 +2168,15 @@ int case_damon_tierd_hotset(const char *name)
 {
 	const char *build = getenv("TIERD_VM_BUILD");
 	char bin[512], conf[512], cg[256] = "";
-	int hot_mb, res_mb, pipefd[2] = { -1, -1 }, in_band = 0, readings = 0;
+	int hot_mb, res_mb, margin, pipefd[2] = { -1, -1 }, in_band = 0, readings = 0;
 	uint64_t last = UINT64_MAX, lo, hi, fast = UINT64_MAX, slow = UINT64_MAX, usec, last_usec = 0;
 	double t0, t_first = -1, bound = 150.0 * time_scale;
 	pid_t tierd = -1, w = -1;
 	char *addr = NULL;
 
 	if (env_int("TIERD_HOTSET_MB", 32, 4, 1024, &hot_mb) < 0 ||
-	    env_int("TIERD_HOTSET_RESIDENT_MB", 48, 8, 2048, &res_mb) < 0)
+	    env_int("TIERD_HOTSET_RESIDENT_MB", 48, 8, 2048, &res_mb) < 0 ||
+	    env_int("TIERD_HOTSET_MARGIN", 100, 0, 1000, &margin) < 0)
 		return 1;
 	if (hot_mb > res_mb) {
 		msg("FAIL: TIERD_HOTSET_MB %d above TIERD_HOTSET_RESIDENT_MB %d", hot_mb, res_mb);
@@ -2185,9 +2188,9 @@ int case_damon_tierd_hotset(const char *name)
 	hi = ((uint64_t)hot_mb << 20) * 5 / 4;
 	snprintf(conf, sizeof(conf),
 		 "[daemon]\nbackend = auto\nrebalance_interval = 2s\ndemand = hot\n"
-		 "hot_margin = 100%%\n\n"
+		 "hot_margin = %d%%\n\n"
 		 "[class:c]\nmode = promote\n\n"
-		 "[rule:hs]\nclass = c\ncgroup = /hotset\n");
+		 "[rule:hs]\nclass = c\ncgroup = /hotset\n", margin);
 	if (cg_create(NULL, "hotset", cg, sizeof(cg)) < 0 || pipe(pipefd) < 0) {
 		msg("FAIL: cannot create the cgroup");
 		failures++;
