@@ -58,7 +58,8 @@ if [ -z "$TIERD_OLD" ] && [ -n "${OLD_REV:-}" ]; then
 	echo "# building $OLD_REV's tierd in $old_wt"
 	git -C "$top" worktree add --detach "$old_wt" "$OLD_REV" >/dev/null 2>&1 ||
 		{ echo "cannot check out $OLD_REV" >&2; exit 1; }
-	nice make -C "$old_wt" -j2 tierd >"$T/old-build.log" 2>&1 ||
+	# O=build: a make run with O=DIR passes it down (MAKEFLAGS), TIERD_OLD is build/
+	nice make -C "$old_wt" -j2 O=build tierd >"$T/old-build.log" 2>&1 ||
 		{ tail "$T/old-build.log" >&2; exit 1; }
 	TIERD_OLD=$old_wt/build/bin/tierd
 fi
