@@ -490,6 +490,12 @@ int daemon_open_ctx(struct tierctl *t, struct tierd_client *c, struct tier_ctx *
 	}
 	rc = open_ctx_at(t->cgroup_root ?: cg, t->sysfs_root ?: sys, t->procfs_root ?: proc,
 			 NULL, ret);
+	if (rc && !t->cgroup_root && cg)
+		/* tierd's view of the tree is not this one (another mount
+		 * namespace: the DaemonSet's /host/sys/fs/cgroup seen from the
+		 * node): say where the root came from and how to name ours */
+		msg("%s is the cgroup root of tierd (%s); where it is elsewhere here, "
+		    "give it: tierctl --daemon --cgroup-root PATH", cg, c->where);
 out:
 	sd_bus_message_unref(reply);
 	sd_bus_error_free(&error);

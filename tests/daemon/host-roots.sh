@@ -83,5 +83,14 @@ expect_rc 5
 expect err "$T/nonexistent"
 echo "ok 5 --cgroup-root wins"
 
+# 6. tierd's root not there for tierctl (another mount namespace's view;
+#    here: moved away): the error says whose root it is and what to give.
+mv "$CG" "$T/cg.moved"
+tc status
+mv "$T/cg.moved" "$CG"
+expect_rc 5
+expect err "$CG is the cgroup root of tierd \\($T/bus\\); .*--daemon --cgroup-root PATH"
+echo "ok 6 tierd's root elsewhere: said"
+
 stop_tierd
 echo "PASS host-roots"
