@@ -5,16 +5,7 @@
 . "$(dirname "$0")/lib-host.sh"
 
 command -v busctl >/dev/null 2>&1 || skip "no busctl"
-mk_fake_host
-cat >"$CONF" <<EOC
-[daemon]
-reconcile_interval = 1h
-[class:fast]
-mode = full
-[rule:fast]
-class = fast
-cgroup = /fast/**
-EOC
+mk_fast_host
 mk_cgroup fast
 
 # 1. The patched kernel: knob.

@@ -10,16 +10,7 @@ command -v busctl >/dev/null 2>&1 || skip "no busctl"
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null 2>&1; then
 	skip "needs root and setpriv"
 fi
-mk_fake_host
-cat >"$CONF" <<EOC
-[daemon]
-reconcile_interval = 1h
-[class:fast]
-mode = full
-[rule:fast]
-class = fast
-cgroup = /fast/**
-EOC
+mk_fast_host
 mk_cgroup fast
 mk_cgroup fast/a
 mk_cgroup fast/b

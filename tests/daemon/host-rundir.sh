@@ -11,16 +11,7 @@
 
 command -v busctl >/dev/null 2>&1 || skip "no busctl"
 
-mk_fake_host
-cat >"$CONF" <<EOC
-[daemon]
-reconcile_interval = 1h
-[class:fast]
-mode = full
-[rule:fast]
-class = fast
-cgroup = /fast/**
-EOC
+mk_fast_host
 mk_cgroup fast
 mk_cgroup fast/a
 

@@ -156,6 +156,21 @@ wait_log() {
 	"$WAITFOR" -t "${2:-10}" "$LOG" "$1" || fail "log lacks /$1/"
 }
 
+# A fake host whose policy has one cgroup rule: /fast/** gets class fast
+# (mode full); no rescans of its own (reconcile_interval 1h).
+mk_fast_host() {
+	mk_fake_host
+	cat >"$CONF" <<EOC
+[daemon]
+reconcile_interval = 1h
+[class:fast]
+mode = full
+[rule:fast]
+class = fast
+cgroup = /fast/**
+EOC
+}
+
 # The bus tests' common ground: a policy with a cgroup rule (fast, full)
 # and an exe rule (db, promote), the cgroups fast and fast/a.
 mk_fast_db_host() {
