@@ -6,7 +6,10 @@
 # change, and runs scripts/abi.sh check against the committed baseline:
 #   control   no change                                   -> must pass
 #   field     a member added to public struct tier_class  -> must fail
-#   enum      an enumerator added to enum tier_attr        -> must fail
+#   enum      an enumerator added to enum tier_mode        -> must fail
+#   attr      an enumerator added to enum tier_attr        -> must not build
+#             (lib/apply.c's static assertion: a fourth attribute's
+#             TIER_APPLY_SKIP() bit would be TIER_APPLY_KEEP_SET's)
 #   removed   a symbol dropped from libtier.sym           -> must fail
 #   added     a new exported function                     -> must fail
 #   signature a return type changed (unsigned -> uint64_t) -> must fail
@@ -41,6 +44,21 @@ mutate() {
 		shift 2
 	done
 	# shellcheck disable=SC2086 # flag lists
+	if [ "$expect" = nobuild ]; then
+		if $CC -std=gnu11 -D_GNU_SOURCE -O0 -fPIC -fsyntax-only -I"$d" ${LIBTIER_DEP_CFLAGS:-} \
+			"$d"/*.c >"$d/build.log" 2>&1; then
+			echo "not ok $n $name: the scratch library builds, expected the static assertion"
+			failed=1
+		elif grep -q "static assertion failed" "$d/build.log"; then
+			echo "ok $n $name: does not build ($(grep -m1 -o 'static assertion failed.*' "$d/build.log" | cut -c1-80))"
+		else
+			cat "$d/build.log"
+			echo "not ok $n $name: the build failed, but not on the static assertion"
+			failed=1
+		fi
+		return
+	fi
+	# shellcheck disable=SC2086 # flag lists
 	if ! $CC -std=gnu11 -D_GNU_SOURCE -O0 -g -fPIC -fvisibility=hidden -shared \
 		-Wl,-soname,libtier.so.1 -Wl,--version-script="$d/libtier.sym" -Wl,--no-undefined \
 		-I"$d" ${LIBTIER_DEP_CFLAGS:-} -o "$d/libtier.so.1" "$d"/*.c \
@@ -69,12 +87,13 @@ mutate() {
 mutate control pass
 mutate field fail tier.h \
 	's|^\tstruct tier_amount memory_high;\(.*\)$|&\n\tunsigned added_field;|'
-mutate enum fail tier.h 's|^\tTIER_ATTR_MEMORY_HIGH,\(.*\)$|&\n\tTIER_ATTR_MEMORY_MIN,|'
+mutate enum fail tier.h 's|^\tTIER_MODE_OFF = 3,\(.*\)$|&\n\tTIER_MODE_AUTO = 4,|'
+mutate attr nobuild tier.h 's|^\tTIER_ATTR_MEMORY_HIGH,\(.*\)$|&\n\tTIER_ATTR_MEMORY_MIN,|'
 mutate removed fail libtier.sym '/^\ttier_plan_entry_weight;$/d'
 mutate added fail libtier.sym 's|^\ttier_plan_entry_free;$|&\n\ttier_plan_entry_added;|' \
 	evaluate.c '$a _public_ int tier_plan_entry_added(void);\n_public_ int tier_plan_entry_added(void) { return 0; }'
 mutate signature fail \
 	tier.h 's|^unsigned tier_plan_entry_weight(|uint64_t tier_plan_entry_weight(|' \
 	evaluate.c 's|^_public_ unsigned tier_plan_entry_weight(|_public_ uint64_t tier_plan_entry_weight(|'
-[ $failed -eq 0 ] && echo "ok: the ABI check passes unchanged and fails on each of $((n - 1)) changes"
+[ $failed -eq 0 ] && echo "ok: the ABI check passes unchanged and catches each of $((n - 1)) changes"
 exit $failed
