@@ -172,5 +172,5 @@ abi-update: $(LIBTIER_SO)
 	$(Q)$(TOP)/scripts/abi.sh dump $(LIBTIER_SO) lib/tier.h $(TOP)/$(LIBTIER_ABI)
 	@echo "  ABI     $(LIBTIER_ABI) updated: review 'git diff $(LIBTIER_ABI)' and commit it"
 
-CHECK_UNIT_TARGETS += check-abi check-lib-consumer
+CHECK_UNIT_TARGETS += check-abi check-abi-mutations check-lib-consumer
 CHECK_TARGETS      += check-abi check-abi-mutations check-lib-consumer
