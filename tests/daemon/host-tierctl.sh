@@ -20,15 +20,6 @@ tc() {
 	"$TIERCTL" --cgroup-root "$CG" --sysfs-root "$SYS" --procfs-root "$PROC" "$@" \
 		>"$T/out" 2>"$T/err" || rc=$?
 }
-expect_rc() {
-	[ "$rc" = "$1" ] || {
-		echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"
-		fail "exit status $rc, expected $1"; } >&2
-}
-expect() {
-	grep -Eq -- "$2" "$T/$1" || {
-		echo "--- $1"; cat "$T/$1"; fail "$1 lacks /$2/"; } >&2
-}
 
 mk_fake_host
 cat >"$CONF" <<EOC

@@ -156,6 +156,18 @@ wait_log() {
 	"$WAITFOR" -t "${2:-10}" "$LOG" "$1" || fail "log lacks /$1/"
 }
 
+# After a tierctl run that left its exit status in $rc and its output in
+# $T/out and $T/err: expect_rc STATUS; expect out|err ERE.
+expect_rc() {
+	[ "$rc" = "$1" ] || {
+		echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"
+		fail "exit status $rc, expected $1"; } >&2
+}
+expect() {
+	grep -Eq -- "$2" "$T/$1" || {
+		echo "--- $1"; cat "$T/$1"; fail "$1 lacks /$2/"; } >&2
+}
+
 # A fake host whose policy has one cgroup rule: /fast/** gets class fast
 # (mode full); no rescans of its own (reconcile_interval 1h).
 mk_fast_host() {
