@@ -338,7 +338,7 @@ checkpatch() {
 # at the Nth commit (after a change to the later patches only),
 # KERNEL_BUILD_EACH_TO=N stops after the Nth.
 build_each() {
-	local flavour=${1:-patched} c n=0 total rc=0 log start scope dirs targets from to
+	local flavour=${1:-patched} c n=0 total rc=0 log start scope dirs targets from to commits
 	local src=$KDIR/src-each obj
 	scope=${KERNEL_BUILD_EACH_SCOPE:-full}
 	from=${KERNEL_BUILD_EACH_FROM:-1}
@@ -362,7 +362,18 @@ build_each() {
 		xargs -r -n1 dirname | sort -u | sed 's|$|/|' | tr '\n' ' ')
 	mkdir -p "$KDIR/build-each"
 	[ "$scope" = dirs ] && say "[$flavour] scope: $dirs at each commit"
-	for c in $(git_p rev-list --reverse base..tierd); do
+	commits=$(git_p rev-list --reverse base..tierd)
+	# The loop below touches only src-each and its object trees: hand the
+	# build directory's lock (taken at the bottom of this script) to a lock
+	# of build-each's own, so that `kernel.sh build` (make check's VM cases)
+	# need not wait an hour for a build-each running meanwhile.
+	exec 8>"$KDIR/.lock-each"
+	if ! flock -n 8; then
+		say "waiting for another build-each to finish ($KDIR/.lock-each)"
+		flock 8
+	fi
+	flock -u 9
+	for c in $commits; do
 		n=$((n + 1))
 		[ "$n" -ge "$from" ] || continue
 		[ "$to" -gt 0 ] && [ "$n" -gt "$to" ] && break

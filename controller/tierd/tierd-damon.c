@@ -34,6 +34,22 @@
 /* Demotion: a region untouched for 1 s (10 aggregation intervals) at the
  * earliest, at most 256 MB per second, the goal tuning the quota below. */
 #define DAMON_COLD_MIN_AGE 10
+/*
+ * ... and where the fast tier's kdamond runs hot-set schemes: those are
+ * lru_deprio over every region once a second, and 6.12 sets a region's age
+ * to 0 whenever a scheme other than stat is applied to it
+ * (damos_apply_scheme()), so no region gets older than 10 aggregation
+ * intervals and age >= 10 matched in one interval a second at most (none
+ * for a memcg whose scheme sits after another memcg's hot scheme): in
+ * damon-tierd-hot the hog's 240 MB of cold pages were not demoted (6 MB in
+ * 140 s).  9 (the interval before each hot pass, whatever the order) gave
+ * 256 -> 216 MB in 140 s with a per-second quota, in 10 MB steps about
+ * 20 s apart; 3 (7 intervals of 10, untouched for 0.3 s) 256 -> 142 MB,
+ * the hog's hot set 96-100% on the fast node throughout (its promotion
+ * trickle, damon_promote_trickle(), brings back what is demoted by
+ * mistake).  The quota there is per second (DAMON_DEMOTE_HOT_RESET_MS).
+ */
+#define DAMON_COLD_MIN_AGE_HOT 3
 /* DAMON tunes a goal's quota once per reset interval, multiplying it by
  * up to 2 from 1 byte: 100 ms reaches MBs in about 2 s; the quota's cap
  * per interval is the want's quota_bytes (DAMON_DEMOTE_RATE_DIV). */
@@ -70,6 +86,34 @@ static bool path_covers(const char *a, const char *b)
 	if (strcmp(a, "/") == 0)
 		return true;
 	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+uint64_t damon_demote_hot_quota(uint64_t target, uint64_t fast_bytes)
+{
+	uint64_t excess = fast_bytes > target ? fast_bytes - target : 0, base = target, q;
+
+	if (excess > base) {
+		/* a power of two: the quota changes once per halving */
+		base = 1;
+		while (base <= excess / 2)
+			base <<= 1;
+	}
+	q = base / DAMON_DEMOTE_RATE_DIV * (DAMON_DEMOTE_HOT_RESET_MS / DAMON_DEMOTE_RESET_MS);
+	q &= ~(uint64_t)(DAMON_PAGE - 1);
+	return q < DAMON_DEMOTE_MIN_BYTES ? DAMON_DEMOTE_MIN_BYTES : q;
+}
+
+uint64_t damon_promote_trickle(uint64_t target)
+{
+	uint64_t base = 1, q;
+
+	/* a power of two (the quota changes rarely: a change is a new
+	 * scheme), 1/8 of it a second */
+	while (base <= target / 2)
+		base <<= 1;
+	q = base / 8 / (1000 / DAMON_PROMOTE_RESET_MS);
+	q &= ~(uint64_t)(DAMON_PAGE - 1);
+	return q < DAMON_PAGE ? DAMON_PAGE : q;
 }
 
 uint64_t damon_goal_current(uint64_t target, uint64_t fast_bytes)
@@ -166,8 +210,12 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				sharer = &fair[j];
 		if (!any && !sharer)
 			continue;
+		/* held off above the target, unless (damon backend) its
+		 * demand fits the target (by hot set): then what it promotes
+		 * is its hot set, and demotion's mistakes come back */
 		promotes = any && (eff == TIER_MODE_PROMOTE || eff == TIER_MODE_FULL) &&
-			   !(sharer && sharer->throttled);
+			   !(sharer && sharer->throttled &&
+			     !((flags & DAMON_PLAN_TIERING) && damon_fair_demand_fits(sharer)));
 		for (size_t ki = 0; ki < ARRAY_SIZE(kinds); ki++) {
 			enum damon_kind k = kinds[ki];
 			struct damon_want w = { .kind = k };
@@ -199,6 +247,17 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 			if (k == DAMON_PROMOTE || k == DAMON_PAGECACHE)
 				w.quota_bytes = damon_promote_quota(managed, n_managed, memcgs,
 								    n_memcgs, memcgs[i]);
+			if (k == DAMON_PROMOTE && sharer && sharer->throttled) {
+				/* above its target, its demand fitting it (by hot
+				 * set): a trickle, for its hot pages demotion took
+				 * by mistake; more would bring back the cold pages
+				 * just demoted (they read young on their first
+				 * samples on the slow tier) */
+				uint64_t q = damon_promote_trickle(sharer->target);
+
+				if (!w.quota_bytes || q < w.quota_bytes)
+					w.quota_bytes = q;
+			}
 			/* DAMON's promotion takes page cache and anon alike:
 			 * page_cache off leaves it anon */
 			w.anon_only = k == DAMON_PROMOTE && !page_cache;
@@ -209,6 +268,21 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 			}
 		}
 	}
+	/* where hot sets are measured, demotion matches once or twice a
+	 * second: a quota per second, from the excess */
+	for (size_t i = 0; any_hot && i < p.n; i++)
+		if (p.w[i].kind == DAMON_DEMOTE) {
+			const struct damon_fair *sharer = NULL;
+
+			for (size_t j = 0; j < n_fair; j++)
+				if (path_covers(fair[j].path, p.w[i].memcg) &&
+				    (!sharer || strlen(fair[j].path) < strlen(sharer->path)))
+					sharer = &fair[j];
+			p.w[i].hot_ctx = true;
+			if (sharer)
+				p.w[i].quota_bytes = damon_demote_hot_quota(sharer->target,
+									    sharer->fast_bytes);
+		}
 	/* the clock of the hot schemes (never dropped: they need it) */
 	if (any_hot && plan_push(&p, &alloc, "", (struct damon_want){ .kind = DAMON_CLOCK }) < 0) {
 		damon_plan_done(&p);
@@ -226,7 +300,8 @@ bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
 		if (a->w[i].kind != b->w[i].kind || a->w[i].quota_bytes != b->w[i].quota_bytes ||
-		    a->w[i].anon_only != b->w[i].anon_only || strcmp(a->w[i].memcg, b->w[i].memcg))
+		    a->w[i].anon_only != b->w[i].anon_only || a->w[i].hot_ctx != b->w[i].hot_ctx ||
+		    strcmp(a->w[i].memcg, b->w[i].memcg))
 			return false;
 	return true;
 }
@@ -522,6 +597,7 @@ struct slot {
 	enum damon_kind kind;
 	uint64_t quota_bytes;		/* DEMOTE, PROMOTE, PAGECACHE */
 	bool anon_only;			/* PROMOTE */
+	bool hot_ctx;			/* DEMOTE */
 	uint64_t goal;			/* DEMOTE: the goal's current value staged */
 	/* HOT and CLOCK: sz_applied (sz_tried) at the start of the window,
 	 * valid once read after the scheme was committed; HOT: the result */
@@ -918,7 +994,8 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		.target_nid = promote ? drv->fast_nid : drv->slow_nid,
 		.sz = { DAMON_PAGE, UINT64_MAX },
 		.nr_accesses = { promote ? 1 : 0, UINT64_MAX },
-		.age = { promote ? 0 : DAMON_COLD_MIN_AGE, UINT64_MAX },
+		.age = { promote ? 0 : w->hot_ctx ? DAMON_COLD_MIN_AGE_HOT : DAMON_COLD_MIN_AGE,
+			 UINT64_MAX },
 		.filters = buf,
 		.nr_filters = 1,
 	};
@@ -986,7 +1063,8 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		 * /big's demotion stopped after 60 s, 158 MB of cold pages
 		 * left) */
 		s.quota_bytes = w->quota_bytes;
-		s.quota_reset_interval_ms = DAMON_DEMOTE_RESET_MS;
+		s.quota_reset_interval_ms = w->hot_ctx ? DAMON_DEMOTE_HOT_RESET_MS
+						       : DAMON_DEMOTE_RESET_MS;
 		s.weight_nr_accesses = 1000;
 		s.weight_age = 0;
 		*goal = (struct tier_damon_goal){ .metric = TIER_DAMON_GOAL_USER_INPUT,
@@ -1027,11 +1105,12 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 	size_t n_old = k->slots_staged ? k->n_slots : 0, n, missing = 0, n_free = 0;
 	_cleanup_free_ size_t *slot_of = calloc(plan->n ?: 1, sizeof(*slot_of));
 	_cleanup_free_ bool *taken = calloc(n_old ?: 1, sizeof(*taken));
+	_cleanup_free_ bool *retuned = calloc(plan->n ?: 1, sizeof(*retuned));
 	struct slot *v = NULL;
 	bool *changed = NULL, full = !k->slots_staged;
 	size_t cap;
 
-	if (!slot_of || !taken)
+	if (!slot_of || !taken || !retuned)
 		return -ENOMEM;
 	/* the indexes that keep their memcg (plan is sorted, the old slots
 	 * are not: a lookup per entry; a few thousand at most) */
@@ -1040,12 +1119,21 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 		for (size_t j = 0; !full && j < n_old; j++) {
 			const struct slot *o = &k->slots[j];
 
+			/* the same memcg and kind keep their index when the
+			 * quota or a filter changes: the index is rewritten in
+			 * place, and a commit keeps the kernel's quota state
+			 * (a goal's tuned quota; no unlimited first window to
+			 * arm against).  A new index would start the goal's
+			 * quota from 1 byte again, doubling at most once per
+			 * reset interval: 20 s to MBs with the 1 s windows
+			 * of DAMON_DEMOTE_HOT_RESET_MS */
 			if (!taken[j] && o->memcg && o->kind == plan->w[i].kind &&
-			    o->quota_bytes == plan->w[i].quota_bytes &&
-			    o->anon_only == plan->w[i].anon_only &&
 			    !strcmp(o->memcg, plan->w[i].memcg)) {
 				taken[j] = true;
 				slot_of[i] = j;
+				retuned[i] = o->quota_bytes != plan->w[i].quota_bytes ||
+					     o->anon_only != plan->w[i].anon_only ||
+					     o->hot_ctx != plan->w[i].hot_ctx;
 				break;
 			}
 		}
@@ -1090,6 +1178,9 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 			if (!taken[j] && k->slots[j].memcg)
 				changed[j] = true;
 		}
+		for (size_t i = 0; i < plan->n; i++)
+			if (retuned[i])
+				changed[slot_of[i]] = true;
 	} else {
 		for (size_t j = 0; j < n; j++)
 			changed[j] = true;
@@ -1103,7 +1194,8 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 		x->kind = plan->w[i].kind;
 		x->quota_bytes = plan->w[i].quota_bytes;
 		x->anon_only = plan->w[i].anon_only;
-		if (changed[slot_of[i]]) {
+		x->hot_ctx = plan->w[i].hot_ctx;
+		if (changed[slot_of[i]] && !(retuned[i] && !full)) {
 			x->goal = plan->w[i].goal_current;
 			x->arming = want_needs_arming(x->kind, x->quota_bytes) ? DAMON_ARM_TICKS : 0;
 		} else {
@@ -1121,6 +1213,13 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 			x->ring_pos = o->ring_pos;
 			x->primed = o->primed;
 			x->arming = o->arming;
+			if (retuned[i]) {
+				/* a quota where there was none: its first window
+				 * is unlimited (see DAMON_ARM_TICKS) */
+				if (!o->quota_bytes && want_needs_arming(x->kind, x->quota_bytes))
+					x->arming = DAMON_ARM_TICKS;
+				x->goal = plan->w[i].goal_current;
+			}
 		}
 	}
 	*ret_slots = v;
@@ -1166,7 +1265,8 @@ static int stage(struct damon_driver *drv, struct kd *k, const struct slot *slot
 		struct damon_want w = { .memcg = slots[i].memcg, .kind = slots[i].kind,
 					.goal_current = slots[i].goal,
 					.quota_bytes = slots[i].quota_bytes,
-					.anon_only = slots[i].anon_only };
+					.anon_only = slots[i].anon_only,
+					.hot_ctx = slots[i].hot_ctx };
 
 		if (!slots[i].memcg) {
 			schemes[i] = inert_scheme;

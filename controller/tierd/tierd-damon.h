@@ -70,6 +70,26 @@
  * from 256 MB only to 179 MB in 120 s (target 140). */
 #define DAMON_DEMOTE_RATE_DIV 128
 #define DAMON_DEMOTE_MIN_BYTES (64ull << 10)
+/*
+ * Where hot sets are measured (demand = hot), the target can be a tenth of
+ * what there is to demote (damon-tierd-hot: 20 MB for a 256 MB hog; the
+ * cap above gave 1.6 MB/s), and the demotion scheme matches in only one or
+ * two aggregation intervals a second (DAMON_COLD_MIN_AGE_HOT).  There its
+ * quota is per second (DAMON_DEMOTE_HOT_RESET_MS), so that the second's
+ * quota can be spent in the intervals that match, and its cap is 8% a
+ * second (the target's rate) of the larger of the target and the excess
+ * (fast bytes above the target), the excess rounded down to a power of two
+ * so that the quota changes at most once per halving.  The quota counts
+ * the bytes of the regions tried, not those demoted: in damon-tierd-hot 17%
+ * of what the hog's scheme tried was its pages (the rest free pages, what
+ * it left behind, and the victim's), 1.0-1.7 MB/s demoted of its 10 MB/s
+ * cap.  A cap of a quarter a second (32 MB/s tried) demoted faster but
+ * took 20% of the hog's hot set with it (min age DAMON_COLD_MIN_AGE_HOT)
+ * and the promotion trickle brought cold pages back: the hog stalled at
+ * 180 MB.  The bound on the overshoot stays in proportion to what is left.
+ */
+#define DAMON_DEMOTE_HOT_RESET_MS 1000
+uint64_t damon_demote_hot_quota(uint64_t target, uint64_t fast_bytes);
 
 /*
  * The hot-set measurement (docs/architecture.md, "Hot sets"): per memcg an
@@ -188,6 +208,12 @@ struct damon_want {
 					 * per DAMON_PROMOTE_RESET_MS, 0: none */
 	bool anon_only;			/* PROMOTE: page cache left out (a class
 					 * with page_cache off): an anon filter */
+	bool hot_ctx;			/* DEMOTE: the plan measures hot sets, whose
+					 * lru_deprio passes reset every fast-tier
+					 * region's age each second: minimum age
+					 * DAMON_COLD_MIN_AGE_HOT, quota_bytes per
+					 * DAMON_DEMOTE_HOT_RESET_MS, sized from the
+					 * excess (damon_demote_hot_quota()) */
 };
 
 struct damon_plan {
@@ -227,6 +253,22 @@ bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b);
 /* A sharer that demotion serves: a target, and a demand clearly above it
  * (5%: fairness keeps a target within its hysteresis of the share, so a
  * cgroup that is still growing has a target a little below its usage). */
+/* A sharer whose demand (by hot set, where demand = hot) fits its target
+ * (5%, as damon_fair_contended()): its promotion is not held off above the
+ * target, since what it promotes is its hot set, which the target covers;
+ * demotion takes its cold bytes meanwhile, and hot pages demoted by mistake
+ * come back. */
+static inline bool damon_fair_demand_fits(const struct damon_fair *f)
+{
+	return f->target > 0 && f->demand != UINT64_MAX &&
+	       f->demand <= f->target + f->target / 20;
+}
+
+/* The promotion quota (per DAMON_PROMOTE_RESET_MS) of such a sharer above
+ * its target: 1/8 of its target (rounded down to a power of two) a second,
+ * one page at least. */
+uint64_t damon_promote_trickle(uint64_t target);
+
 static inline bool damon_fair_contended(const struct damon_fair *f)
 {
 	/* by hot set, the demand may fit while its resident bytes do not:

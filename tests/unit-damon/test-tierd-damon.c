@@ -143,6 +143,64 @@ START_TEST(test_plan_fair)
 }
 END_TEST
 
+START_TEST(test_plan_hot_demote)
+{
+	/* demand = hot (hot sets measured): /h is far above a target its
+	 * demand fits (hot set + margin), /r's demand (resident) does not
+	 * fit.  Both throttled: /h keeps a promotion trickle (its hot pages
+	 * demoted by mistake come back), /r none; /h's demotion quota is
+	 * per second, from its excess, on the hot-set minimum age */
+	const struct damon_managed managed[] = {
+		{ "/h", TIER_MODE_PROMOTE },
+		{ "/r", TIER_MODE_PROMOTE },
+	};
+	const char *memcgs[] = { "/h", "/r" };
+	struct damon_fair fair[] = {
+		{ .path = "/h", .target = 20 << 20, .demand = 20 << 20, .resident = 256 << 20,
+		  .fast_bytes = 256 << 20, .throttled = true },
+		{ .path = "/r", .target = 96 << 20, .demand = 144 << 20, .resident = 144 << 20,
+		  .fast_bytes = 140 << 20, .throttled = true },
+	};
+	struct damon_plan p = {}, q = {};
+	_cleanup_free_ char *t = NULL;
+
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, fair, 2,
+					  DAMON_PLAN_TIERING | DAMON_PLAN_HOT, &p), 0);
+	t = plan_text(&p);
+	/* 16 MB (20 MB rounded down) / 8 a second */
+	ck_assert_str_eq(t, "clock \n"
+			    "promote /h quota 2097152\n"
+			    "demote /h\nhot /h\nhot_slow /h\n"
+			    "demote /r\nhot /r\nhot_slow /r\n");
+	/* excess 236 MB -> 128 MB, 8% of it a second */
+	ck_assert(p.w[2].hot_ctx);
+	ck_assert_uint_eq(p.w[2].quota_bytes, damon_demote_hot_quota(20 << 20, 256 << 20));
+	ck_assert_uint_eq(p.w[2].quota_bytes, (128ull << 20) / DAMON_DEMOTE_RATE_DIV * 10);
+	/* /r: the excess (44 MB) below the target: the target's 8% */
+	ck_assert_uint_eq(p.w[5].quota_bytes, (96ull << 20) / DAMON_DEMOTE_RATE_DIV * 10);
+	/* the excess halves: the same quota until it does */
+	fair[0].fast_bytes = (20 << 20) + (130 << 20);
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, fair, 2,
+					  DAMON_PLAN_TIERING | DAMON_PLAN_HOT, &q), 0);
+	ck_assert(damon_plan_same(&p, &q));
+	damon_plan_done(&q);
+	fair[0].fast_bytes = (20 << 20) + (100 << 20);
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, fair, 2,
+					  DAMON_PLAN_TIERING | DAMON_PLAN_HOT, &q), 0);
+	ck_assert(!damon_plan_same(&p, &q));
+	damon_plan_done(&q);
+	damon_plan_done(&p);
+
+	/* without hot sets: as before (the target's cap per 100 ms) */
+	ck_assert_int_eq(damon_plan_build(managed, 2, memcgs, 2, fair, 2, DAMON_PLAN_TIERING, &p),
+			 0);
+	ck_assert(!p.w[1].hot_ctx);
+	ck_assert_uint_eq(p.w[1].kind, DAMON_DEMOTE);
+	ck_assert_uint_eq(p.w[1].quota_bytes, (20ull << 20) / DAMON_DEMOTE_RATE_DIV);
+	damon_plan_done(&p);
+}
+END_TEST
+
 START_TEST(test_goal_current)
 {
 	/* low = target x 0.98: the score is 1 there (the quota holds) */
@@ -1175,6 +1233,7 @@ static Suite *suite_tierd_damon(void)
 
 	tcase_add_test(tc, test_plan_modes);
 	tcase_add_test(tc, test_plan_fair);
+	tcase_add_test(tc, test_plan_hot_demote);
 	tcase_add_test(tc, test_goal_current);
 	tcase_add_test(tc, test_plan_bounded);
 	tcase_add_test(tc, test_memcgs_collect);

@@ -1887,6 +1887,9 @@ static int hot_phase(const char *bin, const char *demand, int cap_mb, int hog_mb
 			    ret->hot_hog == UINT64_MAX ? -1.0 : ret->hot_hog / 1048576.0,
 			    v.n0 / 1048576.0, ret->t_victim / 1048576.0,
 			    ret->hot_victim == UINT64_MAX ? -1.0 : ret->hot_victim / 1048576.0);
+		/* the schemes' effective quotas, tried and applied bytes */
+		if ((int)el % 30 == 29)
+			schemes_dump(NULL, NULL, NULL);
 		sleep_sec(1);
 	}
 	read_key_u64("/proc/vmstat", "pgmigrate_success", &mig1);
