@@ -33,26 +33,39 @@ bench-apps: bench-apps-tools
 		APPS_KERNEL_STOCK=$(APPS_KERNEL_STOCK) $(TOP)/bench/apps/bench-apps.sh
 
 # The short cases: the bench's VM and data sizes (bench-apps.sh) with a
-# smaller redis in place, a bound on each (an outcome is asserted, not how
-# fast it came; the run stops once it is decided), a few minutes each under
-# TCG. noisy-none runs its whole bound: that the victim does not get there
-# without tierd is the point. The bound of place is long because NUMA
-# balancing's tail is (the last 10% of redis are pages read about once in
-# 10 s, against its 1 s hot threshold): with the host's 2 cores loaded by
-# other work (load average 9-12) redis had 66% on the fast node at 240 s.
+# smaller redis in place and 32 KB values, a bound on each (an outcome is
+# asserted, not how fast it came; the run stops once it is decided).
+# noisy-none runs its whole bound: that the victim does not get there
+# without tierd is the point.
+#
+# What counts as arrived is 90% (redis's bytes on the fast node; the
+# victim's target), as the issue asks. Why 32 KB values and not the bench's
+# 4000 bytes: under TCG redis serves ~750 GET/s, so with 4 KB values a
+# uniformly read 24 MB set touches each page about once in 8-13 s, and NUMA
+# balancing in tiering mode promotes a page only when its hinting fault
+# comes within the hot threshold of the scan (1 s, adjusted up to 2 s; a
+# node with more than 1 GiB free, pgdat_free_space_enough(), skips that
+# test, and this VM's fast node never has it). Page by page such a cache is
+# lukewarm, and the knob backend's redis crept from 86% (131 s) to 89.5%
+# (400 s) and never to 90% (the bench keeps 4000 bytes and shows that tail).
+# A real redis at 100,000 GET/s touches each page of such a set many times a
+# second; 32 KB values give each page about one touch a second under TCG.
+# Measured 2026-12-07 at load 11 (helpers' builds beside it), APPS_PCT=90:
+#   patched/knob place: redis 90% after 80.0 s (92% at the end); off
+#     memcached 0.3 of 30 MB fast
+#   patched/knob noisy: victim 90% of its target 5.3 s after its placement
+#     (98% best, Jain 1.000)
+#   stock (Debian's binary)/damon place: 90% after 19.9 s; noisy: 90% of
+#     target after 60.6 s
+#   stock, no tierd, noisy: the victim's best 7% of its target in 180 s
+#     (2 of 61 MB fast; the hogs at 52, 51, 39 MB against 40)
+# The control without tierd on the stock kernel is in make check; the
+# patched kernel's control runs by name (check-apps-vm-patched-noisy-none).
 APPS_CHECK_PLACE_BOUND ?= 400
-# What counts as arrived in the check: 70% (redis's bytes on the fast node;
-# the victim's target). The clean-clone make check of 2026-12-07 on the
-# patched kernel: redis 89.5% at 400 s, the victim 84% at best in 180 s (the
-# bench: 86% in 131 s and 93% after 115 s); without tierd (stock) the victim
-# got 58% at best (45% in the bench), an off memcached 0%. 70% lies between
-# the outcomes with and without tierd; 90% was inside the tail's noise
-# (redis's last 10-15% are jemalloc extents and pages read about once in
-# 10 s, against NUMA balancing's 1 s hot threshold). At 75%: redis after
-# 21 s, the victim after 32 s. The figures keep 90% (APPS_PCT).
-APPS_CHECK_PCT ?= 70
-APPS_CHECK_NOISY_BOUND ?= 180
-APPS_CHECK_ENV = APPS_CHECK=1 APPS_PCT=$(APPS_CHECK_PCT) APPS_VM_TIMEOUT=720 APPS_MEM_FAST=192M APPS_MEM_SLOW=256M \
+APPS_CHECK_PCT ?= 90
+APPS_CHECK_NOISY_BOUND ?= 150
+APPS_CHECK_VALUE_BYTES ?= 32000
+APPS_CHECK_ENV = APPS_CHECK=1 APPS_PCT=$(APPS_CHECK_PCT) APPS_VALUE_BYTES=$(APPS_CHECK_VALUE_BYTES) APPS_VM_TIMEOUT=720 APPS_MEM_FAST=192M APPS_MEM_SLOW=256M \
 	APPS_RESERVE=32M APPS_REDIS_MB=24 APPS_MC_MB=24 APPS_HOGS=3 APPS_HOG_MB=44 \
 	APPS_VICTIM_HOT_MB=40 APPS_VICTIM_COLD_MB=8 APPS_PRE_SECS=8
 
@@ -83,21 +96,12 @@ $(eval $(call apps_check_cases,patched,$(APPS_KERNEL_PATCHED),knob,))
 APPS_CHECK_KERNEL_STOCK ?= $(DEBIAN_KERNEL)
 $(eval $(call apps_check_cases,stock,$(APPS_CHECK_KERNEL_STOCK),damon,kernel-debian))
 
-# check-apps-vm-stock-noisy-tierd (the victim on tierd's damon backend)
-# failed its first check run (55% after 180 s: two uniformly read hogs
-# stayed at 49 and 48 MB against 36, as migrate_cold found no cold page in
-# them); since demotion ranks regions by accesses, not age (1d3b23b), it
-# passed by name on 2026-12-07 (70% of its target after 34.2 and 8.8 s,
-# the hogs at 35-46 MB against 37) and is in make check.
-# Without tierd, the victim's outcome is the kernel's alone, a control
-# that is not in make check: in the clean-clone run at d7faa0b the stock
-# kernel alone took the victim to 73% of its target after 54.2 s (hogs at
-# 42-49 MB against 37), over the 70% that the control says it must not
-# reach in 180 s; it had held in the runs before.  The kernel's own
-# promotion is a matter of timing there: run check-apps-vm-stock-noisy-none
-# and check-apps-vm-patched-noisy-none by name (bench-apps prints both).
+# The control without tierd, the stock kernel alone, is in make check: with
+# 4 KB values it once took the victim to 73% of its target (the 70% bar of
+# the time; timing decides how far the kernel's own promotion gets), with
+# 32 KB values at most 7% (2026-12-07).
 check-apps-vm: check-apps-vm-patched-place check-apps-vm-patched-noisy-tierd \
-	check-apps-vm-stock-place check-apps-vm-stock-noisy-tierd
+	check-apps-vm-stock-place check-apps-vm-stock-noisy-tierd check-apps-vm-stock-noisy-none
 
 CHECK_TARGETS += check-apps-vm
 CLEAN_FILES   += $(APPS_MCLOAD)
