@@ -79,13 +79,19 @@ check-kernel-checkpatch:
 	$(Q)$(call run_test,kernel-checkpatch,env $(KERNEL_ENV) $(KERNEL_SH) checkpatch)
 
 # The tier-aware limits kselftest in the two-tier VM (test_numa_balancing
-# runs as the vm-kselftest case of tests/vm).
+# runs as the vm-kselftest case of tests/vm), and its migration case again
+# in a VM with a second top-tier node (run-vm --mem-fast2: node 2, memory
+# only, in node 0's tier) for the move within the top tier. Not the whole
+# test there: a larger top tier leaves test_toptier_refusal no room.
 check-kselftest-toptier:
 	$(Q)$(MAKE) --no-print-directory kernel KERNEL=patched
 	$(Q)$(MAKE) --no-print-directory kselftests
 	$(Q)$(call run_test,vm-kselftest-toptier,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
 		--timeout 900 --kernel $(BUILD)/kernel/patched/bzImage \
 		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier)
+	$(Q)$(call run_test,vm-kselftest-toptier-fast2,env BUILD=$(BUILD) $(TOP)/tests/vm/run-vm \
+		--timeout 300 --mem-fast2 128M --kernel $(BUILD)/kernel/patched/bzImage \
+		$(TOP)/tests/kernel/kselftest-vm.sh test_toptier test_toptier_exact_migrate)
 
 # The same on the debug kernel (lockdep, KASAN, DEBUG_VM): the charge,
 # migration, reservation and demotion paths of patches 10-15 under it.
