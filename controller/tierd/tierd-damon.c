@@ -48,8 +48,13 @@
  * the hog's hot set 96-100% on the fast node throughout (its promotion
  * trickle, damon_promote_trickle(), brings back what is demoted by
  * mistake).  The quota there is per second (DAMON_DEMOTE_HOT_RESET_MS).
+ * Now 0: there the regions are walked in address order and the young
+ * filter decides per folio (scheme_of()); with 3 the hog stalled at 32 MB
+ * (its 16 MB hot set and 16 MB of cold pages that shared regions with hot
+ * pages, whose sampled count kept resetting their age), with 0 it went to
+ * 16.0 MB, its hot set 99.9% on the fast node.
  */
-#define DAMON_COLD_MIN_AGE_HOT 3
+#define DAMON_COLD_MIN_AGE_HOT 0
 /* DAMON tunes a goal's quota once per reset interval, multiplying it by
  * up to 2 from 1 byte: 100 ms reaches MBs in about 2 s; the quota's cap
  * per interval is the want's quota_bytes (DAMON_DEMOTE_RATE_DIV). */
@@ -101,6 +106,57 @@ uint64_t damon_demote_hot_quota(uint64_t target, uint64_t fast_bytes)
 	q = base / DAMON_DEMOTE_RATE_DIV * (DAMON_DEMOTE_HOT_RESET_MS / DAMON_DEMOTE_RESET_MS);
 	q &= ~(uint64_t)(DAMON_PAGE - 1);
 	return q < DAMON_DEMOTE_MIN_BYTES ? DAMON_DEMOTE_MIN_BYTES : q;
+}
+
+unsigned damon_quota_scale_next(unsigned cur, uint64_t tried, uint64_t applied, uint64_t want,
+				bool exhausted)
+{
+	uint64_t next;
+
+	if (!cur)
+		cur = DAMON_SCALE_ONE;
+	if (!want || tried < DAMON_FB_MIN_TRIED)
+		return cur;		/* too little tried to tell */
+	if (applied > want + want / 8) {
+		/* ran ahead of the quota's rate: down at once, in proportion */
+		next = (uint64_t)cur * want / applied;
+	} else if (!exhausted || applied >= want - want / 8) {
+		return cur;		/* the quota did not bind, or on the want */
+	} else {
+		/* below the want, the quota bound: in proportion (want /
+		 * applied), at most doubling per window, and at most twice
+		 * tried / applied (what spends the want on the cgroup's pages
+		 * if the quota runs out every window) unless already above */
+		uint64_t ratio = applied ? tried * DAMON_SCALE_ONE / applied : 2ull * cur;
+
+		next = applied ? (uint64_t)cur * want / applied : 2ull * cur;
+		if (next > 2ull * cur)
+			next = 2ull * cur;
+		if (next > 2 * ratio && 2 * ratio >= cur)
+			next = 2 * ratio;
+		else if (next > 2 * ratio)
+			next = cur;
+		/* up by a quarter at least (each change is a commit, and
+		 * on a loaded host one took 1.2 s) */
+		if (next <= cur + cur / 4)
+			return cur;
+	}
+	if (next < DAMON_SCALE_ONE)
+		next = DAMON_SCALE_ONE;
+	if (next > DAMON_SCALE_MAX)
+		next = DAMON_SCALE_MAX;
+	return (unsigned)next;
+}
+
+uint64_t damon_quota_scaled(uint64_t quota, unsigned scale)
+{
+	uint64_t q;
+
+	if (!quota || !scale || scale == DAMON_SCALE_ONE)
+		return quota;
+	q = quota / DAMON_SCALE_ONE * scale + quota % DAMON_SCALE_ONE * scale / DAMON_SCALE_ONE;
+	q &= ~(uint64_t)(DAMON_PAGE - 1);
+	return q < DAMON_PAGE ? DAMON_PAGE : q;
 }
 
 uint64_t damon_promote_trickle(uint64_t target)
@@ -616,6 +672,13 @@ struct slot {
 	/* > 0: staged with a pattern no region has, its quota not yet in
 	 * force (damon_driver_arm() counts it down); see DAMON_ARM_TICKS */
 	unsigned arming;
+	/* DEMOTE and a quota'd PROMOTE/PAGECACHE: the quota written is
+	 * quota_bytes x scale / DAMON_SCALE_ONE (0: one), from the scheme's
+	 * stats at fb_ms (damon_driver_quota_feedback()) */
+	unsigned scale, fb_ticks;
+	bool fb_valid;
+	uint64_t fb_tried, fb_applied, fb_exceeds;
+	double fb_ms;
 };
 
 /*
@@ -1065,8 +1128,28 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		s.quota_bytes = w->quota_bytes;
 		s.quota_reset_interval_ms = w->hot_ctx ? DAMON_DEMOTE_HOT_RESET_MS
 						       : DAMON_DEMOTE_RESET_MS;
-		s.weight_nr_accesses = 1000;
+		s.weight_nr_accesses = w->hot_ctx ? 0 : 1000;
 		s.weight_age = 0;
+		/* where hot sets are measured, no ranking at all: every
+		 * region scores the same (mm/damon/ops-common.c
+		 * damon_hot_score(): both weights 0), and DAMON walks them in
+		 * address order, each charge window going on where the last
+		 * one stopped (damos_skip_charged_region()).  Ranked by
+		 * nr_accesses, the fast tier's free and other cgroups' idle
+		 * regions ranked first every window and took the whole
+		 * quota: in damon-tierd-hot the hog stalled at 65-75 MB
+		 * (target 20), its scheme trying 40-60 MB per 4 s and
+		 * demoting nothing.  The young filter below keeps the hot
+		 * pages of the regions walked.
+		 * And never a folio of the memcg's touched since it was last
+		 * checked (6.12's young filter, after the memcg one: it marks
+		 * old only the memcg's own): a region reads cold from one
+		 * sampled page, and the memcg's hot pages share regions with
+		 * its cold ones (damon-tierd-hot: 20% of the hog's 16 MB hot
+		 * set went with a quota 4x larger, before this filter).
+		 * DAMON's pageout installs the same filter by default */
+		buf[s.nr_filters++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
+								  .matching = true };
 		*goal = (struct tier_damon_goal){ .metric = TIER_DAMON_GOAL_USER_INPUT,
 						  .target_value = DAMON_GOAL_TARGET,
 						  .current_value = w->goal_current };
@@ -1213,6 +1296,16 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 			x->ring_pos = o->ring_pos;
 			x->primed = o->primed;
 			x->arming = o->arming;
+			/* the scale is the memory's (how much of what the
+			 * scheme tries is the cgroup's): kept; its window
+			 * starts again where the quota changed */
+			x->scale = o->scale;
+			x->fb_valid = o->fb_valid && !retuned[i];
+			x->fb_ticks = o->fb_ticks;
+			x->fb_tried = o->fb_tried;
+			x->fb_applied = o->fb_applied;
+			x->fb_exceeds = o->fb_exceeds;
+			x->fb_ms = o->fb_ms;
 			if (retuned[i]) {
 				/* a quota where there was none: its first window
 				 * is unlimited (see DAMON_ARM_TICKS) */
@@ -1264,7 +1357,8 @@ static int stage(struct damon_driver *drv, struct kd *k, const struct slot *slot
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		struct damon_want w = { .memcg = slots[i].memcg, .kind = slots[i].kind,
 					.goal_current = slots[i].goal,
-					.quota_bytes = slots[i].quota_bytes,
+					.quota_bytes = damon_quota_scaled(slots[i].quota_bytes,
+									  slots[i].scale),
 					.anon_only = slots[i].anon_only,
 					.hot_ctx = slots[i].hot_ctx };
 
@@ -1687,6 +1781,128 @@ int damon_driver_arm(struct damon_driver *drv)
 	return r;
 }
 
+/* A scheme whose quota follows its stats (damon_driver_quota_feedback()). */
+static bool slot_feedback(const struct slot *x)
+{
+	return x->memcg && !x->arming &&
+	       (x->kind == DAMON_DEMOTE ||
+		((x->kind == DAMON_PROMOTE || x->kind == DAMON_PAGECACHE) && x->quota_bytes));
+}
+
+static bool kd_has_feedback(const struct kd *k)
+{
+	for (size_t j = 0; k->running && k->slots_staged && j < k->n_slots; j++)
+		if (slot_feedback(&k->slots[j]))
+			return true;
+	return false;
+}
+
+bool damon_driver_has_quota_feedback(const struct damon_driver *drv)
+{
+	return drv->have && (kd_has_feedback(&drv->kd[DAMON_KD_FAST]) ||
+			     kd_has_feedback(&drv->kd[DAMON_KD_SLOW]));
+}
+
+static uint64_t slot_reset_ms(const struct slot *x)
+{
+	if (x->kind != DAMON_DEMOTE)
+		return DAMON_PROMOTE_RESET_MS;
+	return x->hot_ctx ? DAMON_DEMOTE_HOT_RESET_MS : DAMON_DEMOTE_RESET_MS;
+}
+
+static int kd_feedback(struct damon_driver *drv, struct kd *k)
+{
+	_cleanup_free_ bool *changed = NULL;
+	double now = mono_ms();
+	size_t n = 0;
+	uint64_t fp = 0;
+	int r;
+
+	if (!kd_has_feedback(k))
+		return 0;
+	changed = calloc(k->n_slots, sizeof(*changed));
+	if (!changed)
+		return -ENOMEM;
+	r = tier_damon_update_stats(drv->d, k->index);
+	if (r < 0)
+		return r;
+	for (size_t j = 0; j < k->n_slots; j++) {
+		struct slot *x = &k->slots[j];
+		struct tier_damon_stats st;
+		uint64_t want, tried, applied;
+		unsigned next, cur = x->scale ?: DAMON_SCALE_ONE;
+
+		if (!slot_feedback(x))
+			continue;
+		r = tier_damon_stats_read(drv->d, k->index, j, &st);
+		if (r < 0)
+			return r;
+		if (!x->fb_valid || st.sz_tried < x->fb_tried || st.sz_applied < x->fb_applied) {
+			x->fb_valid = true;
+			x->fb_ticks = 0;
+			goto rebase;
+		}
+		if (++x->fb_ticks < DAMON_FB_TICKS)
+			continue;
+		tried = st.sz_tried - x->fb_tried;
+		applied = st.sz_applied - x->fb_applied;
+		/* the quota's bytes over the window, at scale one */
+		want = (uint64_t)((now - x->fb_ms) * (double)x->quota_bytes /
+				  (double)slot_reset_ms(x));
+		next = damon_quota_scale_next(cur, tried, applied, want,
+					      st.qt_exceeds > x->fb_exceeds);
+		dlog(drv, LOG_DEBUG, 0, "DAMON: quota of %s (%s, scheme %zu): %.1f s tried %" PRIu64
+		     " kB, applied %" PRIu64 " kB (want %" PRIu64 " kB), exceeded %" PRIu64
+		     " times; scale %u%% -> %u%%", x->memcg, x->kind == DAMON_DEMOTE ? "demote" : "promote", j,
+		     (now - x->fb_ms) / 1000.0, tried >> 10, applied >> 10, want >> 10,
+		     st.qt_exceeds - x->fb_exceeds, cur, next);
+		x->fb_ticks = 0;
+		if (next != cur) {
+			x->scale = next;
+			changed[j] = true;
+			n++;
+		}
+rebase:
+		x->fb_tried = st.sz_tried;
+		x->fb_applied = st.sz_applied;
+		x->fb_exceeds = st.qt_exceeds;
+		x->fb_ms = now;
+	}
+	if (!n)
+		return 0;
+	r = stage(drv, k, k->slots, k->n_slots, changed, true, &fp);
+	if (r >= 0) {
+		k->fp = fp;
+		record_save(drv);
+		r = tier_damon_commit(drv->d, k->index);
+	}
+	if (r < 0) {
+		k->slots_staged = false;
+		k->committed_valid = false;
+		drv->st.n_failures++;
+		dlog(drv, LOG_WARNING, r, "DAMON: cannot rescale the quotas of %zu schemes of "
+		     "kdamond %u: %m; restaging them", n, k->index);
+		return r;
+	}
+	drv->st.n_commits++;
+	return 0;
+}
+
+int damon_driver_quota_feedback(struct damon_driver *drv)
+{
+	int r = 0;
+
+	if (!drv->have)
+		return 0;
+	for (int t = 0; t < DAMON_NR_KD; t++) {
+		int q = kd_feedback(drv, &drv->kd[t]);
+
+		if (q < 0 && r == 0)
+			r = q;
+	}
+	return r;
+}
+
 static bool kd_has_hot(const struct kd *k)
 {
 	for (size_t j = 0; k->slots_staged && j < k->n_slots; j++)
@@ -1698,6 +1914,13 @@ static bool kd_has_hot(const struct kd *k)
 bool damon_driver_has_hot(const struct damon_driver *drv)
 {
 	return kd_has_hot(&drv->kd[DAMON_KD_FAST]) || kd_has_hot(&drv->kd[DAMON_KD_SLOW]);
+}
+
+bool damon_hot_moved(uint64_t before, uint64_t after)
+{
+	uint64_t d = after > before ? after - before : before - after;
+
+	return d > DAMON_HOT_MOVED_MIN && d > (after > before ? after : before) / 4;
 }
 
 static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, const uint64_t *now,
@@ -1722,6 +1945,7 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 	for (size_t j = 0; j < n; j++) {
 		struct slot *x = &slots[j];
 		uint64_t passes, cold, res;
+		bool moved;
 
 		if (!x->memcg || !damon_kind_hot(x->kind))
 			continue;
@@ -1750,8 +1974,32 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 		 * migrated (low on the tier they leave, high on the one they
 		 * reach; in the VM a hog demoted at a few MB/s read 16 -> 1.4
 		 * MB for its 16 MB hot set) */
+		/* a window over which the memcg's resident bytes on the tier
+		 * moved by more than a quarter (damon_hot_moved()) may lower
+		 * the reading but not raise it above the last hot set (a
+		 * first reading stands): in damon-tierd-hot on a loaded host
+		 * a window of 20 s spanned the hog's demotion from 256 to 72
+		 * MB and read 110 MB for its 16 MB hot set, its target rising
+		 * to half the tier with it.  (Skipping such windows left a
+		 * cgroup demoted by resident bytes with no reading at all.) */
+		moved = x->base_self != UINT64_MAX && x->hot_valid &&
+			damon_hot_moved(x->base_self, self[j]);
 		res = x->base_self != UINT64_MAX ? self[j] / 2 + x->base_self / 2 : self[j];
+		/* pages that reached the tier in the window read young on
+		 * their first pass there (a migrated folio's PTE comes back
+		 * young; in damon-tierd-hot the hog demoted at 10-30 MB/s read
+		 * 35-54 MB for its 16 MB hot set, and its target rose with
+		 * it): each pass counts about what arrived per pass as hot.
+		 * Left out; a reading low by it is held off by the maximum
+		 * over the ring, a high one is not */
+		if (x->base_self != UINT64_MAX && self[j] > x->base_self) {
+			uint64_t arrived = (self[j] - x->base_self) / passes;
+
+			res = res > arrived ? res - arrived : 0;
+		}
 		x->ring[x->ring_pos] = res > cold ? res - cold : 0;
+		if (moved && x->ring[x->ring_pos] > x->hot)
+			x->ring[x->ring_pos] = x->hot;
 		x->ring_pos = (x->ring_pos + 1) % DAMON_HOT_KEEP;
 		if (x->n_ring < DAMON_HOT_KEEP)
 			x->n_ring++;

@@ -138,6 +138,12 @@ uint64_t damon_demote_hot_quota(uint64_t target, uint64_t fast_bytes);
  * after the first window was within 2% of the hot set.
  */
 #define DAMON_HOT_KEEP 5
+/* A window over which the memcg's resident bytes on the tier moved by more
+ * than a quarter (and DAMON_HOT_MOVED_MIN): tierd is moving its pages, and
+ * the reading is off by what moved; it may lower the hot set, not raise it
+ * above the last one (see damon_hot_step()). */
+#define DAMON_HOT_MOVED_MIN (4ull << 20)
+bool damon_hot_moved(uint64_t before, uint64_t after);
 
 /*
  * The promotion budget: a migrate_hot quota per DAMON_PROMOTE_RESET_MS.
@@ -268,6 +274,43 @@ static inline bool damon_fair_demand_fits(const struct damon_fair *f)
  * its target: 1/8 of its target (rounded down to a power of two) a second,
  * one page at least. */
 uint64_t damon_promote_trickle(uint64_t target);
+
+/*
+ * Quotas from the schemes' own stats.  6.12 charges a scheme's quota with
+ * every byte of the regions it tries (damos_apply_scheme()); its memcg
+ * filter then applies page by page (paddr.c), so where a cgroup's pages
+ * share regions with others' only part of the quota moves its pages
+ * (damon-tierd-hot: 17-23% for the hog's demotion; the 8 MB/s budget ran
+ * at 2.8-6.4 MB/s).  Every DAMON_FB_TICKS goal ticks tierd reads the
+ * tried and applied bytes of each demotion scheme and each budget's
+ * migrate_hot, and writes quota_bytes x scale / DAMON_SCALE_ONE, the scale
+ * (damon_quota_scale_next()):
+ *  - applied above the want (quota_bytes over the window, scale one) by
+ *    more than an eighth: down at once, in proportion (want / applied);
+ *  - else, applied below the want by more than an eighth and the quota
+ *    exhausted in the window (qt_exceeds grew): up in proportion (want /
+ *    applied), at most doubling per window and at most twice tried /
+ *    applied (the scale that spends the want on the cgroup's pages when
+ *    the quota runs out every window), up by a quarter at least (each
+ *    change is a commit);
+ *  - else (on the want, the quota not binding, or less than
+ *    DAMON_FB_MIN_TRIED tried): unchanged;
+ *  bounded to [DAMON_SCALE_ONE, DAMON_SCALE_MAX].  What bounds the applied
+ *  rate: the scale grows only while the applied rate is below the want
+ *  and drops as soon as a window's is above it by an eighth; a window where
+ *  the cgroup's share of the tried regions jumps can apply up to scale x
+ *  want per reset interval, until the next reading (DAMON_FB_TICKS goal
+ *  ticks later) cuts the scale in proportion: at most (scale - 1) x want
+ *  per reset interval over, for DAMON_FB_TICKS s, once.
+ */
+#define DAMON_SCALE_ONE 100
+#define DAMON_SCALE_MAX 800
+#define DAMON_FB_TICKS 2
+#define DAMON_FB_MIN_TRIED (1ull << 20)
+unsigned damon_quota_scale_next(unsigned cur, uint64_t tried, uint64_t applied, uint64_t want,
+				bool exhausted);
+/* quota x scale / DAMON_SCALE_ONE, page-aligned, a page at least (0: 0). */
+uint64_t damon_quota_scaled(uint64_t quota, unsigned scale);
 
 static inline bool damon_fair_contended(const struct damon_fair *f)
 {
@@ -400,6 +443,10 @@ bool damon_driver_has_hot(const struct damon_driver *drv);
  * driver to restage everything at the next apply (-errno, logged).
  */
 int damon_driver_arm(struct damon_driver *drv);
+/* Rescales the quotas from the schemes' stats (see DAMON_SCALE_ONE);
+ * DAMON_GOAL_USEC apart, while damon_driver_has_quota_feedback(). */
+int damon_driver_quota_feedback(struct damon_driver *drv);
+bool damon_driver_has_quota_feedback(const struct damon_driver *drv);
 bool damon_driver_arming(const struct damon_driver *drv);
 
 /* Writes the hot sets of the managed cgroups with a result into the run

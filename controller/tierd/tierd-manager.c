@@ -820,7 +820,7 @@ static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata);
 static bool damon_goal_timer_wanted(const struct manager *m)
 {
 	return damon_driver_has_demote(m->damon) || damon_driver_has_hot(m->damon) ||
-	       damon_driver_arming(m->damon);
+	       damon_driver_arming(m->damon) || damon_driver_has_quota_feedback(m->damon);
 }
 
 /* Hot sets are measured where a class shares by them (demand = hot): the
@@ -1062,6 +1062,8 @@ static int on_damon_goal(sd_event_source *s, uint64_t usec, void *userdata)
 		return sd_event_exit(m->event, -ENOMEM);
 	if (r < 0)
 		damon_schedule_in(m, DAMON_RETRY_USEC);	/* restage all of it */
+	if (damon_driver_quota_feedback(m->damon) == -ENOMEM)
+		return sd_event_exit(m->event, -ENOMEM);
 	if (damon_driver_has_hot(m->damon))
 		damon_hot_tick(m);
 	if (damon_driver_has_demote(m->damon)) {

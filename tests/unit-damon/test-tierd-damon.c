@@ -201,6 +201,75 @@ START_TEST(test_plan_hot_demote)
 }
 END_TEST
 
+START_TEST(test_quota_scale)
+{
+	const uint64_t M = 1ull << 20;
+
+	/* the budget case: 8 MB/s over 3 s (24 MB wanted), quota exhausted,
+	 * 20% of what was tried was the cgroup's: 5x */
+	ck_assert_uint_eq(damon_quota_scale_next(DAMON_SCALE_ONE, 24 * M, 24 * M / 5, 24 * M, true),
+			  2 * DAMON_SCALE_ONE);	/* at most doubling per window */
+	ck_assert_uint_eq(damon_quota_scale_next(200, 48 * M, 48 * M / 5, 24 * M, true), 400);
+	/* up by a quarter at least: 400 -> 500 is not */
+	ck_assert_uint_eq(damon_quota_scale_next(400, 96 * M, 96 * M / 5, 24 * M, true), 400);
+	ck_assert_uint_eq(damon_quota_scale_next(300, 72 * M, 72 * M / 5, 24 * M, true), 500);
+	/* 0 is one */
+	ck_assert_uint_eq(damon_quota_scale_next(0, 24 * M, 12 * M, 24 * M, true), 200);
+	/* within an eighth: unchanged (each change is a commit) */
+	ck_assert_uint_eq(damon_quota_scale_next(500, 120 * M, 23 * M, 24 * M, true), 500);
+	ck_assert_uint_eq(damon_quota_scale_next(500, 120 * M, 26 * M, 24 * M, true), 500);
+	/* on the want (within an eighth): kept, whatever tried / applied */
+	ck_assert_uint_eq(damon_quota_scale_next(500, 120 * M, 60 * M, 64 * M, true), 500);
+	/* the quota ran out in some windows only (the rate below the want):
+	 * in proportion, up to twice tried / applied */
+	ck_assert_uint_eq(damon_quota_scale_next(DAMON_SCALE_ONE, 12 * M, 12 * M, 24 * M, true),
+			  200);
+	ck_assert_uint_eq(damon_quota_scale_next(DAMON_SCALE_ONE, 18 * M, 18 * M, 24 * M, true),
+			  133);
+	ck_assert_uint_eq(damon_quota_scale_next(400, 60 * M, 30 * M, 240 * M, true), 400);
+	/* ran ahead of the want by more than an eighth: down in proportion,
+	 * exhausted or not */
+	ck_assert_uint_eq(damon_quota_scale_next(500, 120 * M, 48 * M, 24 * M, true), 250);
+	ck_assert_uint_eq(damon_quota_scale_next(500, 120 * M, 48 * M, 24 * M, false), 250);
+	ck_assert_uint_eq(damon_quota_scale_next(200, 120 * M, 240 * M, 24 * M, false),
+			  DAMON_SCALE_ONE);	/* never below one */
+	/* not exhausted: the quota did not bind, unchanged */
+	ck_assert_uint_eq(damon_quota_scale_next(300, 24 * M, 2 * M, 24 * M, false), 300);
+	/* too little tried, or no want: unchanged */
+	ck_assert_uint_eq(damon_quota_scale_next(300, DAMON_FB_MIN_TRIED - 1, 0, 24 * M, true),
+			  300);
+	ck_assert_uint_eq(damon_quota_scale_next(300, 24 * M, 0, 0, true), 300);
+	/* nothing applied of a bound quota: doubles, up to the bound */
+	ck_assert_uint_eq(damon_quota_scale_next(300, 24 * M, 0, 24 * M, true), 600);
+	ck_assert_uint_eq(damon_quota_scale_next(600, 24 * M, 0, 24 * M, true), DAMON_SCALE_MAX);
+	ck_assert_uint_eq(damon_quota_scale_next(DAMON_SCALE_MAX, 24 * M, 1 * M, 24 * M, true),
+			  DAMON_SCALE_MAX);
+
+	/* a hot-set window whose resident bytes moved by a quarter and 4 MB */
+	ck_assert(!damon_hot_moved(256 * M, 256 * M));
+	ck_assert(!damon_hot_moved(256 * M, 200 * M));
+	ck_assert(damon_hot_moved(256 * M, 72 * M));
+	ck_assert(damon_hot_moved(33 * M, 144 * M));
+	ck_assert(!damon_hot_moved(0, 4 * M));
+	ck_assert(damon_hot_moved(0, 5 * M));
+	ck_assert(!damon_hot_moved(12 * M, 16 * M));
+
+	ck_assert_uint_eq(damon_quota_scaled(0, 500), 0);
+	ck_assert_uint_eq(damon_quota_scaled(8 * M, 0), 8 * M);
+	ck_assert_uint_eq(damon_quota_scaled(8 * M, DAMON_SCALE_ONE), 8 * M);
+	ck_assert_uint_eq(damon_quota_scaled(8 * M, 500), 40 * M);
+	ck_assert_uint_eq(damon_quota_scaled(8 * M, 150), 12 * M);
+	/* page-aligned, a page at least */
+	ck_assert_uint_eq(damon_quota_scaled(3 * 4096ull, 150), 4 * 4096ull);
+	ck_assert_uint_eq(damon_quota_scaled(1, 150), 4096ull);
+	/* no overflow near the top */
+	ck_assert_uint_eq(damon_quota_scaled(UINT64_MAX / 16, DAMON_SCALE_MAX),
+			  (UINT64_MAX / 16 / DAMON_SCALE_ONE * DAMON_SCALE_MAX +
+			   UINT64_MAX / 16 % DAMON_SCALE_ONE * DAMON_SCALE_MAX / DAMON_SCALE_ONE) &
+				  ~4095ull);
+}
+END_TEST
+
 START_TEST(test_goal_current)
 {
 	/* low = target x 0.98: the score is 1 there (the quota holds) */
@@ -1234,6 +1303,7 @@ static Suite *suite_tierd_damon(void)
 	tcase_add_test(tc, test_plan_modes);
 	tcase_add_test(tc, test_plan_fair);
 	tcase_add_test(tc, test_plan_hot_demote);
+	tcase_add_test(tc, test_quota_scale);
 	tcase_add_test(tc, test_goal_current);
 	tcase_add_test(tc, test_plan_bounded);
 	tcase_add_test(tc, test_memcgs_collect);
