@@ -130,8 +130,13 @@ mk_cg "$CRUN"
 sample crun -v
 expect_rc 0
 expect_err "removed [0-9]+ record\(s\) of removed cgroups"
-[ ! -e "$A/$G" ] || fail "the record of a removed cgroup was not pruned"
-[ ! -e "$A/$N" ] || fail "the record of a cgroup whose path names another directory was not pruned"
+# By content, not by name: tmpfs may give the new container directory the
+# inode number of gone.scope or of the old renewed.scope, and so the name
+# of a record that is rightly there.
+has_record() { grep -qlx -- "$1" "$A"/* 2>/dev/null; }
+has_record /machine.slice/gone.scope && fail "the record of a removed cgroup was not pruned"
+has_record /machine.slice/renewed.scope &&
+	fail "the record of a cgroup whose path names another directory was not pruned"
 [ -e "$A/999999999" ] || fail "an untrusted file was removed"
 [ -f "$A/$(ino "$CG$CRUN")" ] || fail "the new container's record is missing"
 echo "pruned: removed cgroup, path reused; kept: untrusted file, live record"
