@@ -48,13 +48,15 @@
  * the hog's hot set 96-100% on the fast node throughout (its promotion
  * trickle, damon_promote_trickle(), brings back what is demoted by
  * mistake).  The quota there is per second (DAMON_DEMOTE_HOT_RESET_MS).
- * Now 0: there the regions are walked in address order and the young
- * filter decides per folio (scheme_of()); with 3 the hog stalled at 32 MB
- * (its 16 MB hot set and 16 MB of cold pages that shared regions with hot
- * pages, whose sampled count kept resetting their age), with 0 it went to
- * 16.0 MB, its hot set 99.9% on the fast node.
  */
-#define DAMON_COLD_MIN_AGE_HOT 0
+#define DAMON_COLD_MIN_AGE_HOT 3
+/* ... and where the sharer's hot set fits its target (keep_young: the
+ * regions walked in address order, the young filter deciding per folio,
+ * see scheme_of()): 0.  With 3 the hog stalled at 32 MB (its 16 MB hot set
+ * and 16 MB of cold pages that shared regions with hot pages, whose
+ * sampled count kept resetting their age); with 0 it went to 16.0 MB, its
+ * hot set 99.9% on the fast node. */
+#define DAMON_COLD_MIN_AGE_YOUNG 0
 /* DAMON tunes a goal's quota once per reset interval, multiplying it by
  * up to 2 from 1 byte: 100 ms reaches MBs in about 2 s; the quota's cap
  * per interval is the want's quota_bytes (DAMON_DEMOTE_RATE_DIV). */
@@ -311,8 +313,10 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				 * samples on the slow tier) */
 				uint64_t q = damon_promote_trickle(sharer->target);
 
-				if (!w.quota_bytes || q < w.quota_bytes)
+				if (!w.quota_bytes || q < w.quota_bytes) {
 					w.quota_bytes = q;
+					w.trickle = true;
+				}
 			}
 			/* DAMON's promotion takes page cache and anon alike:
 			 * page_cache off leaves it anon */
@@ -335,6 +339,12 @@ int damon_plan_build(const struct damon_managed *managed, size_t n_managed,
 				    (!sharer || strlen(fair[j].path) < strlen(sharer->path)))
 					sharer = &fair[j];
 			p.w[i].hot_ctx = true;
+			/* its hot set fits its target: demotion never takes a
+			 * folio that is in use (a young filter), and walks the
+			 * tier in address order; else (hot sets contended, or
+			 * not read yet) it ranks by access count and may take
+			 * hot pages, as the share wants */
+			p.w[i].keep_young = sharer && damon_fair_demand_fits(sharer);
 			if (sharer)
 				p.w[i].quota_bytes = damon_demote_hot_quota(sharer->target,
 									    sharer->fast_bytes);
@@ -357,6 +367,7 @@ bool damon_plan_same(const struct damon_plan *a, const struct damon_plan *b)
 	for (size_t i = 0; i < a->n; i++)
 		if (a->w[i].kind != b->w[i].kind || a->w[i].quota_bytes != b->w[i].quota_bytes ||
 		    a->w[i].anon_only != b->w[i].anon_only || a->w[i].hot_ctx != b->w[i].hot_ctx ||
+		    a->w[i].keep_young != b->w[i].keep_young || a->w[i].trickle != b->w[i].trickle ||
 		    strcmp(a->w[i].memcg, b->w[i].memcg))
 			return false;
 	return true;
@@ -654,6 +665,8 @@ struct slot {
 	uint64_t quota_bytes;		/* DEMOTE, PROMOTE, PAGECACHE */
 	bool anon_only;			/* PROMOTE */
 	bool hot_ctx;			/* DEMOTE */
+	bool keep_young;		/* DEMOTE */
+	bool trickle;			/* PROMOTE: no quota feedback */
 	uint64_t goal;			/* DEMOTE: the goal's current value staged */
 	/* HOT and CLOCK: sz_applied (sz_tried) at the start of the window,
 	 * valid once read after the scheme was committed; HOT: the result */
@@ -1057,7 +1070,10 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		.target_nid = promote ? drv->fast_nid : drv->slow_nid,
 		.sz = { DAMON_PAGE, UINT64_MAX },
 		.nr_accesses = { promote ? 1 : 0, UINT64_MAX },
-		.age = { promote ? 0 : w->hot_ctx ? DAMON_COLD_MIN_AGE_HOT : DAMON_COLD_MIN_AGE,
+		.age = { promote	   ? 0 :
+			 w->keep_young ? DAMON_COLD_MIN_AGE_YOUNG :
+			 w->hot_ctx	   ? DAMON_COLD_MIN_AGE_HOT :
+					     DAMON_COLD_MIN_AGE,
 			 UINT64_MAX },
 		.filters = buf,
 		.nr_filters = 1,
@@ -1128,9 +1144,9 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		s.quota_bytes = w->quota_bytes;
 		s.quota_reset_interval_ms = w->hot_ctx ? DAMON_DEMOTE_HOT_RESET_MS
 						       : DAMON_DEMOTE_RESET_MS;
-		s.weight_nr_accesses = w->hot_ctx ? 0 : 1000;
+		s.weight_nr_accesses = w->keep_young ? 0 : 1000;
 		s.weight_age = 0;
-		/* where hot sets are measured, no ranking at all: every
+		/* where the sharer's hot set fits (keep_young), no ranking at all: every
 		 * region scores the same (mm/damon/ops-common.c
 		 * damon_hot_score(): both weights 0), and DAMON walks them in
 		 * address order, each charge window going on where the last
@@ -1147,9 +1163,13 @@ static int scheme_of(struct damon_driver *drv, const struct damon_want *w, char 
 		 * sampled page, and the memcg's hot pages share regions with
 		 * its cold ones (damon-tierd-hot: 20% of the hog's 16 MB hot
 		 * set went with a quota 4x larger, before this filter).
-		 * DAMON's pageout installs the same filter by default */
-		buf[s.nr_filters++] = (struct tier_damon_filter){ .type = TIER_DAMON_FILTER_YOUNG,
-								  .matching = true };
+		 * DAMON's pageout installs the same filter by default.  Not
+		 * where the share must take hot pages (demand = resident, or
+		 * hot sets that do not fit): there a victim all of whose pages
+		 * are hot stayed at 144 MB against a 96 MB target */
+		if (w->keep_young)
+			buf[s.nr_filters++] = (struct tier_damon_filter){
+				.type = TIER_DAMON_FILTER_YOUNG, .matching = true };
 		*goal = (struct tier_damon_goal){ .metric = TIER_DAMON_GOAL_USER_INPUT,
 						  .target_value = DAMON_GOAL_TARGET,
 						  .current_value = w->goal_current };
@@ -1216,7 +1236,9 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 				slot_of[i] = j;
 				retuned[i] = o->quota_bytes != plan->w[i].quota_bytes ||
 					     o->anon_only != plan->w[i].anon_only ||
-					     o->hot_ctx != plan->w[i].hot_ctx;
+					     o->hot_ctx != plan->w[i].hot_ctx ||
+					     o->keep_young != plan->w[i].keep_young ||
+					     o->trickle != plan->w[i].trickle;
 				break;
 			}
 		}
@@ -1278,6 +1300,8 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 		x->quota_bytes = plan->w[i].quota_bytes;
 		x->anon_only = plan->w[i].anon_only;
 		x->hot_ctx = plan->w[i].hot_ctx;
+		x->keep_young = plan->w[i].keep_young;
+		x->trickle = plan->w[i].trickle;
 		if (changed[slot_of[i]] && !(retuned[i] && !full)) {
 			x->goal = plan->w[i].goal_current;
 			x->arming = want_needs_arming(x->kind, x->quota_bytes) ? DAMON_ARM_TICKS : 0;
@@ -1299,7 +1323,7 @@ static int slots_assign(struct kd *k, const struct damon_plan *plan,
 			/* the scale is the memory's (how much of what the
 			 * scheme tries is the cgroup's): kept; its window
 			 * starts again where the quota changed */
-			x->scale = o->scale;
+			x->scale = x->trickle ? 0 : o->scale;
 			x->fb_valid = o->fb_valid && !retuned[i];
 			x->fb_ticks = o->fb_ticks;
 			x->fb_tried = o->fb_tried;
@@ -1360,7 +1384,8 @@ static int stage(struct damon_driver *drv, struct kd *k, const struct slot *slot
 					.quota_bytes = damon_quota_scaled(slots[i].quota_bytes,
 									  slots[i].scale),
 					.anon_only = slots[i].anon_only,
-					.hot_ctx = slots[i].hot_ctx };
+					.hot_ctx = slots[i].hot_ctx,
+					.keep_young = slots[i].keep_young };
 
 		if (!slots[i].memcg) {
 			schemes[i] = inert_scheme;
@@ -1786,7 +1811,8 @@ static bool slot_feedback(const struct slot *x)
 {
 	return x->memcg && !x->arming &&
 	       (x->kind == DAMON_DEMOTE ||
-		((x->kind == DAMON_PROMOTE || x->kind == DAMON_PAGECACHE) && x->quota_bytes));
+		((x->kind == DAMON_PROMOTE || x->kind == DAMON_PAGECACHE) && x->quota_bytes &&
+		 !x->trickle));
 }
 
 static bool kd_has_feedback(const struct kd *k)
@@ -1985,18 +2011,6 @@ static int damon_hot_step(struct slot *slots, size_t n, uint64_t monitored, cons
 		moved = x->base_self != UINT64_MAX && x->hot_valid &&
 			damon_hot_moved(x->base_self, self[j]);
 		res = x->base_self != UINT64_MAX ? self[j] / 2 + x->base_self / 2 : self[j];
-		/* pages that reached the tier in the window read young on
-		 * their first pass there (a migrated folio's PTE comes back
-		 * young; in damon-tierd-hot the hog demoted at 10-30 MB/s read
-		 * 35-54 MB for its 16 MB hot set, and its target rose with
-		 * it): each pass counts about what arrived per pass as hot.
-		 * Left out; a reading low by it is held off by the maximum
-		 * over the ring, a high one is not */
-		if (x->base_self != UINT64_MAX && self[j] > x->base_self) {
-			uint64_t arrived = (self[j] - x->base_self) / passes;
-
-			res = res > arrived ? res - arrived : 0;
-		}
 		x->ring[x->ring_pos] = res > cold ? res - cold : 0;
 		if (moved && x->ring[x->ring_pos] > x->hot)
 			x->ring[x->ring_pos] = x->hot;

@@ -220,6 +220,13 @@ struct damon_want {
 					 * DAMON_COLD_MIN_AGE_HOT, quota_bytes per
 					 * DAMON_DEMOTE_HOT_RESET_MS, sized from the
 					 * excess (damon_demote_hot_quota()) */
+	bool keep_young;		/* DEMOTE, hot_ctx: the sharer's demand (hot
+					 * set + margin) fits its target: a young
+					 * filter, no ranking (address order),
+					 * minimum age DAMON_COLD_MIN_AGE_YOUNG */
+	bool trickle;			/* PROMOTE: quota_bytes is the trickle
+					 * (damon_promote_trickle()), not a budget:
+					 * not scaled by the quota feedback */
 };
 
 struct damon_plan {

@@ -174,6 +174,12 @@ START_TEST(test_plan_hot_demote)
 			    "demote /r\nhot /r\nhot_slow /r\n");
 	/* excess 236 MB -> 128 MB, 8% of it a second */
 	ck_assert(p.w[2].hot_ctx);
+	/* /h's hot set fits: a young filter, the walk; its promotion is the
+	 * trickle (no quota feedback); /r's does not fit: ranked, hot pages
+	 * may go */
+	ck_assert(p.w[2].keep_young);
+	ck_assert(p.w[1].trickle);
+	ck_assert(p.w[5].hot_ctx && !p.w[5].keep_young);
 	ck_assert_uint_eq(p.w[2].quota_bytes, damon_demote_hot_quota(20 << 20, 256 << 20));
 	ck_assert_uint_eq(p.w[2].quota_bytes, (128ull << 20) / DAMON_DEMOTE_RATE_DIV * 10);
 	/* /r: the excess (44 MB) below the target: the target's 8% */

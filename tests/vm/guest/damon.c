@@ -1873,7 +1873,8 @@ static int hot_phase(const char *bin, const char *demand, int cap_mb, int hog_mb
 		    ret->t_hog > 0 && ret->t_victim > 0 &&
 		    h.n0 <= ret->t_hog + ret->t_hog / 10 + (4u << 20) &&
 		    (hot ? ret->victim_res >= 0.9 :
-			   v.n0 + ret->t_victim / 10 >= ret->t_victim)) {
+			   v.n0 + ret->t_victim / 10 >= ret->t_victim &&
+				   v.n0 <= ret->t_victim + ret->t_victim / 10 + (4u << 20))) {
 			ret->secs = el;
 			break;
 		}
