@@ -29,7 +29,7 @@
  * Then the policy load alone at scale: tier_policy_load() of a policy of
  * BIG_RULES rules (default 100000, 0 skips it) of the same shape, which
  * must be linear (a reload of tierd runs it in its event loop), and the
- * tier_policy_free() of it: "policy load: 100000 rules in N ms".
+ * tier_policy_unref() of it: "policy load: 100000 rules in N ms".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -329,7 +329,7 @@ static void bench_big_policy(const char *top, unsigned n_rules, unsigned iters)
 		if (tier_policy_rule_count(policy) != n_rules)
 			die("tier_policy_load (big policy): rule count", EINVAL);
 		a = now_ns();
-		tier_policy_free(policy);
+		tier_policy_unref(policy);
 		fr[it] = now_ns() - a;
 		tier_errors_free(errors);
 	}
@@ -492,7 +492,7 @@ int main(int argc, char **argv)
 		tier_observed_free(obs);
 		tier_topology_free(topo);
 		tier_ctx_unref(ctx);
-		tier_policy_free(policy);
+		tier_policy_unref(policy);
 		tier_errors_free(errors);
 	}
 

@@ -295,6 +295,6 @@ int main(int argc, char **argv)
 			free(sets[s][i]);
 		free(sets[s]);
 	}
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	return 0;
 }

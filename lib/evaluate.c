@@ -37,6 +37,7 @@ _public_ void tier_plan_free(struct tier_plan *plan)
 		entry_free(plan->entries[i]);
 	free(plan->entries);
 	free(plan->table);
+	tier_policy_unref((struct tier_policy *)plan->policy);
 	free(plan);
 }
 
@@ -50,7 +51,8 @@ _public_ int tier_plan_new(const struct tier_policy *policy, uint64_t fast_capac
 	plan = calloc(1, sizeof(*plan));
 	if (!plan)
 		return -ENOMEM;
-	plan->policy = policy;
+	/* the policy is immutable; the count is not its content */
+	plan->policy = tier_policy_ref((struct tier_policy *)policy);
 	/* percentages are of the capacity the fair share divides */
 	plan->fast_capacity = policy_share_capacity(policy, fast_capacity);
 	*ret_plan = plan;

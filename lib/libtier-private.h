@@ -221,6 +221,38 @@ void observed_drop_last(struct tier_observed *o);
 
 /* evaluate.c: a plan entry.  Entries of a plan and tier_plan_entry_dup()
  * copies are one allocation each, with the path at its end. */
+/* The layouts behind lib/tier.h's opaque class, matcher and rule (2.0). */
+struct tier_class {
+	const char *name;
+	const char *file;		/* where [class:NAME] is */
+	unsigned line;
+	enum tier_mode mode;		/* default TIER_MODE_INHERIT */
+	unsigned weight;		/* 1..10000, default 100 */
+	struct tier_amount toptier_min;	/* BYTES or PERCENT, or UNSET */
+	struct tier_amount toptier_max;	/* BYTES, PERCENT, MAX, or UNSET */
+	struct tier_amount memory_low;	/* BYTES, MAX, or UNSET (leave alone) */
+	struct tier_amount memory_high;	/* BYTES, MAX, or UNSET (leave alone) */
+};
+
+struct tier_matcher {
+	enum tier_matcher_kind kind;
+	const char *pattern;	/* the value as written ("key=value" for annotations) */
+	const char *key;	/* annotation key, NULL for other kinds */
+	const char *value;	/* annotation value glob; for other kinds == pattern */
+	const char *file;
+	unsigned line;
+};
+
+struct tier_rule {
+	const char *name;
+	const char *class_name;
+	const struct tier_class *class;	/* resolved */
+	const char *file;		/* where [rule:NAME] is */
+	unsigned line;
+	size_t n_matchers;
+	const struct tier_matcher *matchers;	/* in file order */
+};
+
 struct tier_plan_entry {
 	const struct tier_rule *rule;		/* NULL: unmanaged */
 	const struct tier_class *class;

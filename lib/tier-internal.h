@@ -4,7 +4,7 @@
  * tierctl, tierd-oci-hook, tierd-metrics), tests, benchmarks and fuzzers
  * include this header next to <tier.h> and link the internal static archive
  * (build/lib/libtier-internal.a, or its -asan / -plain variants), which
- * holds the same objects as libtier.so.1 without the version script.  None
+ * holds the same objects as libtier.so.2 without the version script.  None
  * of these symbols is exported from the shared library, so they may change
  * in any release.  Never installed.
  */

@@ -236,13 +236,13 @@ int cgroup_watcher_set_scope(struct manager *m)
 	for (size_t i = 0; r >= 0 && m->policy && i < tier_policy_rule_count(m->policy); i++) {
 		const struct tier_rule *rule = tier_policy_rule(m->policy, i);
 
-		for (size_t j = 0; r >= 0 && j < rule->n_matchers; j++) {
-			const struct tier_matcher *mt = &rule->matchers[j];
+		for (size_t j = 0; r >= 0 && j < tier_rule_matcher_count(rule); j++) {
+			const struct tier_matcher *mt = tier_rule_matcher(rule, j);
 			struct watch_pattern *nv;
 
-			switch (mt->kind) {
+			switch (tier_matcher_kind(mt)) {
 			case TIER_MATCH_CGROUP:
-				if (mt->pattern[0] != '/') {
+				if (tier_matcher_pattern(mt)[0] != '/') {
 					sc.everything = true; /* cannot bound it */
 					break;
 				}
@@ -252,7 +252,7 @@ int cgroup_watcher_set_scope(struct manager *m)
 					break;
 				}
 				sc.cg = nv;
-				r = pattern_split(mt->pattern, &sc.cg[sc.n_cg]);
+				r = pattern_split(tier_matcher_pattern(mt), &sc.cg[sc.n_cg]);
 				if (r >= 0)
 					sc.n_cg++;
 				break;
@@ -264,7 +264,7 @@ int cgroup_watcher_set_scope(struct manager *m)
 					break;
 				}
 				sc.units = nu;
-				sc.units[sc.n_units] = strdup(mt->pattern);
+				sc.units[sc.n_units] = strdup(tier_matcher_pattern(mt));
 				sc.units[sc.n_units + 1] = NULL;
 				if (!sc.units[sc.n_units])
 					r = -ENOMEM;

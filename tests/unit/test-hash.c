@@ -289,8 +289,8 @@ START_TEST(test_managed_table_borrows)
 	tier_plan_free(plan);
 	tier_observed_free(obs);
 	tier_observed_free(one);
-	tier_policy_free(p);
-	tier_policy_free(pb);
+	tier_policy_unref(p);
+	tier_policy_unref(pb);
 }
 END_TEST
 
@@ -436,7 +436,7 @@ START_TEST(test_flood_plan)
 	ck_assert_uint_le(max_bucket(paths, 2 * N_FLOOD), 12);
 	tier_plan_free(plan);
 	tier_observed_free(o);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	flood_free(paths);
 }
 END_TEST
@@ -469,7 +469,7 @@ START_TEST(test_prefix_index_lengths)
 		if (t[i].rule)
 			ck_assert_str_eq(rule->name, t[i].rule);
 	}
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
