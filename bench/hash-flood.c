@@ -172,7 +172,7 @@ static void run(const struct tier_policy *p, char **paths, size_t n, struct time
 	for (size_t i = 0; i < n; i++) {
 		struct managed *m;
 
-		r = managed_table_put(&t, tier_plan_entry(plan, i), &m);
+		r = managed_table_put(&t, tier_plan_entry(plan, i), true, &m);
 		if (r < 0)
 			die("table put", r);
 	}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <syslog.h>
 
+#include "hmap.h"
 #include "macro.h"
 #include "tier.h"
 #include "tier-internal.h"
@@ -264,8 +265,7 @@ struct tier_plan_entry {
 	uint64_t current[_TIER_ATTR_MAX];
 	unsigned weight;			/* fairness inputs of the class */
 	uint64_t toptier_min, toptier_max;
-	uint64_t hash;				/* of path, for the plan's table */
-	struct tier_plan_entry *hash_next;
+	struct hmap_node node;			/* in the plan's table, by path */
 	char path[];
 };
 

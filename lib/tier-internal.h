@@ -531,6 +531,9 @@ uint64_t tier_hash_string(const char *s);
  */
 void tier_hash_set_key(const uint8_t key[16]);
 
+/* The one hash table of libtier and tierd, keyed by tier_hash(): lib/hmap.h. */
+#include "hmap.h"
+
 /* ------------------------------------------------------------------------
  * _cleanup_() helpers for the public objects
  * ------------------------------------------------------------------------ */

@@ -937,10 +937,13 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 		fresh = calloc(m->managed.n, sizeof(*fresh));
 		if (!fresh)
 			r = -ENOMEM;
-		for (size_t i = 0; r >= 0 && i < m->managed.n_buckets; i++)
-			for (struct managed *x = m->managed.buckets[i]; x; x = x->next)
+		if (r >= 0) {
+			struct managed *x;
+
+			MANAGED_FOREACH(x, &m->managed)
 				if (!tier_plan_find(plan, x->path) && n_fresh < m->managed.n)
 					fresh[n_fresh++] = x;
+		}
 		if (r >= 0)
 			qsort(fresh, n_fresh, sizeof(*fresh), cmp_managed_path);
 		for (; r >= 0 && cursor - n_plan < n_fresh; cursor++) {

@@ -866,6 +866,7 @@ static int damon_hot_of(void *userdata, const char *path, uint64_t *ret)
 static void damon_hot_tick(struct manager *m)
 {
 	_cleanup_free_ struct damon_managed *managed = NULL;
+	const struct managed *x;
 	struct damon_stats st0, st1;
 	size_t n = 0;
 
@@ -877,9 +878,8 @@ static void damon_hot_tick(struct manager *m)
 	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
 	if (!managed)
 		return;
-	for (size_t b = 0; b < m->managed.n_buckets; b++)
-		for (const struct managed *x = m->managed.buckets[b]; x; x = x->next)
-			managed[n++] = (struct damon_managed){ .path = x->path };
+	MANAGED_FOREACH(x, &m->managed)
+		managed[n++] = (struct damon_managed){ .path = x->path };
 	if (damon_driver_hot_save(m->damon, m->run.fd, managed, n) < 0)
 		log_debug("DAMON: cannot save the hot sets in the run directory, ignoring");
 }
@@ -911,6 +911,7 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 {
 	_cleanup_free_ struct damon_managed *managed = NULL;
 	_cleanup_close_ int root_fd = -1;
+	const struct managed *x;
 	struct damon_plan plan = {};
 	char **memcgs = NULL;
 	size_t n = 0, n_memcgs = 0;
@@ -928,9 +929,8 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
 	if (!managed)
 		return log_oom();
-	for (size_t b = 0; b < m->managed.n_buckets; b++)
-		for (const struct managed *x = m->managed.buckets[b]; x; x = x->next)
-			managed[n++] = (struct damon_managed){
+	MANAGED_FOREACH(x, &m->managed)
+		managed[n++] = (struct damon_managed){
 				.path = x->path,
 				.mode = tier_class_mode(tier_plan_entry_class(x->entry)),
 				.promote_budget = tier_class_promote_budget(
@@ -1485,13 +1485,14 @@ static int fair_state_restore(struct manager *m)
  */
 static int manager_fill_share(struct manager *m, struct tier_share *share)
 {
-	for (size_t i = 0; i < m->managed.n_buckets; i++)
-		for (const struct managed *x = m->managed.buckets[i]; x; x = x->next) {
-			int r = tier_share_add(share, x->path, tier_plan_entry_class(x->entry));
+	const struct managed *x;
 
-			if (r < 0 && r != -EINVAL) /* -EINVAL: "/", never shares */
-				return r;
-		}
+	MANAGED_FOREACH(x, &m->managed) {
+		int r = tier_share_add(share, x->path, tier_plan_entry_class(x->entry));
+
+		if (r < 0 && r != -EINVAL) /* -EINVAL: "/", never shares */
+			return r;
+	}
 	return 0;
 }
 
