@@ -190,7 +190,18 @@ int residency_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 /* cgroup.c: the executables of the processes in the cgroup dfd is
  * (deduplicated), and its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
 int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
-int observe_annotations(int dfd, char ***ret);
+/*
+ * What the cgroups of one tier_observe() walk share: the hook's annotation
+ * records' directory, opened at the first cgroup that needs it (or the
+ * error that says there is none), and the directory's stat the walk took.
+ * NULL for a single cgroup: each is found again.
+ */
+#define OBSERVE_WALK_UNOPENED (-EBADF - 1000)
+struct observe_walk {
+	int record_dirfd;		/* an fd, a negative errno, or UNOPENED */
+	const struct stat *st;		/* the cgroup directory's, or NULL */
+};
+int observe_annotations(int dfd, struct observe_walk *ow, char ***ret);
 
 /* observed.c */
 struct tier_observed_cgroup {
