@@ -172,7 +172,7 @@ static void run(const struct tier_policy *p, char **paths, size_t n, struct time
 	for (size_t i = 0; i < n; i++) {
 		struct managed *m;
 
-		r = managed_table_put(&t, tier_plan_entry(plan, i), &m);
+		r = managed_table_put(&t, tier_plan_entry(plan, i), true, &m);
 		if (r < 0)
 			die("table put", r);
 	}
@@ -295,6 +295,6 @@ int main(int argc, char **argv)
 			free(sets[s][i]);
 		free(sets[s]);
 	}
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	return 0;
 }

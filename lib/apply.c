@@ -11,14 +11,15 @@
 #include "libtier-private.h"
 
 /*
- * libtier 1.0's flag layout leaves room for three attributes: a fourth
- * one's TIER_APPLY_SKIP() bit would be TIER_APPLY_KEEP_SET's (issue 24,
- * ABI).  Adding one is the libtier 2.0 break (a new flag layout, a soname
- * bump), not an accident this build lets through.
+ * libtier 2.0's flag layout: behaviour flags in bits 0..15, one SKIP bit per
+ * attribute from bit 16.  An attribute past TIER_APPLY_SKIP_MAX would shift
+ * out of the word: refuse it here rather than at run time.
  */
-_Static_assert(TIER_APPLY_SKIP(_TIER_ATTR_MAX - 1) < TIER_APPLY_KEEP_SET,
-	       "TIER_APPLY_SKIP() of the last attribute runs into TIER_APPLY_KEEP_SET: "
-	       "adding an attribute breaks libtier 1.0's ABI");
+_Static_assert(_TIER_ATTR_MAX <= TIER_APPLY_SKIP_MAX,
+	       "no TIER_APPLY_SKIP() bit left for the last attribute");
+_Static_assert((TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE) <
+		       (1u << TIER_APPLY_SKIP_SHIFT),
+	       "a behaviour flag runs into the TIER_APPLY_SKIP() bits");
 
 /* Holds any mode name, or a u64 / "max". */
 #define VALUE_MAX 32
@@ -87,9 +88,10 @@ static void fmt_u64(char *buf, uint64_t v)
 		snprintf(buf, VALUE_MAX, "%llu", (unsigned long long)v);
 }
 
-#define APPLY_FLAGS                                                                       \
-	(TIER_APPLY_DRY_RUN | TIER_APPLY_SKIP_NUMA_BALANCING | TIER_APPLY_SKIP_MEMORY_LOW | \
-	 TIER_APPLY_SKIP_MEMORY_HIGH | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE)
+/* Every SKIP bit of an attribute this library knows, and the flags. */
+#define APPLY_FLAGS                                                             \
+	(TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE |        \
+	 (((1u << _TIER_ATTR_MAX) - 1u) << TIER_APPLY_SKIP_SHIFT))
 
 /* -ENOENT for a file below the cgroup directory dfd: the cgroup is gone
  * (kernfs empties a removed directory: no cgroup.procs either), else the

@@ -1245,6 +1245,7 @@ struct walk {
 	struct tier_observed *obs;	/* observe */
 	unsigned flags;
 	unsigned skipped;
+	struct observe_walk ow;		/* observe: shared by its cgroups */
 };
 
 static void walk_skip(struct walk *w, const char *cgroup, int r)
@@ -1272,14 +1273,20 @@ static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
 	char **children = NULL;
 	size_t nc = 0, l = strlen(cgroup);
 	struct stat st;
+	bool have_st;
 	int r;
 
+	/* One fstat() per cgroup: the visit's (an observe names the hook's
+	 * annotation record by the inode) and the walk's. */
+	have_st = fstat(dfd, &st) == 0;
+	w->ow.st = have_st ? &st : NULL;
 	r = w->visit(w, dfd, cgroup);
+	w->ow.st = NULL;
 	if (r < 0)
 		return r;
 	/* kernfs (cgroupfs) and tmpfs count 2 + the subdirectories as a
 	 * directory's links: a leaf, most cgroups, needs no listing. */
-	if (fstat(dfd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_nlink == 2)
+	if (have_st && S_ISDIR(st.st_mode) && st.st_nlink == 2)
 		return 0;
 	r = tier_dir_list_subdirs(dfd, &children, &nc);
 	if (r == -ENOMEM)
@@ -1648,22 +1655,34 @@ static int record_read(int dirfd, const char *name, char **ret_buf)
 /* "KEY=VALUE" lines of the record of the cgroup directory dfd, pushed unless
  * the key is among the first n_xattr entries (a trusted.* xattr, when
  * readable, wins). */
-static int record_annotations(int dfd, char ***strv, size_t *n, size_t *alloc)
+static int record_annotations(int dfd, struct observe_walk *ow, char ***strv, size_t *n,
+			      size_t *alloc)
 {
-	_cleanup_close_ int dirfd = -1;
+	_cleanup_close_ int own_dirfd = -1;
 	_cleanup_free_ char *buf = NULL;
 	char name[24];
-	struct stat st;
+	struct stat own_st;
+	const struct stat *st = ow ? ow->st : NULL;
 	size_t n_xattr = *n;
 	char *line, *nl;
-	int r;
+	int dirfd, r;
 
-	if (fstat(dfd, &st) < 0)
-		return negative_errno();
-	dirfd = record_dir_open(false);
+	if (!st) {
+		if (fstat(dfd, &own_st) < 0)
+			return negative_errno();
+		st = &own_st;
+	}
+	if (!ow) {
+		dirfd = own_dirfd = record_dir_open(false);
+	} else {
+		/* once per walk: the directory, or why there is none */
+		if (ow->record_dirfd == OBSERVE_WALK_UNOPENED)
+			ow->record_dirfd = record_dir_open(false);
+		dirfd = ow->record_dirfd;
+	}
 	if (dirfd < 0)
 		return dirfd == -ENOMEM ? dirfd : 0;
-	snprintf(name, sizeof(name), "%llu", (unsigned long long)st.st_ino);
+	snprintf(name, sizeof(name), "%llu", (unsigned long long)st->st_ino);
 	r = record_read(dirfd, name, &buf);
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
@@ -1803,7 +1822,7 @@ int tier_annotation_records_prune(struct tier_ctx *ctx)
 	return errno ? negative_errno() : n;
 }
 
-int observe_annotations(int dfd, char ***ret)
+int observe_annotations(int dfd, struct observe_walk *ow, char ***ret)
 {
 	_cleanup_free_ char *names = NULL;
 	char **out = NULL;
@@ -1856,7 +1875,7 @@ int observe_annotations(int dfd, char ***ret)
 		}
 	}
 	/* What the hook recorded where no capability is needed to read it. */
-	r = record_annotations(dfd, &out, &n, &alloc);
+	r = record_annotations(dfd, ow, &out, &n, &alloc);
 	if (r < 0)
 		goto fail;
 	*ret = out;
@@ -1885,8 +1904,8 @@ static int read_u64_at(int dfd, const char *file, uint64_t *ret)
  * -ENOENT/-ENODEV if the cgroup went away while its processes were read
  * (else a cgroup whose processes cannot be read just has no executables).
  */
-static int observe_matched(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup *c,
-			   unsigned flags, bool strict)
+static int observe_matched(struct tier_ctx *ctx, int dfd, struct observe_walk *ow,
+			   struct tier_observed_cgroup *c, unsigned flags, bool strict)
 {
 	char **strv = NULL;
 	int r;
@@ -1903,7 +1922,7 @@ static int observe_matched(struct tier_ctx *ctx, int dfd, struct tier_observed_c
 	}
 	if (flags & TIER_OBSERVE_ANNOTATIONS) {
 		strv = NULL;
-		r = observe_annotations(dfd, &strv);
+		r = observe_annotations(dfd, ow, &strv);
 		if (r == -ENOMEM)
 			return r;
 		if (r >= 0)
@@ -1913,8 +1932,8 @@ static int observe_matched(struct tier_ctx *ctx, int dfd, struct tier_observed_c
 }
 
 /* Fill one observed cgroup from its open directory dfd. */
-static int observe_at(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup *c,
-		      unsigned flags)
+static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow,
+		      struct tier_observed_cgroup *c, unsigned flags)
 {
 	_cleanup_free_ char *mode = NULL;
 	uint64_t v;
@@ -1930,7 +1949,7 @@ static int observe_at(struct tier_ctx *ctx, int dfd, struct tier_observed_cgroup
 		c->memory_low = v;
 	if (read_u64_at(dfd, "memory.high", &v) >= 0)
 		c->memory_high = v;
-	return observe_matched(ctx, dfd, c, flags, false);
+	return observe_matched(ctx, dfd, ow, c, flags, false);
 }
 
 static int visit_observe(struct walk *w, int dfd, const char *cgroup)
@@ -1941,7 +1960,7 @@ static int visit_observe(struct walk *w, int dfd, const char *cgroup)
 	r = tier_observed_add(w->obs, cgroup, &c);
 	if (r < 0)
 		return r;
-	r = observe_at(w->ctx, dfd, c, w->flags);
+	r = observe_at(w->ctx, dfd, &w->ow, c, w->flags);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -1956,7 +1975,8 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
 			  const char *subtree, unsigned flags, struct tier_observed **ret_observed)
 {
 	_cleanup_(tier_observed_freep) struct tier_observed *o = NULL;
-	struct walk w = { .ctx = ctx, .visit = visit_observe, .flags = flags };
+	struct walk w = { .ctx = ctx, .visit = visit_observe, .flags = flags,
+			  .ow.record_dirfd = OBSERVE_WALK_UNOPENED };
 	int r;
 
 	if (!ctx || !ret_observed)
@@ -1968,6 +1988,8 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
 	/* One walk by directory fds: each cgroup is read through the fd the
 	 * walk opened (relative to its parent's), never by its path again. */
 	r = walk_tree(&w, subtree);
+	if (w.ow.record_dirfd >= 0)
+		close(w.ow.record_dirfd);
 	if (r < 0)
 		return r;
 	*ret_observed = TAKE_PTR(o);
@@ -1994,7 +2016,7 @@ _public_ int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topo
 	 * (memory.low 0 and memory.high max are tier_observed_add()'s). */
 	c->mode_supported = true;
 	c->mode = TIER_MODE_INHERIT;
-	r = observe_matched(ctx, dfd, c, flags, true);
+	r = observe_matched(ctx, dfd, NULL, c, flags, true);
 	if (r < 0)
 		return r;
 	*ret_observed = TAKE_PTR(o);

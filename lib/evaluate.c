@@ -17,8 +17,7 @@ struct tier_plan {
 	uint64_t fast_capacity;
 	struct tier_plan_entry **entries;
 	size_t n, alloc;
-	struct tier_plan_entry **table;	/* buckets, power of two */
-	size_t table_size;
+	struct hmap table;		/* entries by path */
 };
 
 static void entry_free(struct tier_plan_entry *e)
@@ -36,7 +35,8 @@ _public_ void tier_plan_free(struct tier_plan *plan)
 	for (size_t i = 0; i < plan->n; i++)
 		entry_free(plan->entries[i]);
 	free(plan->entries);
-	free(plan->table);
+	hmap_done(&plan->table);
+	tier_policy_unref((struct tier_policy *)plan->policy);
 	free(plan);
 }
 
@@ -50,53 +50,25 @@ _public_ int tier_plan_new(const struct tier_policy *policy, uint64_t fast_capac
 	plan = calloc(1, sizeof(*plan));
 	if (!plan)
 		return -ENOMEM;
-	plan->policy = policy;
+	/* the policy is immutable; the count is not its content */
+	plan->policy = tier_policy_ref((struct tier_policy *)policy);
 	/* percentages are of the capacity the fair share divides */
 	plan->fast_capacity = policy_share_capacity(policy, fast_capacity);
 	*ret_plan = plan;
 	return 0;
 }
 
-static struct tier_plan_entry **bucket(const struct tier_plan *plan, uint64_t hash)
+static bool entry_has_path(const struct hmap_node *node, const void *path)
 {
-	return &plan->table[hash & (plan->table_size - 1)];
+	return strcmp(hmap_entry(node, struct tier_plan_entry, node)->path, path) == 0;
 }
 
 static struct tier_plan_entry *plan_lookup(const struct tier_plan *plan, const char *path,
 					   uint64_t hash)
 {
-	if (!plan->table_size)
-		return NULL;
-	for (struct tier_plan_entry *e = *bucket(plan, hash); e; e = e->hash_next)
-		if (e->hash == hash && strcmp(e->path, path) == 0)
-			return e;
-	return NULL;
-}
+	struct hmap_node *x = hmap_find(&plan->table, hash, entry_has_path, path);
 
-/* Keep at most one entry per bucket on average. */
-static int table_grow(struct tier_plan *plan)
-{
-	struct tier_plan_entry **old = plan->table;
-	size_t old_size = plan->table_size, size = old_size ? old_size * 2 : 64;
-
-	if (plan->n < old_size)
-		return 0;
-	plan->table = calloc(size, sizeof(*plan->table));
-	if (!plan->table) {
-		plan->table = old;
-		return -ENOMEM;
-	}
-	plan->table_size = size;
-	for (size_t i = 0; i < old_size; i++)
-		for (struct tier_plan_entry *e = old[i], *next; e; e = next) {
-			struct tier_plan_entry **b = bucket(plan, e->hash);
-
-			next = e->hash_next;
-			e->hash_next = *b;
-			*b = e;
-		}
-	free(old);
-	return 0;
+	return x ? hmap_entry(x, struct tier_plan_entry, node) : NULL;
 }
 
 struct tier_plan_entry *plan_entry_new(const char *path)
@@ -113,39 +85,34 @@ struct tier_plan_entry *plan_entry_new(const char *path)
 static int plan_append(struct tier_plan *plan, const char *path, uint64_t hash,
 		       struct tier_plan_entry **ret)
 {
-	struct tier_plan_entry *e, **b;
+	struct tier_plan_entry *e;
 
-	if (table_grow(plan) < 0)
-		return -ENOMEM;
 	e = plan_entry_new(path);
 	if (!e)
 		return -ENOMEM;
-	e->hash = hash;
-	if (ARRAY_PUSH(plan->entries, plan->n, plan->alloc, e) < 0) {
+	if (hmap_add(&plan->table, &e->node, hash) < 0) {
 		free(e);
 		return -ENOMEM;
 	}
-	b = bucket(plan, hash);
-	e->hash_next = *b;
-	*b = e;
+	if (ARRAY_PUSH(plan->entries, plan->n, plan->alloc, e) < 0) {
+		hmap_del(&plan->table, &e->node);
+		free(e);
+		return -ENOMEM;
+	}
 	*ret = e;
 	return 0;
 }
 
 _public_ int tier_plan_remove(struct tier_plan *plan, const char *path)
 {
-	struct tier_plan_entry **p, *e;
-	uint64_t hash;
+	struct tier_plan_entry *e;
 
 	if (!plan || !path)
 		return -EINVAL;
-	hash = tier_hash_string(path);
-	e = plan_lookup(plan, path, hash);
+	e = plan_lookup(plan, path, tier_hash_string(path));
 	if (!e)
 		return -ENOENT;
-	for (p = bucket(plan, hash); *p != e; p = &(*p)->hash_next)
-		;
-	*p = e->hash_next;
+	hmap_del(&plan->table, &e->node);
 	for (size_t i = 0; i < plan->n; i++)
 		if (plan->entries[i] == e) {
 			memmove(&plan->entries[i], &plan->entries[i + 1],
@@ -522,7 +489,7 @@ _public_ int tier_plan_entry_dup(const struct tier_plan_entry *entry,
 	if (!e)
 		return -ENOMEM;
 	memcpy(e, entry, size);
-	e->hash_next = NULL;
+	e->node.next = NULL;
 	if (entry->matched_value) {
 		e->matched_value = strdup(entry->matched_value);
 		if (!e->matched_value) {

@@ -1,8 +1,8 @@
 # lib/lib.mk: libtier.
 #
 # Products (all under $(BUILD)/lib):
-#   libtier.so.1.0.0 (+ libtier.so.1, libtier.so links)  shared, soname libtier.so.1;
-#                      exports only lib/tier.h, through lib/libtier.sym (LIBTIER_1.0)
+#   libtier.so.2.0.0 (+ libtier.so.2, libtier.so links)  shared, soname libtier.so.2;
+#                      exports only lib/tier.h, through lib/libtier.sym (LIBTIER_2.0)
 #   libtier-internal.a the same objects without the version script: the public
 #                      API plus the helpers of lib/tier-internal.h (parsers, globs,
 #                      water-filling, [daemon] config).  What the project's own
@@ -12,7 +12,7 @@
 #   libtier-internal-plain.a  never sanitized (valgrind runs, benchmarks)
 #   libtier.pc
 #
-# The ABI of libtier.so.1 is checked against lib/libtier.abi (abigail-tools):
+# The ABI of libtier.so.2 is checked against lib/libtier.abi (abigail-tools):
 #   make check-abi    fails on any change of the exported functions or the
 #                     types they reach (added, removed or changed)
 #   make abi-update   regenerates lib/libtier.abi after an intended change
@@ -28,12 +28,12 @@
 #   LIBTIER_INTERNAL_PLAIN_A  unsanitized archive ($(LIBTIER_INTERNAL_PLAIN_LIBS))
 #   LIBTIER_DEP_LIBS     pkg-config libs libtier needs when linked statically
 
-LIBTIER_VERSION := 1.0.0
-LIBTIER_SONAME  := libtier.so.1
+LIBTIER_VERSION := 2.0.0
+LIBTIER_SONAME  := libtier.so.2
 # pkg-config packages libtier links (none since the policy parser is its own)
 LIBTIER_PKGS    :=
 
-LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c topology.c cgroup.c glob.c policy.c index.c \
+LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c topology.c cgroup.c glob.c policy.c index.c hmap.c \
 	observed.c evaluate.c apply.c fair.c share.c damon.c backend.c)
 
 LIBTIER_DIR      := $(BUILD)/lib
@@ -132,7 +132,7 @@ INSTALL_TARGETS += install-libtier
 CLEAN_FILES     += $(LIBTIER_DIR)
 
 # --- The ABI check (abigail-tools) ------------------------------------------
-# lib/libtier.abi is the committed baseline: abidw of libtier.so.1 restricted
+# lib/libtier.abi is the committed baseline: abidw of libtier.so.2 restricted
 # to the types of lib/tier.h (scripts/abi.sh has the flags).  check-abi
 # compares the built library with it and fails on any difference; after an
 # intended change (the fair branch's tier_share_* symbols, a new accessor),

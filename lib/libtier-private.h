@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <syslog.h>
 
+#include "hmap.h"
 #include "macro.h"
 #include "tier.h"
 #include "tier-internal.h"
@@ -189,7 +190,18 @@ int residency_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 /* cgroup.c: the executables of the processes in the cgroup dfd is
  * (deduplicated), and its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
 int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
-int observe_annotations(int dfd, char ***ret);
+/*
+ * What the cgroups of one tier_observe() walk share: the hook's annotation
+ * records' directory, opened at the first cgroup that needs it (or the
+ * error that says there is none), and the directory's stat the walk took.
+ * NULL for a single cgroup: each is found again.
+ */
+#define OBSERVE_WALK_UNOPENED (-EBADF - 1000)
+struct observe_walk {
+	int record_dirfd;		/* an fd, a negative errno, or UNOPENED */
+	const struct stat *st;		/* the cgroup directory's, or NULL */
+};
+int observe_annotations(int dfd, struct observe_walk *ow, char ***ret);
 
 /* observed.c */
 struct tier_observed_cgroup {
@@ -221,6 +233,38 @@ void observed_drop_last(struct tier_observed *o);
 
 /* evaluate.c: a plan entry.  Entries of a plan and tier_plan_entry_dup()
  * copies are one allocation each, with the path at its end. */
+/* The layouts behind lib/tier.h's opaque class, matcher and rule (2.0). */
+struct tier_class {
+	const char *name;
+	const char *file;		/* where [class:NAME] is */
+	unsigned line;
+	enum tier_mode mode;		/* default TIER_MODE_INHERIT */
+	unsigned weight;		/* 1..10000, default 100 */
+	struct tier_amount toptier_min;	/* BYTES or PERCENT, or UNSET */
+	struct tier_amount toptier_max;	/* BYTES, PERCENT, MAX, or UNSET */
+	struct tier_amount memory_low;	/* BYTES, MAX, or UNSET (leave alone) */
+	struct tier_amount memory_high;	/* BYTES, MAX, or UNSET (leave alone) */
+};
+
+struct tier_matcher {
+	enum tier_matcher_kind kind;
+	const char *pattern;	/* the value as written ("key=value" for annotations) */
+	const char *key;	/* annotation key, NULL for other kinds */
+	const char *value;	/* annotation value glob; for other kinds == pattern */
+	const char *file;
+	unsigned line;
+};
+
+struct tier_rule {
+	const char *name;
+	const char *class_name;
+	const struct tier_class *class;	/* resolved */
+	const char *file;		/* where [rule:NAME] is */
+	unsigned line;
+	size_t n_matchers;
+	const struct tier_matcher *matchers;	/* in file order */
+};
+
 struct tier_plan_entry {
 	const struct tier_rule *rule;		/* NULL: unmanaged */
 	const struct tier_class *class;
@@ -232,8 +276,7 @@ struct tier_plan_entry {
 	uint64_t current[_TIER_ATTR_MAX];
 	unsigned weight;			/* fairness inputs of the class */
 	uint64_t toptier_min, toptier_max;
-	uint64_t hash;				/* of path, for the plan's table */
-	struct tier_plan_entry *hash_next;
+	struct hmap_node node;			/* in the plan's table, by path */
 	char path[];
 };
 

@@ -225,7 +225,7 @@ static void rule_free(struct policy_rule *r)
 	free(r);
 }
 
-_public_ void tier_policy_free(struct tier_policy *policy)
+static void policy_free(struct tier_policy *policy)
 {
 	if (!policy)
 		return;
@@ -247,12 +247,140 @@ _public_ void tier_policy_free(struct tier_policy *policy)
 	free(policy);
 }
 
+_public_ struct tier_policy *tier_policy_ref(struct tier_policy *policy)
+{
+	if (policy)
+		policy->n_ref++;
+	return policy;
+}
+
+_public_ struct tier_policy *tier_policy_unref(struct tier_policy *policy)
+{
+	if (policy && --policy->n_ref == 0)
+		policy_free(policy);
+	return NULL;
+}
+
+/* Accessors of the opaque class, matcher and rule (2.0). */
+_public_ const char *tier_class_name(const struct tier_class *cls)
+{
+	return cls ? cls->name : NULL;
+}
+
+_public_ const char *tier_class_file(const struct tier_class *cls)
+{
+	return cls ? cls->file : NULL;
+}
+
+_public_ unsigned tier_class_line(const struct tier_class *cls)
+{
+	return cls ? cls->line : 0;
+}
+
+_public_ enum tier_mode tier_class_mode(const struct tier_class *cls)
+{
+	return cls ? cls->mode : TIER_MODE_INHERIT;
+}
+
+_public_ unsigned tier_class_weight(const struct tier_class *cls)
+{
+	return cls ? cls->weight : 0;
+}
+
+static const struct tier_amount amount_unset = { .kind = TIER_AMOUNT_UNSET };
+
+_public_ const struct tier_amount *tier_class_toptier_min(const struct tier_class *cls)
+{
+	return cls ? &cls->toptier_min : &amount_unset;
+}
+
+_public_ const struct tier_amount *tier_class_toptier_max(const struct tier_class *cls)
+{
+	return cls ? &cls->toptier_max : &amount_unset;
+}
+
+_public_ const struct tier_amount *tier_class_memory_low(const struct tier_class *cls)
+{
+	return cls ? &cls->memory_low : &amount_unset;
+}
+
+_public_ const struct tier_amount *tier_class_memory_high(const struct tier_class *cls)
+{
+	return cls ? &cls->memory_high : &amount_unset;
+}
+
+_public_ enum tier_matcher_kind tier_matcher_kind(const struct tier_matcher *m)
+{
+	return m ? m->kind : _TIER_MATCH_MAX;
+}
+
+_public_ const char *tier_matcher_pattern(const struct tier_matcher *m)
+{
+	return m ? m->pattern : NULL;
+}
+
+_public_ const char *tier_matcher_key(const struct tier_matcher *m)
+{
+	return m ? m->key : NULL;
+}
+
+_public_ const char *tier_matcher_value(const struct tier_matcher *m)
+{
+	return m ? m->value : NULL;
+}
+
+_public_ const char *tier_matcher_file(const struct tier_matcher *m)
+{
+	return m ? m->file : NULL;
+}
+
+_public_ unsigned tier_matcher_line(const struct tier_matcher *m)
+{
+	return m ? m->line : 0;
+}
+
+_public_ const char *tier_rule_name(const struct tier_rule *rule)
+{
+	return rule ? rule->name : NULL;
+}
+
+_public_ const struct tier_class *tier_rule_class(const struct tier_rule *rule)
+{
+	return rule ? rule->class : NULL;
+}
+
+_public_ const char *tier_rule_class_name(const struct tier_rule *rule)
+{
+	return rule ? rule->class_name : NULL;
+}
+
+_public_ const char *tier_rule_file(const struct tier_rule *rule)
+{
+	return rule ? rule->file : NULL;
+}
+
+_public_ unsigned tier_rule_line(const struct tier_rule *rule)
+{
+	return rule ? rule->line : 0;
+}
+
+_public_ size_t tier_rule_matcher_count(const struct tier_rule *rule)
+{
+	return rule ? rule->n_matchers : 0;
+}
+
+_public_ const struct tier_matcher *tier_rule_matcher(const struct tier_rule *rule, size_t i)
+{
+	return rule && i < rule->n_matchers ? &rule->matchers[i] : NULL;
+}
+
 static struct tier_policy *policy_new(void)
 {
 	struct tier_policy *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
+	p->n_ref = 1;
 	p->daemon.cgroup_root = NULL;	/* found: tier_cgroup_root_find() */
 	p->daemon.reconcile_interval_usec = 30ull * 1000000;
 	p->daemon.rebalance_interval_usec = 10ull * 1000000;
@@ -1307,11 +1435,11 @@ static int load_common(struct tier_policy *p, struct tier_errors *errors, size_t
 	if (errors->n == errors_before && policy_build_index(p) < 0)
 		errors->oom = true;
 	if (errors->oom) {
-		tier_policy_free(p);
+		policy_free(p);
 		return -ENOMEM;
 	}
 	if (errors->n > errors_before) {
-		tier_policy_free(p);
+		policy_free(p);
 		return -EINVAL;
 	}
 	*ret_policy = p;
@@ -1341,7 +1469,7 @@ _public_ int tier_policy_load(const char *main_file, const char *dropin_dir,
 	}
 	r = parse_file(p, errors, AT_FDCWD, main_file, main_file, true, DT_UNKNOWN);
 	if (r < 0) {
-		tier_policy_free(p);
+		policy_free(p);
 		goto out;
 	}
 	if (dropin_dir) {
@@ -1363,7 +1491,7 @@ _public_ int tier_policy_load(const char *main_file, const char *dropin_dir,
 		}
 	}
 	if (r < 0) {
-		tier_policy_free(p);
+		policy_free(p);
 		goto out;
 	}
 	r = load_common(p, errors, before, ret_policy);
@@ -1401,7 +1529,7 @@ _public_ int tier_policy_load_buffer(const char *name, const char *data, size_t 
 	}
 	r = parse_buffer(p, errors, name, true, data ?: "", size);
 	if (r < 0) {
-		tier_policy_free(p);
+		policy_free(p);
 		goto out;
 	}
 	/* include= has no meaning without files */

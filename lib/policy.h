@@ -85,6 +85,7 @@ struct str_block {
 };
 
 struct tier_policy {
+	unsigned n_ref;
 	struct tier_daemon_config daemon;
 	struct policy_class **classes;
 	size_t n_classes, alloc_classes;

@@ -4,7 +4,7 @@
  * tierctl, tierd-oci-hook, tierd-metrics), tests, benchmarks and fuzzers
  * include this header next to <tier.h> and link the internal static archive
  * (build/lib/libtier-internal.a, or its -asan / -plain variants), which
- * holds the same objects as libtier.so.1 without the version script.  None
+ * holds the same objects as libtier.so.2 without the version script.  None
  * of these symbols is exported from the shared library, so they may change
  * in any release.  Never installed.
  */
@@ -530,6 +530,9 @@ uint64_t tier_hash_string(const char *s);
  * found again after it.
  */
 void tier_hash_set_key(const uint8_t key[16]);
+
+/* The one hash table of libtier and tierd, keyed by tier_hash(): lib/hmap.h. */
+#include "hmap.h"
 
 /* ------------------------------------------------------------------------
  * _cleanup_() helpers for the public objects

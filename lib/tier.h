@@ -12,13 +12,15 @@
  *    The root cgroup is "/".
  *  - Sizes are bytes.  UINT64_MAX stands for the kernel's "max".
  *  - Objects are opaque.  Results (apply results, cgroup info, plan entries,
- *    observed state) are allocated by the library and read through accessors;
- *    a caller never allocates a libtier struct, so a new knob or field does
- *    not change the ABI.  The policy's classes, rules and matchers are still
- *    read as const structs owned by the library (only the library
- *    allocates them).
- *  - Since 1.0 (soname libtier.so.1): every symbol is in the version node
- *    LIBTIER_1.0.  Value parsers, globs, the pure water-filling, Jain's index
+ *    observed state) and the policy's classes, rules and matchers are
+ *    allocated by the library and read through accessors; a caller never
+ *    allocates a libtier struct or sees its layout, so a new knob or field
+ *    does not change the ABI (struct tier_amount, a value, is the one
+ *    public layout).
+ *  - 2.0 (soname libtier.so.2) broke 1.0 once, deliberately (issue 24):
+ *    opaque classes/rules/matchers, a refcounted policy, TIER_APPLY_SKIP()
+ *    bits apart from the other flags.  Every symbol is in the version node
+ *    LIBTIER_2.0; later releases add nodes.  Value parsers, globs, the pure water-filling, Jain's index
  *    and the [daemon] configuration are not part of the library's ABI: the
  *    project's own programs get them from an internal static archive and
  *    lib/tier-internal.h.
@@ -421,7 +423,16 @@ int tier_policy_load(const char *main_file, const char *dropin_dir, struct tier_
  * named name in diagnostics.  No drop-ins.  For tests and fuzzing. */
 int tier_policy_load_buffer(const char *name, const char *data, size_t size,
 			    struct tier_errors *errors, struct tier_policy **ret_policy);
-void tier_policy_free(struct tier_policy *policy);
+/*
+ * A loaded policy holds one reference; it is immutable, so a daemon can hand
+ * it to readers (a plan, a bus call in flight) and drop its own reference on
+ * a reload: the last tier_policy_unref() frees it.  A plan holds a
+ * reference of its own; a tier_plan_entry_dup() copy does not (keep one
+ * while it lives).  Not
+ * thread-safe (no atomics): one thread, as the rest of the library.
+ */
+struct tier_policy *tier_policy_ref(struct tier_policy *policy);
+struct tier_policy *tier_policy_unref(struct tier_policy *policy); /* always returns NULL */
 
 
 /* An amount of memory in a class. */
@@ -443,17 +454,28 @@ uint64_t tier_amount_resolve(const struct tier_amount *amount, uint64_t capacity
 #define TIER_AMOUNT_FORMAT_MAX 32
 const char *tier_amount_format(const struct tier_amount *amount, char *buf, size_t size);
 
-struct tier_class {
-	const char *name;
-	const char *file;		/* where [class:NAME] is */
-	unsigned line;
-	enum tier_mode mode;		/* default TIER_MODE_INHERIT */
-	unsigned weight;		/* 1..10000, default 100 */
-	struct tier_amount toptier_min;	/* BYTES or PERCENT, or UNSET */
-	struct tier_amount toptier_max;	/* BYTES, PERCENT, MAX, or UNSET */
-	struct tier_amount memory_low;	/* BYTES, MAX, or UNSET (leave alone) */
-	struct tier_amount memory_high;	/* BYTES, MAX, or UNSET (leave alone) */
-};
+/*
+ * A class, a rule and a matcher of a policy: opaque (since 2.0), owned by
+ * the policy, valid as long as it holds a reference; read through the
+ * accessors below.  A new policy key is a new accessor, never a layout
+ * change.  Strings are never NULL unless said otherwise.
+ */
+struct tier_class;
+struct tier_rule;
+struct tier_matcher;
+
+const char *tier_class_name(const struct tier_class *cls);
+const char *tier_class_file(const struct tier_class *cls);	/* where [class:NAME] is */
+unsigned tier_class_line(const struct tier_class *cls);
+enum tier_mode tier_class_mode(const struct tier_class *cls);	/* default INHERIT */
+unsigned tier_class_weight(const struct tier_class *cls);	/* 1..10000, default 100 */
+/* BYTES or PERCENT, or UNSET. */
+const struct tier_amount *tier_class_toptier_min(const struct tier_class *cls);
+/* BYTES, PERCENT, MAX, or UNSET. */
+const struct tier_amount *tier_class_toptier_max(const struct tier_class *cls);
+/* BYTES, MAX, or UNSET (leave alone). */
+const struct tier_amount *tier_class_memory_low(const struct tier_class *cls);
+const struct tier_amount *tier_class_memory_high(const struct tier_class *cls);
 
 enum tier_matcher_kind {
 	TIER_MATCH_CGROUP = 0,
@@ -465,24 +487,25 @@ enum tier_matcher_kind {
 /* "cgroup", "unit", "exe", "annotation" (the policy key names). */
 const char *tier_matcher_kind_to_string(enum tier_matcher_kind kind);
 
-struct tier_matcher {
-	enum tier_matcher_kind kind;
-	const char *pattern;	/* the value as written ("key=value" for annotations) */
-	const char *key;	/* annotation key, NULL for other kinds */
-	const char *value;	/* annotation value glob; for other kinds == pattern */
-	const char *file;
-	unsigned line;
-};
+enum tier_matcher_kind tier_matcher_kind(const struct tier_matcher *m);
+/* The value as written ("key=value" for annotations). */
+const char *tier_matcher_pattern(const struct tier_matcher *m);
+/* The annotation key; NULL for other kinds. */
+const char *tier_matcher_key(const struct tier_matcher *m);
+/* The annotation value glob; for other kinds the pattern. */
+const char *tier_matcher_value(const struct tier_matcher *m);
+const char *tier_matcher_file(const struct tier_matcher *m);
+unsigned tier_matcher_line(const struct tier_matcher *m);
 
-struct tier_rule {
-	const char *name;
-	const char *class_name;
-	const struct tier_class *class;	/* resolved */
-	const char *file;		/* where [rule:NAME] is */
-	unsigned line;
-	size_t n_matchers;
-	const struct tier_matcher *matchers;	/* in file order */
-};
+const char *tier_rule_name(const struct tier_rule *rule);
+/* Its class (resolved) and the name "class =" gave. */
+const struct tier_class *tier_rule_class(const struct tier_rule *rule);
+const char *tier_rule_class_name(const struct tier_rule *rule);
+const char *tier_rule_file(const struct tier_rule *rule);	/* where [rule:NAME] is */
+unsigned tier_rule_line(const struct tier_rule *rule);
+size_t tier_rule_matcher_count(const struct tier_rule *rule);
+/* The i-th matcher in file order; NULL if out of range. */
+const struct tier_matcher *tier_rule_matcher(const struct tier_rule *rule, size_t i);
 
 size_t tier_policy_class_count(const struct tier_policy *policy);
 const struct tier_class *tier_policy_class(const struct tier_policy *policy, size_t i);
@@ -599,8 +622,8 @@ int tier_observed_cgroup_get_current(const struct tier_observed_cgroup *cgroup,
  * A plan holds one entry per evaluated cgroup: which rule, class and matcher
  * decided (none: unmanaged, leave alone), the desired value of each
  * attribute, and the current values copied from the observed state.  It
- * refers to the policy's rules and classes: free the plan (and every
- * tier_plan_entry_dup() copy) before the policy.  No I/O.
+ * holds a reference to the policy (its rules and classes): the policy
+ * lives as long as the plan.  No I/O.
  */
 struct tier_plan;
 struct tier_plan_entry;
@@ -689,27 +712,33 @@ enum tier_apply_status {
 };
 const char *tier_apply_status_to_string(enum tier_apply_status status);
 
-/* Flags of tier_apply(), tier_apply_entry() and tier_class_apply(). */
+/*
+ * Flags of tier_apply(), tier_apply_entry() and tier_class_apply().  Since
+ * 2.0 two ranges that cannot run into each other: bits 0..15 are behaviour
+ * flags, bits 16..31 one TIER_APPLY_SKIP() bit per enum tier_attr (room for
+ * 16 attributes; a new attribute never moves or reuses a flag).
+ */
+#define TIER_APPLY_SKIP_SHIFT 16u
+#define TIER_APPLY_SKIP_MAX 16u	/* attributes a SKIP bit exists for */
+/* Leave one attribute alone even if the entry sets it: no read, no write,
+ * no change recorded. */
+#define TIER_APPLY_SKIP(attr) (1u << (TIER_APPLY_SKIP_SHIFT + (unsigned)(attr)))
 enum {
 	TIER_APPLY_DRY_RUN = 1u << 0,	/* read and diff, write nothing */
-	/* Leave one attribute alone even if the entry sets it: no read, no
-	 * write, no change recorded.  TIER_APPLY_SKIP(attr) is the bit of
-	 * an enum tier_attr. */
-	TIER_APPLY_SKIP_NUMA_BALANCING = 1u << 1,
-	TIER_APPLY_SKIP_MEMORY_LOW = 1u << 2,
-	TIER_APPLY_SKIP_MEMORY_HIGH = 1u << 3,
 	/* Do not overwrite memory.low/memory.high that someone else already
 	 * set: a value that differs from the desired one and is not the
 	 * kernel's default (0 for memory.low, max for memory.high) is left
 	 * alone and reported as TIER_APPLY_KEPT (old value: the value kept,
 	 * new value: the one asked for). */
-	TIER_APPLY_KEEP_SET = 1u << 4,
+	TIER_APPLY_KEEP_SET = 1u << 1,
 	/* Write even a value that equals the current one (CHANGED): for a
 	 * caller that must re-assert a limit, e.g. so that the kernel
 	 * reclaims down to it again. */
-	TIER_APPLY_REWRITE = 1u << 5,
+	TIER_APPLY_REWRITE = 1u << 2,
+	TIER_APPLY_SKIP_NUMA_BALANCING = TIER_APPLY_SKIP(TIER_ATTR_NUMA_BALANCING),
+	TIER_APPLY_SKIP_MEMORY_LOW = TIER_APPLY_SKIP(TIER_ATTR_MEMORY_LOW),
+	TIER_APPLY_SKIP_MEMORY_HIGH = TIER_APPLY_SKIP(TIER_ATTR_MEMORY_HIGH),
 };
-#define TIER_APPLY_SKIP(attr) (TIER_APPLY_SKIP_NUMA_BALANCING << (attr))
 
 /*
  * The outcome for one cgroup: a summary and one change per attribute the

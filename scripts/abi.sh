@@ -1,5 +1,5 @@
 #!/bin/sh
-# abi.sh: the ABI of libtier.so.1 as abigail-tools see it.
+# abi.sh: the ABI of libtier.so.2 as abigail-tools see it.
 #
 #   abi.sh dump SO HEADER OUT       abidw of SO, public types only: the types
 #                                   HEADER (lib/tier.h) declares and the

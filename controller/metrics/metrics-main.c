@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 out:
 	tierd_metrics_free(m);
 	tier_ctx_unref(ctx);
-	tier_policy_free(policy);
+	tier_policy_unref(policy);
 	tier_errors_free(errors);
 	return ret;
 }

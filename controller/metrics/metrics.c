@@ -220,7 +220,7 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 			continue;	/* counted, no series */
 		*c = (struct tierd_metrics_cgroup){ 0 };
 		c->path = strdup(path);
-		c->class_name = strdup(tier_plan_entry_class(e)->name);
+		c->class_name = strdup(tier_class_name(tier_plan_entry_class(e)));
 		c->label = tierd_metrics_label(path);
 		c->class_label = tierd_metrics_label(c->class_name ?: "");
 		m->n_cgroups++;

@@ -158,14 +158,14 @@ static char *class_list(const struct tier_policy *policy)
 	char *out;
 
 	for (size_t i = 0; i < n; i++)
-		size += strlen(tier_policy_class(policy, i)->name) + 2;
+		size += strlen(tier_class_name(tier_policy_class(policy, i))) + 2;
 	out = calloc(1, size);
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			strcat(out, ", ");
-		strcat(out, tier_policy_class(policy, i)->name);
+		strcat(out, tier_class_name(tier_policy_class(policy, i)));
 	}
 	return out;
 }
@@ -506,7 +506,7 @@ static void msg_transition(const struct hook_opts *o, const char *cg, const stru
 		return;
 	if (attr == TIER_ATTR_NUMA_BALANCING)
 		msg("%s: memory.numa_balancing %s -> %s (class %s)%s", cg, old_value,
-		    new_value, cls->name, dry);
+		    new_value, tier_class_name(cls), dry);
 	else
 		msg("%s: %s %s -> %s%s", cg, tier_attr_to_string(attr), old_value,
 		    new_value, dry);
@@ -528,7 +528,7 @@ static int report_change(const struct hook_opts *o, const char *cg, const struct
 	case TIER_APPLY_UNCHANGED:
 		if (o->verbose && mode)
 			msg("%s: memory.numa_balancing already %s (class %s)", cg,
-			    ESC(old_value), cls->name);
+			    ESC(old_value), tier_class_name(cls));
 		else if (o->verbose)
 			msg("%s: %s already %s", cg, file, ESC(old_value));
 		return 0;
@@ -586,9 +586,9 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, int dfd,
 		[TIER_ATTR_MEMORY_HIGH] = cfg->unified_high,
 	};
 	const bool set[_TIER_ATTR_MAX] = {
-		[TIER_ATTR_NUMA_BALANCING] = cls->mode != TIER_MODE_INHERIT,
-		[TIER_ATTR_MEMORY_LOW] = cls->memory_low.kind != TIER_AMOUNT_UNSET,
-		[TIER_ATTR_MEMORY_HIGH] = cls->memory_high.kind != TIER_AMOUNT_UNSET,
+		[TIER_ATTR_NUMA_BALANCING] = tier_class_mode(cls) != TIER_MODE_INHERIT,
+		[TIER_ATTR_MEMORY_LOW] = tier_class_memory_low(cls)->kind != TIER_AMOUNT_UNSET,
+		[TIER_ATTR_MEMORY_HIGH] = tier_class_memory_high(cls)->kind != TIER_AMOUNT_UNSET,
 	};
 	unsigned flags = TIER_APPLY_KEEP_SET | (o->dry_run ? TIER_APPLY_DRY_RUN : 0);
 
@@ -599,7 +599,7 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, int dfd,
 		if (a == TIER_ATTR_NUMA_BALANCING && unified[a])
 			msg("%s: memory.numa_balancing is set by the container's "
 			    "linux.resources.unified, leaving it (class %s not applied to it)",
-			    cg_shown, cls->name);
+			    cg_shown, tier_class_name(cls));
 		if (!set[a])
 			continue;
 		if (unified[a]) {
@@ -612,7 +612,7 @@ static int apply_class(struct tier_ctx *ctx, const struct hook_opts *o, int dfd,
 		r = tier_class_apply_at(ctx, dfd, cg, cls, NULL, flags | (all & ~TIER_APPLY_SKIP(a)),
 					&res);
 		if (r < 0) {
-			msg("%s: cannot apply class %s: %s", cg_shown, cls->name, strerror(-r));
+			msg("%s: cannot apply class %s: %s", cg_shown, tier_class_name(cls), strerror(-r));
 			return r;
 		}
 		if (tier_apply_result_change_count(res) == 0)
@@ -807,9 +807,9 @@ static int run(const struct hook_opts *o)
 		r = -ENOENT;
 		goto out;
 	}
-	if (!class_allowed(o->allow, cls->name)) {
+	if (!class_allowed(o->allow, tier_class_name(cls))) {
 		msg("class '%s' (annotation %s) is not allowed for containers (--allow-class %s)",
-		    ESC(cls->name), ESC(o->annotation), ESC(o->allow));
+		    ESC(tier_class_name(cls)), ESC(o->annotation), ESC(o->allow));
 		r = -EPERM;
 		goto out;
 	}
@@ -838,15 +838,15 @@ static int run(const struct hook_opts *o)
 	r = apply_class(ctx, o, cg_fd, cgroup, cg_shown, cls, &cfg);
 	if (r < 0)
 		goto out;
-	record_class(ctx, o, cg_fd, cgroup, cg_shown, cls->name);
+	record_class(ctx, o, cg_fd, cgroup, cg_shown, tier_class_name(cls));
 	if (o->verbose)
-		msg("%s: class %s applied", cg_shown, cls->name);
+		msg("%s: class %s applied", cg_shown, tier_class_name(cls));
 	r = 0;
 out:
 	if (r == -ENOMEM)
 		msg("out of memory");
 	tier_ctx_unref(ctx);
-	tier_policy_free(policy);
+	tier_policy_unref(policy);
 	tier_errors_free(errors);
 	oci_config_done(&cfg);
 	oci_state_done(&st);

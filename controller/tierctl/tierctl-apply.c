@@ -300,8 +300,8 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 				changed = true;
 				m.changes++;
 				print_change(t, path, attr, tier_apply_result_change_old_value(a, k),
-					     new_value, tier_plan_entry_rule(e)->name,
-					     tier_plan_entry_class(e)->name);
+					     new_value, tier_rule_name(tier_plan_entry_rule(e)),
+					     tier_class_name(tier_plan_entry_class(e)));
 				break;
 			case TIER_APPLY_UNSUPPORTED:
 				unsupported = true;

@@ -79,7 +79,7 @@ int verb_check(struct tierctl *t, int argc, char **argv)
 			json_array_end(&t->j);
 			json_object_end(&t->j);
 		}
-		tier_policy_free(policy);
+		tier_policy_unref(policy);
 		tier_errors_free(errors);
 	}
 	if (t->json) {

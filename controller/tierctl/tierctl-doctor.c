@@ -80,7 +80,7 @@ static void doctor_done(struct doctor *d)
 		tier_backend_choice_done(&d->choice);
 	tier_topology_free(d->topo);
 	tier_ctx_unref(d->ctx);
-	tier_policy_free(d->policy);
+	tier_policy_unref(d->policy);
 	for (size_t i = 0; i < d->n_problems; i++)
 		free(d->problems[i]);
 	for (size_t i = 0; i < d->n_warnings; i++)
@@ -305,18 +305,18 @@ static char *classes_setting(const struct tier_policy *policy, int fam)
 
 		switch (fam) {
 		case FAM_MODE:
-			set = c->mode != TIER_MODE_INHERIT;
+			set = tier_class_mode(c) != TIER_MODE_INHERIT;
 			break;
 		case FAM_SHARE:
-			set = c->weight != 100 || c->toptier_min.kind != TIER_AMOUNT_UNSET ||
-			      c->toptier_max.kind != TIER_AMOUNT_UNSET;
+			set = tier_class_weight(c) != 100 || tier_class_toptier_min(c)->kind != TIER_AMOUNT_UNSET ||
+			      tier_class_toptier_max(c)->kind != TIER_AMOUNT_UNSET;
 			break;
 		case FAM_MEMORY:
-			set = c->memory_low.kind != TIER_AMOUNT_UNSET ||
-			      c->memory_high.kind != TIER_AMOUNT_UNSET;
+			set = tier_class_memory_low(c)->kind != TIER_AMOUNT_UNSET ||
+			      tier_class_memory_high(c)->kind != TIER_AMOUNT_UNSET;
 			break;
 		case CLASSES_PAGE_CACHE:
-			set = (c->mode == TIER_MODE_PROMOTE || c->mode == TIER_MODE_FULL) &&
+			set = (tier_class_mode(c) == TIER_MODE_PROMOTE || tier_class_mode(c) == TIER_MODE_FULL) &&
 			      tier_class_page_cache(c);
 			break;
 		default:
@@ -324,7 +324,7 @@ static char *classes_setting(const struct tier_policy *policy, int fam)
 		}
 		if (!set)
 			continue;
-		if (asprintf(&n, "%s%s%s", s ?: "", s ? ", " : "", c->name) < 0) {
+		if (asprintf(&n, "%s%s%s", s ?: "", s ? ", " : "", tier_class_name(c)) < 0) {
 			free(s);
 			return NULL;
 		}

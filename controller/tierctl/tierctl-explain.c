@@ -86,25 +86,25 @@ static void view_from_plan(struct explain_view *x, const struct tier_plan_entry 
 	x->managed = rule != NULL;
 	if (!rule)
 		return;
-	x->rule = rule->name;
-	x->rule_file = rule->file;
-	x->rule_line = rule->line;
+	x->rule = tier_rule_name(rule);
+	x->rule_file = tier_rule_file(rule);
+	x->rule_line = tier_rule_line(rule);
 	if (m) {
-		x->matcher_kind = tier_matcher_kind_to_string(m->kind);
-		x->matcher_pattern = m->pattern;
-		x->matcher_file = m->file;
-		x->matcher_line = m->line;
+		x->matcher_kind = tier_matcher_kind_to_string(tier_matcher_kind(m));
+		x->matcher_pattern = tier_matcher_pattern(m);
+		x->matcher_file = tier_matcher_file(m);
+		x->matcher_line = tier_matcher_line(m);
 		x->matched = tier_plan_entry_matched_value(e);
 	}
-	x->class_name = c->name;
-	x->class_mode = mode_str(c->mode);
-	x->weight = c->weight;
+	x->class_name = tier_class_name(c);
+	x->class_mode = mode_str(tier_class_mode(c));
+	x->weight = tier_class_weight(c);
 	{
 		const struct tier_amount *written[_AMT_MAX] = {
-			[AMT_TOPTIER_MIN] = &c->toptier_min,
-			[AMT_TOPTIER_MAX] = &c->toptier_max,
-			[AMT_MEMORY_LOW] = &c->memory_low,
-			[AMT_MEMORY_HIGH] = &c->memory_high,
+			[AMT_TOPTIER_MIN] = tier_class_toptier_min(c),
+			[AMT_TOPTIER_MAX] = tier_class_toptier_max(c),
+			[AMT_MEMORY_LOW] = tier_class_memory_low(c),
+			[AMT_MEMORY_HIGH] = tier_class_memory_high(c),
 		};
 		const uint64_t bytes[_AMT_MAX] = {
 			[AMT_TOPTIER_MIN] = tier_plan_entry_toptier_min(e),

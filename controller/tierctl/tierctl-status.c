@@ -436,8 +436,8 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 		*row = (struct status_row){
 			.e = e,
 			.path = tier_plan_entry_path(e),
-			.class_name = tier_plan_entry_rule(e) ? tier_plan_entry_class(e)->name : NULL,
-			.rule_name = tier_plan_entry_rule(e) ? tier_plan_entry_rule(e)->name : NULL,
+			.class_name = tier_plan_entry_rule(e) ? tier_class_name(tier_plan_entry_class(e)) : NULL,
+			.rule_name = tier_plan_entry_rule(e) ? tier_rule_name(tier_plan_entry_rule(e)) : NULL,
 		};
 		r = status_row_read(&s, rd, row);
 		if (r < 0)

@@ -383,7 +383,7 @@ void session_done(struct session *s)
 	tier_observed_free(s->observed);
 	tier_topology_free(s->topo);
 	tier_ctx_unref(s->ctx);
-	tier_policy_free(s->policy);
+	tier_policy_unref(s->policy);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -225,7 +225,7 @@ static bool matched_visible(const struct tier_plan_entry *e, bool privileged)
 	const struct tier_matcher *mt = tier_plan_entry_matcher(e);
 
 	return privileged || !mt ||
-	       (mt->kind != TIER_MATCH_EXE && mt->kind != TIER_MATCH_ANNOTATION);
+	       (tier_matcher_kind(mt) != TIER_MATCH_EXE && tier_matcher_kind(mt) != TIER_MATCH_ANNOTATION);
 }
 
 static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -469,10 +469,10 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		r = asprintf(&text,
 			     "%s: class %s, rule %s (%s:%u): %s matcher '%s' matched %s%s%s; "
 			     "memory.numa_balancing %s -> %s",
-			     cgroup, tier_plan_entry_class(e)->name, rule->name,
-			     rule->file, rule->line,
-			     mt ? tier_matcher_kind_to_string(mt->kind) : "?",
-			     mt ? mt->pattern : "?",
+			     cgroup, tier_class_name(tier_plan_entry_class(e)), tier_rule_name(rule),
+			     tier_rule_file(rule), tier_rule_line(rule),
+			     mt ? tier_matcher_kind_to_string(tier_matcher_kind(mt)) : "?",
+			     mt ? tier_matcher_pattern(mt) : "?",
 			     matched_visible(e, privileged) ? "'" : "",
 			     !matched_visible(e, privileged) ? "(shown to root only)" :
 			     matched ? matched : "?",
@@ -643,39 +643,39 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 		const struct tier_rule *rule = tier_plan_entry_rule(e);
 		const struct tier_matcher *mt = tier_plan_entry_matcher(e);
 
-		r = append_pair(reply, "rule", rule->name);
+		r = append_pair(reply, "rule", tier_rule_name(rule));
 		if (r >= 0)
-			r = append_pair(reply, "rule_file", rule->file);
+			r = append_pair(reply, "rule_file", tier_rule_file(rule));
 		if (r >= 0)
-			r = append_pair_u64(reply, "rule_line", rule->line);
+			r = append_pair_u64(reply, "rule_line", tier_rule_line(rule));
 		if (r >= 0 && mt) {
-			r = append_pair(reply, "matcher_kind", tier_matcher_kind_to_string(mt->kind));
+			r = append_pair(reply, "matcher_kind", tier_matcher_kind_to_string(tier_matcher_kind(mt)));
 			if (r >= 0)
-				r = append_pair(reply, "matcher_pattern", mt->pattern);
+				r = append_pair(reply, "matcher_pattern", tier_matcher_pattern(mt));
 			if (r >= 0)
-				r = append_pair(reply, "matcher_file", mt->file);
+				r = append_pair(reply, "matcher_file", tier_matcher_file(mt));
 			if (r >= 0)
-				r = append_pair_u64(reply, "matcher_line", mt->line);
+				r = append_pair_u64(reply, "matcher_line", tier_matcher_line(mt));
 			if (r >= 0 && matched_visible(e, privileged))
 				r = append_pair(reply, "matched", tier_plan_entry_matched_value(e));
 		}
 		if (r >= 0) {
-			r = append_pair(reply, "class", c->name);
+			r = append_pair(reply, "class", tier_class_name(c));
 			if (r >= 0)
-				r = append_pair(reply, "class_mode", tier_mode_to_string(c->mode));
+				r = append_pair(reply, "class_mode", tier_mode_to_string(tier_class_mode(c)));
 			if (r >= 0)
-				r = append_pair_u64(reply, "weight", c->weight);
+				r = append_pair_u64(reply, "weight", tier_class_weight(c));
 			if (r >= 0)
-				r = append_amount(reply, "toptier_min", &c->toptier_min,
+				r = append_amount(reply, "toptier_min", tier_class_toptier_min(c),
 						  tier_plan_entry_toptier_min(e));
 			if (r >= 0)
-				r = append_amount(reply, "toptier_max", &c->toptier_max,
+				r = append_amount(reply, "toptier_max", tier_class_toptier_max(c),
 						  tier_plan_entry_toptier_max(e));
 			if (r >= 0)
-				r = append_amount(reply, "memory_low", &c->memory_low,
+				r = append_amount(reply, "memory_low", tier_class_memory_low(c),
 						  desired_or(e, TIER_ATTR_MEMORY_LOW, 0));
 			if (r >= 0)
-				r = append_amount(reply, "memory_high", &c->memory_high,
+				r = append_amount(reply, "memory_high", tier_class_memory_high(c),
 						  desired_or(e, TIER_ATTR_MEMORY_HIGH, UINT64_MAX));
 		}
 		if (r >= 0 && desired_mode_str(e))
@@ -798,8 +798,8 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		for (size_t k = 0; k < tier_apply_result_change_count(res); k++)
 			if (tier_apply_result_change_status(res, k) == TIER_APPLY_CHANGED)
 				b += change_bytes(
-					tier_plan_entry_path(e), tier_plan_entry_class(e)->name,
-					tier_plan_entry_rule(e)->name,
+					tier_plan_entry_path(e), tier_class_name(tier_plan_entry_class(e)),
+					tier_rule_name(tier_plan_entry_rule(e)),
 					tier_attr_to_string(tier_apply_result_change_attr(res, k)),
 					tier_apply_result_change_old_value(res, k),
 					tier_apply_result_change_new_value(res, k));
@@ -812,7 +812,7 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 			if (tier_apply_result_change_status(res, k) == TIER_APPLY_CHANGED)
 				r = append_change(
 					reply, &pool, tier_plan_entry_path(e),
-					tier_plan_entry_class(e)->name, tier_plan_entry_rule(e)->name,
+					tier_class_name(tier_plan_entry_class(e)), tier_rule_name(tier_plan_entry_rule(e)),
 					tier_attr_to_string(tier_apply_result_change_attr(res, k)),
 					tier_apply_result_change_old_value(res, k),
 					tier_apply_result_change_new_value(res, k));
@@ -835,8 +835,8 @@ static int list_row(sd_bus_message *reply, struct str_pool *pool, struct manager
 	if (!path)
 		return -ENOMEM;
 	return sd_bus_message_append(reply, "(ssst)", path,
-				     rule ? tier_plan_entry_class(e)->name : "",
-				     rule ? rule->name : "", d ? d->target : UINT64_MAX);
+				     rule ? tier_class_name(tier_plan_entry_class(e)) : "",
+				     rule ? tier_rule_name(rule) : "", d ? d->target : UINT64_MAX);
 }
 
 static int cmp_managed_path(const void *a, const void *b)
@@ -869,7 +869,7 @@ static size_t list_row_bytes(const char *path, const struct tier_plan_entry *e)
 	const struct tier_rule *rule = e ? tier_plan_entry_rule(e) : NULL;
 
 	return strlen(path) + 16 +
-	       (rule ? strlen(tier_plan_entry_class(e)->name) + strlen(rule->name) : 0);
+	       (rule ? strlen(tier_class_name(tier_plan_entry_class(e))) + strlen(tier_rule_name(rule)) : 0);
 }
 
 struct list_page {
@@ -937,10 +937,13 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 		fresh = calloc(m->managed.n, sizeof(*fresh));
 		if (!fresh)
 			r = -ENOMEM;
-		for (size_t i = 0; r >= 0 && i < m->managed.n_buckets; i++)
-			for (struct managed *x = m->managed.buckets[i]; x; x = x->next)
+		if (r >= 0) {
+			struct managed *x;
+
+			MANAGED_FOREACH(x, &m->managed)
 				if (!tier_plan_find(plan, x->path) && n_fresh < m->managed.n)
 					fresh[n_fresh++] = x;
+		}
 		if (r >= 0)
 			qsort(fresh, n_fresh, sizeof(*fresh), cmp_managed_path);
 		for (; r >= 0 && cursor - n_plan < n_fresh; cursor++) {

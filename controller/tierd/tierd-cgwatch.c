@@ -236,13 +236,13 @@ int cgroup_watcher_set_scope(struct manager *m)
 	for (size_t i = 0; r >= 0 && m->policy && i < tier_policy_rule_count(m->policy); i++) {
 		const struct tier_rule *rule = tier_policy_rule(m->policy, i);
 
-		for (size_t j = 0; r >= 0 && j < rule->n_matchers; j++) {
-			const struct tier_matcher *mt = &rule->matchers[j];
+		for (size_t j = 0; r >= 0 && j < tier_rule_matcher_count(rule); j++) {
+			const struct tier_matcher *mt = tier_rule_matcher(rule, j);
 			struct watch_pattern *nv;
 
-			switch (mt->kind) {
+			switch (tier_matcher_kind(mt)) {
 			case TIER_MATCH_CGROUP:
-				if (mt->pattern[0] != '/') {
+				if (tier_matcher_pattern(mt)[0] != '/') {
 					sc.everything = true; /* cannot bound it */
 					break;
 				}
@@ -252,7 +252,7 @@ int cgroup_watcher_set_scope(struct manager *m)
 					break;
 				}
 				sc.cg = nv;
-				r = pattern_split(mt->pattern, &sc.cg[sc.n_cg]);
+				r = pattern_split(tier_matcher_pattern(mt), &sc.cg[sc.n_cg]);
 				if (r >= 0)
 					sc.n_cg++;
 				break;
@@ -264,7 +264,7 @@ int cgroup_watcher_set_scope(struct manager *m)
 					break;
 				}
 				sc.units = nu;
-				sc.units[sc.n_units] = strdup(mt->pattern);
+				sc.units[sc.n_units] = strdup(tier_matcher_pattern(mt));
 				sc.units[sc.n_units + 1] = NULL;
 				if (!sc.units[sc.n_units])
 					r = -ENOMEM;
@@ -545,6 +545,7 @@ static void prune(struct manager *m, const char *cgroup, bool subtree)
 {
 	struct cgroup_watcher *w = &m->cg;
 	size_t len = strlen(cgroup);
+	struct watch *x;
 
 	log_debug("%s: removed%s", cgroup, subtree ? " (moved away)" : "");
 	manager_cgroup_removed(m, cgroup, subtree);
@@ -552,24 +553,18 @@ static void prune(struct manager *m, const char *cgroup, bool subtree)
 		prune_one(m, cgroup);
 		return;
 	}
-	for (size_t i = 0; i < w->watches.n_buckets; i++) {
-		struct watch *x = w->watches.by_wd[i], *next;
+	WATCH_FOREACH_SAFE(x, &w->watches) {
+		_cleanup_free_ char *p = watch_path(x);
 
-		for (; x; x = next) {
-			_cleanup_free_ char *p = NULL;
-
-			next = x->next_wd;
-			p = watch_path(x);
-			if (!p) {
-				(void)log_oom();
-				continue;
-			}
-			if (strncmp(p, cgroup, len) != 0 || (p[len] != '\0' && p[len] != '/'))
-				continue;
-			log_debug("%s: removed, dropping its watch", p);
-			(void)inotify_rm_watch(w->fd, x->wd); /* EINVAL if already gone */
-			watch_free(w, x);
+		if (!p) {
+			(void)log_oom();
+			continue;
 		}
+		if (strncmp(p, cgroup, len) != 0 || (p[len] != '\0' && p[len] != '/'))
+			continue;
+		log_debug("%s: removed, dropping its watch", p);
+		(void)inotify_rm_watch(w->fd, x->wd); /* EINVAL if already gone */
+		watch_free(w, x);
 	}
 }
 
@@ -757,29 +752,24 @@ void cgroup_watcher_prune_unwanted(struct manager *m)
 {
 	struct cgroup_watcher *w = &m->cg;
 	size_t before = w->watches.n;
+	struct watch *x;
 
-	for (size_t i = 0; i < w->watches.n_buckets; i++) {
-		struct watch *x = w->watches.by_wd[i], *next;
+	WATCH_FOREACH_SAFE(x, &w->watches) {
+		_cleanup_free_ char *p = watch_path(x);
+		bool keep;
 
-		for (; x; x = next) {
-			_cleanup_free_ char *p = NULL;
-			bool keep;
-
-			next = x->next_wd;
-			p = watch_path(x);
-			if (!p)
-				keep = true;
-			else if (x->events) {
-				p[strlen(p) - strlen(EVENTS_SUFFIX)] = '\0';
-				keep = events_wanted(m, p);
-			} else {
-				keep = strcmp(p, "/") == 0 || cgroup_watcher_wanted(m, p);
-			}
-			if (keep)
-				continue;
-			(void)inotify_rm_watch(w->fd, x->wd);
-			watch_free(w, x);
+		if (!p)
+			keep = true;
+		else if (x->events) {
+			p[strlen(p) - strlen(EVENTS_SUFFIX)] = '\0';
+			keep = events_wanted(m, p);
+		} else {
+			keep = strcmp(p, "/") == 0 || cgroup_watcher_wanted(m, p);
 		}
+		if (keep)
+			continue;
+		(void)inotify_rm_watch(w->fd, x->wd);
+		watch_free(w, x);
 	}
 	if (w->watches.n != before)
 		log_debug("Dropped %zu watches the policy no longer needs", before - w->watches.n);

@@ -838,8 +838,8 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		}
 		x = &in[n++];
 		x->path = path;
-		x->class_name = cls->name;
-		x->rule_name = rule ? rule->name :
+		x->class_name = tier_class_name(cls);
+		x->rule_name = rule ? tier_rule_name(rule) :
 			       ops && ops->rule_name ? ops->rule_name(ops->userdata, path) : NULL;
 		x->share = tier_share_target(share, i);
 		x->fast_bytes = tier_share_fast_bytes(share, i);
@@ -852,9 +852,9 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		n_kernel_ceiling += x->kernel_ceiling;
 		/* The class's values, as tier_evaluate() gives them. */
 		x->class_sets_mode = true;
-		x->class_mode = cls->mode;
-		x->class_sets_high = cls->memory_high.kind != TIER_AMOUNT_UNSET;
-		x->class_high = tier_amount_resolve(&cls->memory_high, cfg.fast_capacity,
+		x->class_mode = tier_class_mode(cls);
+		x->class_sets_high = tier_class_memory_high(cls)->kind != TIER_AMOUNT_UNSET;
+		x->class_high = tier_amount_resolve(tier_class_memory_high(cls), cfg.fast_capacity,
 						    UINT64_MAX);
 		x->cur_mode = tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0 ? (enum tier_mode)v :
 										   TIER_MODE_INHERIT;

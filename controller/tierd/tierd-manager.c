@@ -173,8 +173,8 @@ static int pending_add(struct manager *m, const struct tier_plan_entry *e,
 	const struct tier_plan_entry *c = tier_plan_find(m->cache_plan, tier_plan_entry_path(e));
 	struct pending_change p = {
 		.knob = tier_attr_to_string(ch->attr),
-		.class = tier_plan_entry_class(e)->name,
-		.rule = tier_plan_entry_rule(e)->name,
+		.class = tier_class_name(tier_plan_entry_class(e)),
+		.rule = tier_rule_name(tier_plan_entry_rule(e)),
 	};
 
 	if (!c)
@@ -193,8 +193,8 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 	const char *file = tier_attr_to_string(ch->attr), *property = unit_property[ch->attr];
 	struct log_fields f = {
 		.cgroup = path,
-		.class = tier_plan_entry_class(e)->name,
-		.rule = tier_plan_entry_rule(e)->name,
+		.class = tier_class_name(tier_plan_entry_class(e)),
+		.rule = tier_rule_name(tier_plan_entry_rule(e)),
 		.knob = file,
 	};
 	bool read_failed = !ch->old_value[0];
@@ -282,8 +282,8 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 		.m = m,
 		.by_fd = dfd >= 0,
 		.cgroup = path,
-		.class = cls->name,
-		.rule = rule->name,
+		.class = tier_class_name(cls),
+		.rule = tier_rule_name(rule),
 		.reason = reason,
 	};
 	unsigned flags = manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0;
@@ -291,8 +291,8 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 	uint64_t mode, cur;
 	int r;
 
-	log_debug("%s: class %s (rule %s, %s matched %s)", path, cls->name, rule->name,
-		  matcher ? tier_matcher_kind_to_string(matcher->kind) : "?",
+	log_debug("%s: class %s (rule %s, %s matched %s)", path, tier_class_name(cls), tier_rule_name(rule),
+		  matcher ? tier_matcher_kind_to_string(tier_matcher_kind(matcher)) : "?",
 		  tier_plan_entry_matched_value(e) ?: "?");
 	if (m->backend.backend == TIER_BACKEND_DAMON) {
 		/* the mode is DAMON's schemes (tierd-damon.c), never the knob,
@@ -302,8 +302,8 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 		   tier_plan_entry_get_current(e, TIER_ATTR_NUMA_BALANCING, &cur) == -EOPNOTSUPP) {
 		struct log_fields f = {
 			.cgroup = path,
-			.class = cls->name,
-			.rule = rule->name,
+			.class = tier_class_name(cls),
+			.rule = tier_rule_name(rule),
 			.knob = "memory.numa_balancing",
 		};
 
@@ -312,7 +312,7 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 				   "%s: no memory.numa_balancing: the kernel lacks the tierd patches "
 				   "(or the memory controller is not enabled for this cgroup); "
 				   "mode '%s' of class %s not applied, ignoring",
-				   path, tier_mode_to_string((enum tier_mode)mode), cls->name);
+				   path, tier_mode_to_string((enum tier_mode)mode), tier_class_name(cls));
 		m->warned_unsupported = true;
 		flags |= TIER_APPLY_SKIP_NUMA_BALANCING;
 	}
@@ -325,7 +325,7 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 		if (r == -ENOMEM)
 			return log_oom();
 		return log_warning_errno(r, "%s: cannot apply class %s: %m, ignoring", path,
-					 cls->name),
+					 tier_class_name(cls)),
 		       0;
 	}
 	r = 0;
@@ -712,7 +712,7 @@ static int exec_observed(struct manager *m, const char *cgroup, int fd, const ch
 		r = tier_observed_cgroup_add_annotation(c, *a);
 	if (r >= 0)
 		r = tier_observed_cgroup_add_exe(c, exe);
-	if (r >= 0 && mt && mt->kind == TIER_MATCH_EXE && matched && strcmp(matched, exe) != 0)
+	if (r >= 0 && mt && tier_matcher_kind(mt) == TIER_MATCH_EXE && matched && strcmp(matched, exe) != 0)
 		r = tier_observed_cgroup_add_exe(c, matched);
 	if (r < 0)
 		return r;
@@ -846,7 +846,7 @@ static bool damon_pagecache_wanted(const struct manager *m)
 	for (size_t i = 0; i < tier_policy_class_count(m->policy); i++) {
 		const struct tier_class *c = tier_policy_class(m->policy, i);
 
-		if ((c->mode == TIER_MODE_PROMOTE || c->mode == TIER_MODE_FULL) &&
+		if ((tier_class_mode(c) == TIER_MODE_PROMOTE || tier_class_mode(c) == TIER_MODE_FULL) &&
 		    tier_class_page_cache(c))
 			return true;
 	}
@@ -866,6 +866,7 @@ static int damon_hot_of(void *userdata, const char *path, uint64_t *ret)
 static void damon_hot_tick(struct manager *m)
 {
 	_cleanup_free_ struct damon_managed *managed = NULL;
+	const struct managed *x;
 	struct damon_stats st0, st1;
 	size_t n = 0;
 
@@ -877,9 +878,8 @@ static void damon_hot_tick(struct manager *m)
 	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
 	if (!managed)
 		return;
-	for (size_t b = 0; b < m->managed.n_buckets; b++)
-		for (const struct managed *x = m->managed.buckets[b]; x; x = x->next)
-			managed[n++] = (struct damon_managed){ .path = x->path };
+	MANAGED_FOREACH(x, &m->managed)
+		managed[n++] = (struct damon_managed){ .path = x->path };
 	if (damon_driver_hot_save(m->damon, m->run.fd, managed, n) < 0)
 		log_debug("DAMON: cannot save the hot sets in the run directory, ignoring");
 }
@@ -911,6 +911,7 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 {
 	_cleanup_free_ struct damon_managed *managed = NULL;
 	_cleanup_close_ int root_fd = -1;
+	const struct managed *x;
 	struct damon_plan plan = {};
 	char **memcgs = NULL;
 	size_t n = 0, n_memcgs = 0;
@@ -928,11 +929,10 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
 	if (!managed)
 		return log_oom();
-	for (size_t b = 0; b < m->managed.n_buckets; b++)
-		for (const struct managed *x = m->managed.buckets[b]; x; x = x->next)
-			managed[n++] = (struct damon_managed){
+	MANAGED_FOREACH(x, &m->managed)
+		managed[n++] = (struct damon_managed){
 				.path = x->path,
-				.mode = tier_plan_entry_class(x->entry)->mode,
+				.mode = tier_class_mode(tier_plan_entry_class(x->entry)),
 				.promote_budget = tier_class_promote_budget(
 					tier_plan_entry_class(x->entry)),
 				.no_page_cache = !tier_class_page_cache(
@@ -1487,13 +1487,14 @@ static int fair_state_restore(struct manager *m)
  */
 static int manager_fill_share(struct manager *m, struct tier_share *share)
 {
-	for (size_t i = 0; i < m->managed.n_buckets; i++)
-		for (const struct managed *x = m->managed.buckets[i]; x; x = x->next) {
-			int r = tier_share_add(share, x->path, tier_plan_entry_class(x->entry));
+	const struct managed *x;
 
-			if (r < 0 && r != -EINVAL) /* -EINVAL: "/", never shares */
-				return r;
-		}
+	MANAGED_FOREACH(x, &m->managed) {
+		int r = tier_share_add(share, x->path, tier_plan_entry_class(x->entry));
+
+		if (r < 0 && r != -EINVAL) /* -EINVAL: "/", never shares */
+			return r;
+	}
 	return 0;
 }
 
@@ -1504,7 +1505,7 @@ static const char *fair_rule_name(void *userdata, const char *cgroup)
 	const struct managed *x = managed_table_get(&m->managed, cgroup);
 	const struct tier_rule *rule = x ? tier_plan_entry_rule(x->entry) : NULL;
 
-	return rule ? rule->name : NULL;
+	return rule ? tier_rule_name(rule) : NULL;
 }
 
 /*
@@ -1668,10 +1669,10 @@ static void policy_scan(struct manager *m)
 	for (size_t i = 0; i < tier_policy_rule_count(m->policy); i++) {
 		const struct tier_rule *rule = tier_policy_rule(m->policy, i);
 
-		for (size_t j = 0; j < rule->n_matchers; j++) {
-			if (rule->matchers[j].kind == TIER_MATCH_EXE)
+		for (size_t j = 0; j < tier_rule_matcher_count(rule); j++) {
+			if (tier_matcher_kind(tier_rule_matcher(rule, j)) == TIER_MATCH_EXE)
 				m->policy_has_exe = true;
-			if (rule->matchers[j].kind == TIER_MATCH_ANNOTATION)
+			if (tier_matcher_kind(tier_rule_matcher(rule, j)) == TIER_MATCH_ANNOTATION)
 				m->policy_has_annotation = true;
 		}
 	}
@@ -1756,7 +1757,7 @@ int manager_reload(struct manager *m, const char *reason)
 	cache_set(m, NULL);
 	manager_pending_clear(m);	/* it borrows from both */
 	systemd_unit_cache_flush(m);
-	tier_policy_free(m->policy);
+	tier_policy_unref(m->policy);
 	m->policy = np;
 	m->last_reload_failed = false;
 	free(m->last_reload_error);
@@ -2091,7 +2092,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->sigint);
 	sd_event_source_disable_unref(m->sighup);
 	sd_event_unref(m->event);
-	tier_policy_free(m->policy);
+	tier_policy_unref(m->policy);
 	tier_backend_choice_done(&m->backend);
 	tier_topology_free(m->topo);
 	tier_ctx_unref(m->ctx);

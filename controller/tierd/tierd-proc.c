@@ -94,7 +94,7 @@ static int on_exec(struct manager *m, int pid)
 		return log_debug_errno(r, "PID %d (%s): cannot read its cgroup: %m, ignoring", pid,
 				       exe),
 		       0;
-	log_debug("PID %d in %s executed %s (rule %s)", pid, cg, exe, rule->name);
+	log_debug("PID %d in %s executed %s (rule %s)", pid, cg, exe, tier_rule_name(rule));
 	if (asprintf(&reason, "PID %d executed %s", pid, exe) < 0)
 		return log_oom();
 	return manager_cgroup_exec(m, cg, exe, reason);

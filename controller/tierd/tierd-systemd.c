@@ -68,7 +68,7 @@ enum unit_state {
 
 struct systemd_unit {
 	struct manager *m;
-	struct systemd_unit *next;	/* hash chain */
+	struct hmap_node node;		/* in the cache, by cgroup */
 	char *cgroup, *unit;
 	enum unit_state state;
 	unsigned tries;			/* ControlGroup calls so far */
@@ -144,18 +144,11 @@ static void unit_free(struct systemd_unit *u);
 static void units_free_all(struct manager *m)
 {
 	struct systemd_client *c = &m->sd;
+	struct hmap_node *x, *tmp;
 
-	for (size_t i = 0; i < c->n_unit_buckets; i++) {
-		struct systemd_unit *u, *next;
-
-		for (u = c->units[i]; u; u = next) {
-			next = u->next;
-			unit_free(u);
-		}
-	}
-	free(c->units);
-	c->units = NULL;
-	c->n_unit_buckets = c->n_units = 0;
+	HMAP_FOREACH_SAFE(x, tmp, &c->units)
+		unit_free(hmap_entry(x, struct systemd_unit, node));
+	hmap_done(&c->units);
 }
 
 void systemd_disconnect(struct manager *m)
@@ -344,17 +337,17 @@ static int job_set(struct systemd_job *j)
 	return 0;
 }
 
+static bool unit_has_cgroup(const struct hmap_node *node, const void *cgroup)
+{
+	return strcmp(hmap_entry(node, struct systemd_unit, node)->cgroup, cgroup) == 0;
+}
+
 static struct systemd_unit *unit_find(struct manager *m, const char *cgroup)
 {
-	struct systemd_client *c = &m->sd;
+	struct hmap_node *x =
+		hmap_find(&m->sd.units, cgroup_path_hash(cgroup), unit_has_cgroup, cgroup);
 
-	if (!c->n_unit_buckets)
-		return NULL;
-	for (struct systemd_unit *u = c->units[cgroup_path_hash(cgroup) % c->n_unit_buckets]; u;
-	     u = u->next)
-		if (strcmp(u->cgroup, cgroup) == 0)
-			return u;
-	return NULL;
+	return x ? hmap_entry(x, struct systemd_unit, node) : NULL;
 }
 
 static void unit_free(struct systemd_unit *u)
@@ -366,39 +359,11 @@ static void unit_free(struct systemd_unit *u)
 	free(u);
 }
 
-static int units_grow(struct systemd_client *c)
-{
-	size_t nb = c->n_unit_buckets ? c->n_unit_buckets * 2 : 64;
-	struct systemd_unit **b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->n_unit_buckets; i++) {
-		struct systemd_unit *u, *next;
-
-		for (u = c->units[i]; u; u = next) {
-			size_t k = cgroup_path_hash(u->cgroup) % nb;
-
-			next = u->next;
-			u->next = b[k];
-			b[k] = u;
-		}
-	}
-	free(c->units);
-	c->units = b;
-	c->n_unit_buckets = nb;
-	return 0;
-}
-
 static int unit_add(struct manager *m, const char *cgroup, const char *unit,
 		    struct systemd_unit **ret)
 {
-	struct systemd_client *c = &m->sd;
 	struct systemd_unit *u;
-	size_t k;
 
-	if (c->n_units >= c->n_unit_buckets && units_grow(c) < 0)
-		return -ENOMEM;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
@@ -409,25 +374,17 @@ static int unit_add(struct manager *m, const char *cgroup, const char *unit,
 		unit_free(u);
 		return -ENOMEM;
 	}
-	k = cgroup_path_hash(cgroup) % c->n_unit_buckets;
-	u->next = c->units[k];
-	c->units[k] = u;
-	c->n_units++;
+	if (hmap_add(&m->sd.units, &u->node, cgroup_path_hash(cgroup)) < 0) {
+		unit_free(u);
+		return -ENOMEM;
+	}
 	*ret = u;
 	return 0;
 }
 
 static void unit_remove(struct manager *m, struct systemd_unit *u)
 {
-	struct systemd_client *c = &m->sd;
-
-	for (struct systemd_unit **p = &c->units[cgroup_path_hash(u->cgroup) % c->n_unit_buckets]; *p;
-	     p = &(*p)->next)
-		if (*p == u) {
-			*p = u->next;
-			break;
-		}
-	c->n_units--;
+	hmap_del(&m->sd.units, &u->node);
 	unit_free(u);
 }
 
@@ -605,8 +562,9 @@ void systemd_unit_forget(struct manager *m, const char *cgroup, bool subtree)
 {
 	struct systemd_client *c = &m->sd;
 	size_t len = strlen(cgroup);
+	struct hmap_node *x, *tmp;
 
-	if (!c->n_units)
+	if (!hmap_count(&c->units))
 		return;
 	if (!subtree) {
 		struct systemd_unit *u = unit_find(m, cgroup);
@@ -616,16 +574,13 @@ void systemd_unit_forget(struct manager *m, const char *cgroup, bool subtree)
 			unit_remove(m, u);
 		return;
 	}
-	for (size_t i = 0; i < c->n_unit_buckets; i++) {
-		struct systemd_unit *u = c->units[i], *next;
+	HMAP_FOREACH_SAFE(x, tmp, &c->units) {
+		struct systemd_unit *u = hmap_entry(x, struct systemd_unit, node);
 
-		for (; u; u = next) {
-			next = u->next;
-			if (u->state != UNIT_LOOKING &&
-			    (len == 1 || (strncmp(u->cgroup, cgroup, len) == 0 &&
-					  (u->cgroup[len] == '\0' || u->cgroup[len] == '/'))))
-				unit_remove(m, u);
-		}
+		if (u->state != UNIT_LOOKING &&
+		    (len == 1 || (strncmp(u->cgroup, cgroup, len) == 0 &&
+				  (u->cgroup[len] == '\0' || u->cgroup[len] == '/'))))
+			unit_remove(m, u);
 	}
 }
 

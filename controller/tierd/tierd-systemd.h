@@ -29,8 +29,7 @@ struct systemd_client {
 	size_t n_jobs;
 	/* cgroup -> unit: one lookup per cgroup, forgotten when the cgroup
 	 * goes and on reload */
-	struct systemd_unit **units;
-	size_t n_unit_buckets, n_units;
+	struct hmap units;		/* struct systemd_unit by cgroup */
 };
 
 int systemd_connect(struct manager *m);

@@ -17,38 +17,16 @@ static void managed_free(struct managed *x)
 	free(x);
 }
 
-static int grow(struct managed_table *t)
+static bool managed_has_path(const struct hmap_node *node, const void *path)
 {
-	size_t nb = t->n_buckets ? t->n_buckets * 2 : 256;
-	struct managed **b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n_buckets; i++) {
-		struct managed *x, *next;
-
-		for (x = t->buckets[i]; x; x = next) {
-			size_t k = cgroup_path_hash(x->path) % nb;
-
-			next = x->next;
-			x->next = b[k];
-			b[k] = x;
-		}
-	}
-	free(t->buckets);
-	t->buckets = b;
-	t->n_buckets = nb;
-	return 0;
+	return strcmp(hmap_entry(node, struct managed, node)->path, path) == 0;
 }
 
 struct managed *managed_table_get(const struct managed_table *t, const char *path)
 {
-	if (!t->n_buckets)
-		return NULL;
-	for (struct managed *x = t->buckets[cgroup_path_hash(path) % t->n_buckets]; x; x = x->next)
-		if (strcmp(x->path, path) == 0)
-			return x;
-	return NULL;
+	struct hmap_node *x = hmap_find(&t->map, cgroup_path_hash(path), managed_has_path, path);
+
+	return x ? hmap_entry(x, struct managed, node) : NULL;
 }
 
 int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, bool borrow,
@@ -58,7 +36,6 @@ int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, 
 	struct managed *x = managed_table_get(t, path);
 	struct tier_plan_entry *owned = NULL;
 	bool changed;
-	size_t k;
 
 	changed = !x || tier_plan_entry_rule(x->entry) != tier_plan_entry_rule(e) ||
 		  tier_plan_entry_class(x->entry) != tier_plan_entry_class(e);
@@ -68,7 +45,7 @@ int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, 
 		e = owned;
 	}
 	if (x) {
-		/* Replace in place: same bucket, same chain position. */
+		/* Replace in place: same path, same hash, same chain position. */
 		tier_plan_entry_free(x->owned);
 		x->entry = e;
 		x->owned = owned;
@@ -76,16 +53,18 @@ int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, 
 		*ret = x;
 		return changed;
 	}
-	if ((t->n >= t->n_buckets && grow(t) < 0) || !(x = calloc(1, sizeof(*x)))) {
+	x = calloc(1, sizeof(*x));
+	if (!x) {
 		tier_plan_entry_free(owned);
 		return -ENOMEM;
 	}
 	x->entry = e;
 	x->owned = owned;
 	x->path = tier_plan_entry_path(e);
-	k = cgroup_path_hash(x->path) % t->n_buckets;
-	x->next = t->buckets[k];
-	t->buckets[k] = x;
+	if (hmap_add(&t->map, &x->node, cgroup_path_hash(x->path)) < 0) {
+		managed_free(x);
+		return -ENOMEM;
+	}
 	t->n++;
 	*ret = x;
 	return 1;
@@ -102,56 +81,41 @@ static bool is_below(const char *path, const char *top)
 
 size_t managed_table_remove(struct managed_table *t, const char *path, bool subtree)
 {
+	struct managed *x;
 	size_t removed = 0;
 
-	if (!t->n_buckets)
-		return 0;
 	if (!subtree) {
-		struct managed **p = &t->buckets[cgroup_path_hash(path) % t->n_buckets];
-
-		for (; *p; p = &(*p)->next)
-			if (strcmp((*p)->path, path) == 0) {
-				struct managed *x = *p;
-
-				*p = x->next;
-				managed_free(x);
-				t->n--;
-				return 1;
-			}
-		return 0;
+		x = managed_table_get(t, path);
+		if (!x)
+			return 0;
+		hmap_del(&t->map, &x->node);
+		managed_free(x);
+		t->n--;
+		return 1;
 	}
-	for (size_t i = 0; i < t->n_buckets; i++) {
-		struct managed **p = &t->buckets[i];
-
-		while (*p) {
-			struct managed *x = *p;
-
-			if (is_below(x->path, path)) {
-				*p = x->next;
-				managed_free(x);
-				t->n--;
-				removed++;
-			} else {
-				p = &x->next;
-			}
+	for (size_t i = 0; i < t->map.size; i++)
+		for (struct hmap_node *n = t->map.buckets[i], *next; n; n = next) {
+			next = n->next;
+			x = hmap_entry(n, struct managed, node);
+			if (!is_below(x->path, path))
+				continue;
+			hmap_del(&t->map, n);
+			managed_free(x);
+			t->n--;
+			removed++;
 		}
-	}
 	return removed;
 }
 
 void managed_table_clear(struct managed_table *t)
 {
-	for (size_t i = 0; i < t->n_buckets; i++) {
-		struct managed *x, *next;
-
-		for (x = t->buckets[i]; x; x = next) {
-			next = x->next;
-			managed_free(x);
+	for (size_t i = 0; i < t->map.size; i++)
+		for (struct hmap_node *n = t->map.buckets[i], *next; n; n = next) {
+			next = n->next;
+			managed_free(hmap_entry(n, struct managed, node));
 		}
-	}
-	free(t->buckets);
-	t->buckets = NULL;
-	t->n_buckets = t->n = 0;
+	hmap_done(&t->map);
+	t->n = 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -207,62 +171,37 @@ static void watch_unref(struct watch_table *t, struct watch *x)
 	}
 }
 
-static int watch_table_grow(struct watch_table *t)
+static bool watch_has_wd(const struct hmap_node *node, const void *wd)
 {
-	size_t nb = t->n_buckets ? t->n_buckets * 2 : 256;
-	struct watch **by_wd = calloc(nb, sizeof(*by_wd));
-	struct watch **by_path = calloc(nb, sizeof(*by_path));
-
-	if (!by_wd || !by_path) {
-		free(by_wd);
-		free(by_path);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < t->n_buckets; i++) {
-		struct watch *x, *next;
-
-		for (x = t->by_wd[i]; x; x = next) {
-			size_t b = hash_wd(x->wd) % nb;
-
-			next = x->next_wd;
-			x->next_wd = by_wd[b];
-			by_wd[b] = x;
-		}
-		for (x = t->by_path[i]; x; x = next) {
-			size_t b = x->hash % nb;
-
-			next = x->next_path;
-			x->next_path = by_path[b];
-			by_path[b] = x;
-		}
-	}
-	free(t->by_wd);
-	free(t->by_path);
-	t->by_wd = by_wd;
-	t->by_path = by_path;
-	t->n_buckets = nb;
-	return 0;
+	return hmap_entry(node, struct watch, node_wd)->wd == *(const int *)wd;
 }
 
 struct watch *watch_table_find_wd(const struct watch_table *t, int wd)
 {
-	if (!t->n_buckets)
-		return NULL;
-	for (struct watch *x = t->by_wd[hash_wd(wd) % t->n_buckets]; x; x = x->next_wd)
-		if (x->wd == wd)
-			return x;
-	return NULL;
+	struct hmap_node *x = hmap_find(&t->by_wd, hash_wd(wd), watch_has_wd, &wd);
+
+	return x ? hmap_entry(x, struct watch, node_wd) : NULL;
+}
+
+struct path_key {
+	const char *path;
+	size_t len;
+};
+
+static bool watch_has_path(const struct hmap_node *node, const void *key)
+{
+	const struct path_key *k = key;
+
+	return watch_is(hmap_entry(node, struct watch, node_path), k->path, k->len);
 }
 
 static struct watch *find_hashed(const struct watch_table *t, const char *path, size_t len,
 				 size_t hash)
 {
-	if (!t->n_buckets)
-		return NULL;
-	for (struct watch *x = t->by_path[hash % t->n_buckets]; x; x = x->next_path)
-		if (x->hash == hash && watch_is(x, path, len))
-			return x;
-	return NULL;
+	struct path_key k = { path, len };
+	struct hmap_node *x = hmap_find(&t->by_path, hash, watch_has_path, &k);
+
+	return x ? hmap_entry(x, struct watch, node_path) : NULL;
 }
 
 struct watch *watch_table_find(const struct watch_table *t, const char *path)
@@ -270,40 +209,10 @@ struct watch *watch_table_find(const struct watch_table *t, const char *path)
 	return find_hashed(t, path, strlen(path), cgroup_path_hash(path));
 }
 
-static void unlink_path(struct watch_table *t, struct watch *x)
-{
-	struct watch **p = &t->by_path[x->hash % t->n_buckets];
-
-	for (; *p; p = &(*p)->next_path)
-		if (*p == x) {
-			*p = x->next_path;
-			return;
-		}
-}
-
-static void link_path(struct watch_table *t, struct watch *x)
-{
-	size_t b = x->hash % t->n_buckets;
-
-	x->next_path = t->by_path[b];
-	t->by_path[b] = x;
-}
-
-static void unlink_wd(struct watch_table *t, struct watch *x)
-{
-	struct watch **p = &t->by_wd[hash_wd(x->wd) % t->n_buckets];
-
-	for (; *p; p = &(*p)->next_wd)
-		if (*p == x) {
-			*p = x->next_wd;
-			return;
-		}
-}
-
 void watch_table_remove(struct watch_table *t, struct watch *x)
 {
-	unlink_wd(t, x);
-	unlink_path(t, x);
+	hmap_del(&t->by_wd, &x->node_wd);
+	hmap_del(&t->by_path, &x->node_path);
 	t->n--;
 	if (x->events)
 		t->n_events--;
@@ -341,7 +250,7 @@ static int watch_set_name(struct watch_table *t, struct watch *x, const char *pa
 	x->name = name;
 	x->name_len = parent ? len - (size_t)(slash + 1 - path) : len;
 	t->name_bytes += x->name_len;
-	x->hash = hash;
+	x->node_path.hash = hash;
 	return 0;
 }
 
@@ -349,24 +258,23 @@ int watch_table_insert(struct watch_table *t, int wd, const char *path, bool eve
 {
 	size_t hash = cgroup_path_hash(path), len = strlen(path);
 	struct watch *x = watch_table_find_wd(t, wd);
-	size_t b;
 	int r;
 
 	if (x) {
-		if (x->hash == hash && watch_is(x, path, len))
+		if (x->node_path.hash == hash && watch_is(x, path, len))
 			return 0;
-		/* Same directory under a new name (renamed): update the path. */
-		unlink_path(t, x);
+		/* Same directory under a new name (renamed): update the path.
+		 * Re-adding cannot fail: the table held it a moment ago and
+		 * grows only when it holds more. */
+		hmap_del(&t->by_path, &x->node_path);
 		r = watch_set_name(t, x, path, hash);
-		link_path(t, x);
+		(void)hmap_add(&t->by_path, &x->node_path, x->node_path.hash);
 		return r;
 	}
 	/* A stale entry for this path (directory replaced): drop it. */
 	x = find_hashed(t, path, len, hash);
 	if (x)
 		watch_table_remove(t, x);
-	if (t->n >= t->n_buckets && watch_table_grow(t) < 0)
-		return -ENOMEM;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
@@ -377,10 +285,15 @@ int watch_table_insert(struct watch_table *t, int wd, const char *path, bool eve
 	x->refs = 1;
 	x->wd = wd;
 	x->events = events;
-	b = hash_wd(wd) % t->n_buckets;
-	x->next_wd = t->by_wd[b];
-	t->by_wd[b] = x;
-	link_path(t, x);
+	if (hmap_add(&t->by_wd, &x->node_wd, hash_wd(wd)) < 0) {
+		watch_unref(t, x);
+		return -ENOMEM;
+	}
+	if (hmap_add(&t->by_path, &x->node_path, hash) < 0) {
+		hmap_del(&t->by_wd, &x->node_wd);
+		watch_unref(t, x);
+		return -ENOMEM;
+	}
 	t->n++;
 	if (events)
 		t->n_events++;
@@ -389,15 +302,11 @@ int watch_table_insert(struct watch_table *t, int wd, const char *path, bool eve
 
 void watch_table_clear(struct watch_table *t)
 {
-	for (size_t i = 0; i < t->n_buckets; i++) {
-		struct watch *x, *next;
+	struct watch *x;
 
-		for (x = t->by_wd[i]; x; x = next) {
-			next = x->next_wd;
-			watch_unref(t, x);
-		}
-	}
-	free(t->by_wd);
-	free(t->by_path);
+	WATCH_FOREACH_SAFE(x, t)
+		watch_unref(t, x);
+	hmap_done(&t->by_wd);
+	hmap_done(&t->by_path);
 	*t = (struct watch_table){ 0 };
 }

@@ -27,14 +27,19 @@ struct managed {
 	const struct tier_plan_entry *entry;
 	struct tier_plan_entry *owned;
 	const char *path;		/* tier_plan_entry_path(entry) */
-	struct managed *next;		/* hash chain */
+	struct hmap_node node;		/* by path */
 };
 
 struct managed_table {
-	struct managed **buckets;
-	size_t n_buckets;
+	struct hmap map;
 	size_t n;
 };
+
+/* Each entry x (a struct managed *, declared by the caller) of table t. */
+#define MANAGED_FOREACH(x, t)                                                          \
+	for (size_t _mb = 0; _mb < (t)->map.size; _mb++)                               \
+		for (struct hmap_node *_mn = (t)->map.buckets[_mb];                   \
+		     _mn && ((x) = hmap_entry(_mn, struct managed, node), 1); _mn = _mn->next)
 
 /*
  * Insert or replace path's entry (e->path is its path): with borrow, e
@@ -67,17 +72,23 @@ struct watch {
 	unsigned refs;			/* the table, and each child naming through it */
 	bool events;			/* a cgroup.events watch */
 	struct watch *parent;		/* NULL: name is the whole path */
-	size_t hash;			/* cgroup_path_hash() of the whole path */
 	size_t name_len;
 	char *name;
-	struct watch *next_wd;
-	struct watch *next_path;
+	struct hmap_node node_wd;	/* by watch descriptor */
+	struct hmap_node node_path;	/* by whole path (its hash: cgroup_path_hash()) */
 };
 
+/* Each watch x (a struct watch *, declared by the caller) of table t; x may be
+ * removed with watch_table_remove() on the way (x only). */
+#define WATCH_FOREACH_SAFE(x, t)                                                       \
+	for (size_t _wb = 0; _wb < (t)->by_wd.size; _wb++)                             \
+		for (struct hmap_node *_wn = (t)->by_wd.buckets[_wb], *_wnext;        \
+		     _wn && (_wnext = _wn->next, (x) = hmap_entry(_wn, struct watch, node_wd), 1); \
+		     _wn = _wnext)
+
 struct watch_table {
-	struct watch **by_wd;
-	struct watch **by_path;
-	size_t n_buckets;
+	struct hmap by_wd;
+	struct hmap by_path;
 	size_t n;			/* watches */
 	size_t n_events;		/* of n, cgroup.events watches */
 	size_t name_bytes;		/* the bytes of the names held */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A library user: built against <tier.h> alone and linked against
- * libtier.so.1 (not the internal archive), so a function of the API that
+ * libtier.so.2 (not the internal archive), so a function of the API that
  * lib/libtier.sym forgot to export, or a public header that needs a private
- * one, fails the build.  It drives the 1.0 objects end to end: a policy
+ * one, fails the build.  It drives the 2.0 objects end to end: a policy
  * from a buffer, observed state built by hand, a plan adjusted through
- * functions, an entry copy, and a dry-run apply against a fake cgroup tree
+ * functions (the class, rule and matcher through accessors), a plan that
+ * outlives the caller's reference to the policy, an entry copy, and a dry-run apply against a fake cgroup tree
  * in a temporary directory.  Exit 0 on success, 1 with a message.
  */
 #include <errno.h>
@@ -73,9 +74,16 @@ int main(void)
 	CHECK(tier_plan_new(policy, 0, &plan) == 0);
 	CHECK(tier_plan_update(plan, obs) == 0);
 	e = tier_plan_find(plan, "/db1");
-	CHECK(e && tier_plan_entry_rule(e) && strcmp(tier_plan_entry_rule(e)->name, "db") == 0);
+	CHECK(e && tier_plan_entry_rule(e) && strcmp(tier_rule_name(tier_plan_entry_rule(e)), "db") == 0);
 	CHECK(tier_plan_entry_get_desired(e, TIER_ATTR_NUMA_BALANCING, &v) == 0 &&
 	      v == TIER_MODE_PROMOTE);
+	CHECK(tier_rule_matcher_count(tier_plan_entry_rule(e)) == 1);
+	CHECK(tier_matcher_kind(tier_rule_matcher(tier_plan_entry_rule(e), 0)) == TIER_MATCH_CGROUP);
+	CHECK(tier_rule_matcher(tier_plan_entry_rule(e), 1) == NULL);
+	CHECK(tier_class_mode(tier_plan_entry_class(e)) == TIER_MODE_PROMOTE);
+	CHECK(TIER_APPLY_SKIP(TIER_ATTR_MEMORY_HIGH) > TIER_APPLY_REWRITE);
+	CHECK(tier_policy_ref(policy) == policy);
+	tier_policy_unref(policy);
 	CHECK(tier_plan_entry_dup(e, &copy) == 0);
 	CHECK(tier_plan_entry_set_desired(copy, TIER_ATTR_NUMA_BALANCING, TIER_MODE_OFF) == 0);
 	CHECK(tier_apply_entry(ctx, copy, TIER_APPLY_DRY_RUN, NULL, NULL, &res) == 0);
@@ -86,6 +94,9 @@ int main(void)
 	CHECK(tier_cgroup_info_read(ctx, NULL, "/db1", TIER_INFO_MODE | TIER_INFO_LOW, &info) == 0);
 	CHECK(tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0 && v == TIER_MODE_INHERIT);
 	CHECK(tier_cgroup_info_get(info, TIER_INFO_HIGH, &v) == -ENODATA);
+	/* the plan holds its own reference: the policy outlives ours */
+	policy = tier_policy_unref(policy);
+	CHECK(strcmp(tier_class_name(tier_plan_entry_class(e)), "db") == 0);
 	CHECK(tier_plan_remove(plan, "/db1") == 0 && tier_plan_count(plan) == 0);
 
 	tier_cgroup_info_free(info);
@@ -93,7 +104,6 @@ int main(void)
 	tier_plan_entry_free(copy);
 	tier_plan_free(plan);
 	tier_observed_free(obs);
-	tier_policy_free(policy);
 	tier_ctx_unref(ctx);
 	unlink(strcat(strcpy(cg, root), "/db1/memory.numa_balancing"));
 	unlink(strcat(strcpy(cg, root), "/db1/memory.low"));
@@ -102,6 +112,6 @@ int main(void)
 	rmdir(root);
 	if (failures)
 		return 1;
-	printf("ok: a program using only <tier.h> links against libtier.so.1 and works\n");
+	printf("ok: a program using only <tier.h> links against libtier.so.2 and works\n");
 	return 0;
 }

@@ -1,15 +1,19 @@
 #!/bin/sh
 # The ABI check fails on an accidental ABI change and passes on none.
 #
-# Builds scratch copies of libtier.so.1 from lib/ (the same sources, .sym
+# Builds scratch copies of libtier.so.2 from lib/ (the same sources, .sym
 # and compiler; -O0 for speed, which does not change the ABI), each with one
 # change, and runs scripts/abi.sh check against the committed baseline:
 #   control   no change                                   -> must pass
-#   field     a member added to public struct tier_class  -> must fail
+#   private   a member added to struct tier_class, opaque since 2.0
+#             (lib/libtier-private.h)                      -> must pass
+#   field     a member added to struct tier_amount, the one public
+#             layout                                      -> must fail
 #   enum      an enumerator added to enum tier_mode        -> must fail
-#   attr      an enumerator added to enum tier_attr        -> must not build
-#             (lib/apply.c's static assertion: a fourth attribute's
-#             TIER_APPLY_SKIP() bit would be TIER_APPLY_KEEP_SET's)
+#   attr      a fourth enum tier_attr: builds (2.0's TIER_APPLY_SKIP()
+#             bits start at bit 16, apart from the flags), and the
+#             check sees the enum change                   -> must fail
+#   attr17    a 17th attribute: no TIER_APPLY_SKIP() bit left -> must not build
 #   removed   a symbol dropped from libtier.sym           -> must fail
 #   added     a new exported function                     -> must fail
 #   signature a return type changed (unsigned -> uint64_t) -> must fail
@@ -60,15 +64,15 @@ mutate() {
 	fi
 	# shellcheck disable=SC2086 # flag lists
 	if ! $CC -std=gnu11 -D_GNU_SOURCE -O0 -g -fPIC -fvisibility=hidden -shared \
-		-Wl,-soname,libtier.so.1 -Wl,--version-script="$d/libtier.sym" -Wl,--no-undefined \
-		-I"$d" ${LIBTIER_DEP_CFLAGS:-} -o "$d/libtier.so.1" "$d"/*.c \
+		-Wl,-soname,libtier.so.2 -Wl,--version-script="$d/libtier.sym" -Wl,--no-undefined \
+		-I"$d" ${LIBTIER_DEP_CFLAGS:-} -o "$d/libtier.so.2" "$d"/*.c \
 		${LIBTIER_DEP_LIBS:-} >"$d/build.log" 2>&1; then
 		cat "$d/build.log"
 		echo "not ok $n $name: the scratch library does not build"
 		failed=1
 		return
 	fi
-	"$top/scripts/abi.sh" check "$top/lib/libtier.abi" "$d/libtier.so.1" "$d/tier.h" \
+	"$top/scripts/abi.sh" check "$top/lib/libtier.abi" "$d/libtier.so.2" "$d/tier.h" \
 		>"$d/check.log" 2>&1
 	rc=$?
 	case "$rc:$expect" in
@@ -85,10 +89,13 @@ mutate() {
 }
 
 mutate control pass
-mutate field fail tier.h \
+mutate private pass libtier-private.h \
 	's|^\tstruct tier_amount memory_high;\(.*\)$|&\n\tunsigned added_field;|'
+mutate field fail tier.h 's|^\tuint64_t value;$|&\n\tunsigned added_field;|'
 mutate enum fail tier.h 's|^\tTIER_MODE_OFF = 3,\(.*\)$|&\n\tTIER_MODE_AUTO = 4,|'
-mutate attr nobuild tier.h 's|^\tTIER_ATTR_MEMORY_HIGH,\(.*\)$|&\n\tTIER_ATTR_MEMORY_MIN,|'
+mutate attr fail tier.h 's|^\tTIER_ATTR_MEMORY_HIGH,\(.*\)$|&\n\tTIER_ATTR_MEMORY_MIN,|'
+mutate attr17 nobuild tier.h \
+	's|^\tTIER_ATTR_MEMORY_HIGH,\(.*\)$|&\n\tTIER_ATTR_X3, TIER_ATTR_X4, TIER_ATTR_X5, TIER_ATTR_X6, TIER_ATTR_X7, TIER_ATTR_X8, TIER_ATTR_X9, TIER_ATTR_X10, TIER_ATTR_X11, TIER_ATTR_X12, TIER_ATTR_X13, TIER_ATTR_X14, TIER_ATTR_X15, TIER_ATTR_X16,|'
 mutate removed fail libtier.sym '/^\ttier_plan_entry_weight;$/d'
 mutate added fail libtier.sym 's|^\ttier_plan_entry_free;$|&\n\ttier_plan_entry_added;|' \
 	evaluate.c '$a _public_ int tier_plan_entry_added(void);\n_public_ int tier_plan_entry_added(void) { return 0; }'

@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tier_plan_free(plan);
 		}
 		tier_observed_free(obs);
-		tier_policy_free(policy);
+		tier_policy_unref(policy);
 	}
 	tier_errors_free(errors);
 	(void)sink;

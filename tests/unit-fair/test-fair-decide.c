@@ -501,7 +501,7 @@ START_TEST(test_filter_entry)
 	ck_assert_ptr_null(buf);
 	tier_plan_free(plan);
 	tier_observed_free(o);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fair_state_free(s);
 }
 END_TEST
@@ -606,7 +606,7 @@ START_TEST(test_state_file)
 	ck_assert_int_eq(tier_plan_entry_get_desired(f, TIER_ATTR_MEMORY_HIGH, &v), -ENODATA);
 	tier_plan_entry_free(buf);
 	tier_plan_free(plan);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 
 	/* the first round after the restart: /hog1 alone, its demand covered:
 	 * the value saved before the restart comes back, not tierd's own */
@@ -849,7 +849,7 @@ START_TEST(test_rebalance_fake_tree)
 
 	fair_state_free(s);
 	tier_topology_free(topo);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST
@@ -949,7 +949,7 @@ START_TEST(test_rebalance_kernel_ceiling)
 
 	fair_state_free(s);
 	tier_topology_free(topo);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST
@@ -1027,7 +1027,7 @@ START_TEST(test_host_cache)
 
 	fair_state_free(s);
 	tier_topology_free(topo);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST

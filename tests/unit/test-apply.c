@@ -55,7 +55,7 @@ static void teardown(struct setup *s)
 {
 	tier_plan_free(s->plan);
 	tier_observed_free(s->obs);
-	tier_policy_free(s->policy);
+	tier_policy_unref(s->policy);
 	fx_free(s->fx);
 }
 
@@ -305,7 +305,7 @@ START_TEST(test_apply_page_rounding)
 	tier_apply_results_free(res);
 	tier_plan_free(plan);
 	tier_observed_free(o);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST
@@ -602,7 +602,7 @@ START_TEST(test_class_apply)
 	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", NULL, NULL, 0, &r), -EINVAL);
 	ck_assert_int_eq(tier_class_apply(fx->ctx, "/ctr", c, NULL, 1u << 20, &r), -EINVAL);
 	ck_assert_ptr_eq(r, before);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST

@@ -297,14 +297,14 @@ START_TEST(test_policy_key)
 
 	ck_assert_int_eq(tier_policy_load_buffer("t", "", 0, NULL, &p), 0);
 	ck_assert_int_eq(tier_policy_daemon(p)->backend, TIER_BACKEND_AUTO);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
 		int n = snprintf(buf, sizeof(buf), "[daemon]\nbackend = %s\n", ok[i]);
 
 		p = NULL;
 		ck_assert_int_eq(tier_policy_load_buffer("t", buf, (size_t)n, NULL, &p), 0);
 		ck_assert_str_eq(tier_backend_to_string(tier_policy_daemon(p)->backend), ok[i]);
-		tier_policy_free(p);
+		tier_policy_unref(p);
 	}
 	e = tier_errors_new();
 	ck_assert_ptr_nonnull(e);

@@ -78,11 +78,11 @@ START_TEST(test_first_match)
 	ck_assert(!e_sets(e, TIER_ATTR_NUMA_BALANCING));
 
 	e = tier_plan_entry(plan, 1); /* pg first, although also-pg matches too */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "pg");
-	ck_assert_str_eq(tier_plan_entry_class(e)->name, "latency");
-	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_CGROUP);
-	ck_assert_str_eq(tier_plan_entry_matcher(e)->pattern, "/system.slice/postgresql*.service");
-	ck_assert_uint_eq(tier_plan_entry_matcher(e)->line, 14);
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "pg");
+	ck_assert_str_eq(tier_class_name(tier_plan_entry_class(e)), "latency");
+	ck_assert_int_eq(tier_matcher_kind(tier_plan_entry_matcher(e)), TIER_MATCH_CGROUP);
+	ck_assert_str_eq(tier_matcher_pattern(tier_plan_entry_matcher(e)), "/system.slice/postgresql*.service");
+	ck_assert_uint_eq(tier_matcher_line(tier_plan_entry_matcher(e)), 14);
 	ck_assert_str_eq(tier_plan_entry_matched_value(e), "/system.slice/postgresql@15.service");
 	ck_assert(e_sets(e, TIER_ATTR_NUMA_BALANCING));
 	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_FULL);
@@ -98,17 +98,17 @@ START_TEST(test_first_match)
 	ck_assert_int_eq((enum tier_mode)e_current(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_INHERIT);
 
 	e = tier_plan_entry(plan, 2); /* unit matcher */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "pg");
-	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_UNIT);
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "pg");
+	ck_assert_int_eq(tier_matcher_kind(tier_plan_entry_matcher(e)), TIER_MATCH_UNIT);
 	ck_assert_str_eq(tier_plan_entry_matched_value(e), "mariadb.service");
 
 	e = tier_plan_entry(plan, 3); /* exe matcher, second exe */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "pg");
-	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_EXE);
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "pg");
+	ck_assert_int_eq(tier_matcher_kind(tier_plan_entry_matcher(e)), TIER_MATCH_EXE);
 	ck_assert_str_eq(tier_plan_entry_matched_value(e), "/usr/sbin/mysqld");
 
 	e = tier_plan_entry(plan, 4); /* ** crosses '/' */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "everything-in-batch");
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "everything-in-batch");
 	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_PROMOTE);
 	ck_assert(e_sets(e, TIER_ATTR_MEMORY_HIGH));
 	ck_assert_uint_eq(e_desired(e, TIER_ATTR_MEMORY_HIGH), UINT64_MAX);
@@ -117,28 +117,28 @@ START_TEST(test_first_match)
 	ck_assert_uint_eq(tier_plan_entry_toptier_max(e), UINT64_MAX);
 
 	e = tier_plan_entry(plan, 5); /* annotation with a glob value */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "everything-in-batch");
-	ck_assert_int_eq(tier_plan_entry_matcher(e)->kind, TIER_MATCH_ANNOTATION);
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "everything-in-batch");
+	ck_assert_int_eq(tier_matcher_kind(tier_plan_entry_matcher(e)), TIER_MATCH_ANNOTATION);
 	ck_assert_str_eq(tier_plan_entry_matched_value(e), "tierd.io/class=batch-low");
 
 	e = tier_plan_entry(plan, 6); /* annotation key must match exactly: falls to rule root */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "root");
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "root");
 
 	e = tier_plan_entry(plan, 7); /* second matcher of also-pg */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "also-pg");
-	ck_assert_str_eq(tier_plan_entry_matcher(e)->pattern, "/system.slice/*.service");
-	ck_assert_uint_eq(tier_plan_entry_matcher(e)->line, 24);
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "also-pg");
+	ck_assert_str_eq(tier_matcher_pattern(tier_plan_entry_matcher(e)), "/system.slice/*.service");
+	ck_assert_uint_eq(tier_matcher_line(tier_plan_entry_matcher(e)), 24);
 	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_OFF);
 
 	e = tier_plan_entry(plan, 8); /* '*' does not cross '/' */
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "root");
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "root");
 
 	ck_assert_ptr_eq(tier_plan_find(plan, "/kubepods/pod1"), tier_plan_entry(plan, 5));
 	ck_assert_ptr_null(tier_plan_find(plan, "/nope"));
 	ck_assert_ptr_null(tier_plan_entry(plan, 9));
 	tier_plan_free(plan);
 	tier_observed_free(obs);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -179,7 +179,7 @@ START_TEST(test_evaluate_consume)
 	b = NULL;
 	ck_assert_int_eq(tier_evaluate_consume(NULL, obs_build(4ull << 30, cg, 4), &b), -EINVAL);
 	ck_assert_ptr_null(b);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -220,7 +220,7 @@ START_TEST(test_unmanaged_and_pure)
 	ck_assert_int_eq(tier_evaluate(NULL, obs, &plan), -EINVAL);
 	ck_assert_int_eq(tier_evaluate(p, NULL, &plan), -EINVAL);
 	tier_observed_free(obs);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -256,7 +256,7 @@ START_TEST(test_plan_update)
 	ck_assert_uint_eq(tier_plan_count(plan), 3);
 	pg = tier_plan_find(plan, "/system.slice/postgresql@15.service");
 	ck_assert_ptr_eq(pg, tier_plan_entry(plan, 1));
-	ck_assert_str_eq(tier_plan_entry_rule(pg)->name, "pg");
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(pg)), "pg");
 	/* 25% of the plan's capacity (minus the reserve), not the observed one's */
 	ck_assert_uint_eq(tier_plan_entry_toptier_min(pg), ((4ull << 30) - (256ull << 20)) / 4);
 	ck_assert_int_eq(tier_plan_entry_get_current(pg, TIER_ATTR_NUMA_BALANCING, &v), 0);
@@ -269,7 +269,7 @@ START_TEST(test_plan_update)
 	ck_assert_uint_eq(tier_plan_count(plan), 4);
 	e = tier_plan_find(plan, "/kubepods/pod1");
 	ck_assert_ptr_eq(e, tier_plan_entry(plan, 3));
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "root");
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "root");
 	ck_assert_ptr_eq(tier_plan_find(plan, "/system.slice/postgresql@15.service"), pg);
 
 	/* re-evaluated in place: same entry, new decision, fresh desired values */
@@ -279,7 +279,7 @@ START_TEST(test_plan_update)
 	ck_assert_int_eq(tier_plan_update(plan, o3), 0);
 	ck_assert_uint_eq(tier_plan_count(plan), 4);
 	ck_assert_ptr_eq(tier_plan_find(plan, "/kubepods/pod1"), e);
-	ck_assert_str_eq(tier_plan_entry_rule(e)->name, "everything-in-batch");
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(e)), "everything-in-batch");
 	ck_assert_str_eq(tier_plan_entry_matched_value(e), "tierd.io/class=batch");
 	ck_assert_int_eq(tier_plan_entry_get_desired(e, TIER_ATTR_MEMORY_LOW, &v), -ENODATA);
 	ck_assert_int_eq(tier_plan_entry_get_current(e, TIER_ATTR_MEMORY_HIGH, &v), 0);
@@ -304,7 +304,7 @@ START_TEST(test_plan_update)
 	tier_observed_free(o1);
 	tier_observed_free(o2);
 	tier_observed_free(o3);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -344,7 +344,7 @@ START_TEST(test_plan_many)
 		}
 	}
 	tier_plan_free(plan);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -433,7 +433,7 @@ START_TEST(test_scale)
 	ck_assert_uint_eq(managed, 8000); /* (i*7)%250 < 200 for 4/5 of them */
 	tier_plan_free(plan);
 	tier_observed_free(obs);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	for (size_t i = 0; i < n_cg; i++)
 		free(paths[i]);
 	free(paths);
@@ -453,22 +453,22 @@ static unsigned lcg(unsigned n)
 
 static bool brute_match(const struct tier_matcher *m, const struct obs_cg *c)
 {
-	switch (m->kind) {
+	switch (tier_matcher_kind(m)) {
 	case TIER_MATCH_CGROUP:
-		return tier_glob_match(m->value, c->path, TIER_GLOB_PATHNAME);
+		return tier_glob_match(tier_matcher_value(m), c->path, TIER_GLOB_PATHNAME);
 	case TIER_MATCH_UNIT:
-		return c->unit && tier_glob_match(m->value, c->unit, 0);
+		return c->unit && tier_glob_match(tier_matcher_value(m), c->unit, 0);
 	case TIER_MATCH_EXE:
 		for (const char *const *e = c->exes; e && *e; e++)
-			if (tier_glob_match(m->value, *e, TIER_GLOB_PATHNAME))
+			if (tier_glob_match(tier_matcher_value(m), *e, TIER_GLOB_PATHNAME))
 				return true;
 		return false;
 	case TIER_MATCH_ANNOTATION:
 		for (const char *const *a = c->annotations; a && *a; a++) {
-			size_t kl = strlen(m->key);
+			size_t kl = strlen(tier_matcher_key(m));
 
-			if (strncmp(*a, m->key, kl) == 0 && (*a)[kl] == '=' &&
-			    tier_glob_match(m->value, *a + kl + 1, 0))
+			if (strncmp(*a, tier_matcher_key(m), kl) == 0 && (*a)[kl] == '=' &&
+			    tier_glob_match(tier_matcher_value(m), *a + kl + 1, 0))
 				return true;
 		}
 		return false;
@@ -562,22 +562,22 @@ START_TEST(test_index_agrees)
 		for (size_t r = 0; r < tier_policy_rule_count(p) && !want; r++) {
 			const struct tier_rule *rule = tier_policy_rule(p, r);
 
-			for (size_t j = 0; j < rule->n_matchers; j++)
-				if (brute_match(&rule->matchers[j], &cg[i])) {
+			for (size_t j = 0; j < tier_rule_matcher_count(rule); j++)
+				if (brute_match(tier_rule_matcher(rule, j), &cg[i])) {
 					want = rule;
-					want_m = &rule->matchers[j];
+					want_m = tier_rule_matcher(rule, j);
 					break;
 				}
 		}
 		ck_assert_msg(tier_plan_entry_rule(e) == want && tier_plan_entry_matcher(e) == want_m,
 			      "%s: index says %s/%s, brute force %s/%s", cg[i].path,
-			      tier_plan_entry_rule(e) ? tier_plan_entry_rule(e)->name : "-",
-			      tier_plan_entry_matcher(e) ? tier_plan_entry_matcher(e)->pattern : "-",
-			      want ? want->name : "-", want_m ? want_m->pattern : "-");
+			      tier_plan_entry_rule(e) ? tier_rule_name(tier_plan_entry_rule(e)) : "-",
+			      tier_plan_entry_matcher(e) ? tier_matcher_pattern(tier_plan_entry_matcher(e)) : "-",
+			      want ? tier_rule_name(want) : "-", want_m ? tier_matcher_pattern(want_m) : "-");
 	}
 	tier_plan_free(plan);
 	tier_observed_free(obs);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	for (size_t i = 0; i < n_cg; i++)
 		free(paths[i]);
 	free(paths);

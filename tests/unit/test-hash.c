@@ -211,10 +211,10 @@ START_TEST(test_flood_managed_table)
 		free(e);
 	}
 	ck_assert_uint_eq(t.n, N_FLOOD);
-	for (size_t b = 0; b < t.n_buckets; b++) {
+	for (size_t b = 0; b < t.map.size; b++) {
 		size_t len = 0;
 
-		for (struct managed *x = t.buckets[b]; x; x = x->next)
+		for (struct hmap_node *x = t.map.buckets[b]; x; x = x->next)
 			len++;
 		if (len > max)
 			max = len;
@@ -224,6 +224,57 @@ START_TEST(test_flood_managed_table)
 		ck_assert_ptr_nonnull(managed_table_get(&t, paths[i]));
 	managed_table_clear(&t);
 	flood_free(paths);
+}
+END_TEST
+
+/* The one hash table (lib/hmap.h) under every table above: add, find,
+ * delete while walking, growth keeping each element's hash, clear. */
+struct hm_item {
+	int key;
+	struct hmap_node node;
+};
+
+static bool hm_eq(const struct hmap_node *node, const void *key)
+{
+	return hmap_entry(node, struct hm_item, node)->key == *(const int *)key;
+}
+
+START_TEST(test_hmap)
+{
+	enum { N = 1000 };
+	static struct hm_item items[N];
+	struct hmap h = { 0 };
+	struct hmap_node *x, *tmp;
+	size_t seen = 0;
+
+	ck_assert_ptr_null(hmap_find(&h, 1, hm_eq, &(int){ 1 }));
+	for (int i = 0; i < N; i++) {
+		items[i].key = i;
+		/* a few hashes only: chains, and equal hashes told apart by eq */
+		ck_assert_int_eq(hmap_add(&h, &items[i].node, (uint64_t)(i % 7)), 0);
+	}
+	ck_assert_uint_eq(hmap_count(&h), N);
+	ck_assert_uint_ge(h.size, N);	/* at most one per bucket on average */
+	for (int i = 0; i < N; i++)
+		ck_assert_ptr_eq(hmap_find(&h, (uint64_t)(i % 7), hm_eq, &i), &items[i].node);
+	ck_assert_ptr_null(hmap_find(&h, 3, hm_eq, &(int){ 4 }));
+	/* delete every even key while walking */
+	HMAP_FOREACH_SAFE(x, tmp, &h) {
+		seen++;
+		if (hmap_entry(x, struct hm_item, node)->key % 2 == 0)
+			hmap_del(&h, x);
+	}
+	ck_assert_uint_eq(seen, N);
+	ck_assert_uint_eq(hmap_count(&h), N / 2);
+	for (int i = 0; i < N; i++)
+		ck_assert(!hmap_find(&h, (uint64_t)(i % 7), hm_eq, &i) == (i % 2 == 0));
+	seen = 0;
+	HMAP_FOREACH(x, &h)
+		seen++;
+	ck_assert_uint_eq(seen, N / 2);
+	hmap_done(&h);
+	ck_assert_uint_eq(hmap_count(&h), 0);
+	ck_assert_ptr_null(hmap_find(&h, 1, hm_eq, &(int){ 1 }));
 }
 END_TEST
 
@@ -289,8 +340,8 @@ START_TEST(test_managed_table_borrows)
 	tier_plan_free(plan);
 	tier_observed_free(obs);
 	tier_observed_free(one);
-	tier_policy_free(p);
-	tier_policy_free(pb);
+	tier_policy_unref(p);
+	tier_policy_unref(pb);
 }
 END_TEST
 
@@ -436,7 +487,7 @@ START_TEST(test_flood_plan)
 	ck_assert_uint_le(max_bucket(paths, 2 * N_FLOOD), 12);
 	tier_plan_free(plan);
 	tier_observed_free(o);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	flood_free(paths);
 }
 END_TEST
@@ -469,7 +520,7 @@ START_TEST(test_prefix_index_lengths)
 		if (t[i].rule)
 			ck_assert_str_eq(rule->name, t[i].rule);
 	}
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -480,6 +531,7 @@ Suite *suite_hash(void)
 
 	tcase_add_test(tc, test_siphash_vectors);
 	tcase_add_test(tc, test_hash_keyed);
+	tcase_add_test(tc, test_hmap);
 	tcase_add_test(tc, test_flood_managed_table);
 	tcase_add_test(tc, test_managed_table_borrows);
 	tcase_add_test(tc, test_watch_table_names);

@@ -247,7 +247,7 @@ START_TEST(test_all_errors)
 	ck_assert_str_eq(tier_errors_file(e, sizeof(want) / sizeof(want[0])), "u.conf");
 	/* and a good load after errors still succeeds */
 	ck_assert_int_eq(tier_policy_load_buffer("v.conf", "", 0, e, &p), 0);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	/* NULL errors is fine */
 	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, sizeof(text) - 1, NULL, &p), -EINVAL);
 	tier_errors_free(e);
@@ -342,53 +342,53 @@ START_TEST(test_good_policy)
 	ck_assert_uint_eq(tier_policy_class_count(p), 4);
 	c = tier_policy_find_class(p, "latency");
 	ck_assert_ptr_nonnull(c);
-	ck_assert_str_eq(c->file, "good.conf");
-	ck_assert_uint_eq(c->line, 11);
-	ck_assert_int_eq(c->mode, TIER_MODE_FULL);
-	ck_assert_uint_eq(c->weight, 400);
-	ck_assert_int_eq(c->toptier_min.kind, TIER_AMOUNT_BYTES);
-	ck_assert_uint_eq(c->toptier_min.value, 16ull << 30);
-	ck_assert_uint_eq(c->toptier_max.value, 64ull << 30);
-	ck_assert_int_eq(c->memory_low.kind, TIER_AMOUNT_BYTES);
-	ck_assert_uint_eq(c->memory_low.value, 3ull << 29);
-	ck_assert_int_eq(c->memory_high.kind, TIER_AMOUNT_MAX);
+	ck_assert_str_eq(tier_class_file(c), "good.conf");
+	ck_assert_uint_eq(tier_class_line(c), 11);
+	ck_assert_int_eq(tier_class_mode(c), TIER_MODE_FULL);
+	ck_assert_uint_eq(tier_class_weight(c), 400);
+	ck_assert_int_eq(tier_class_toptier_min(c)->kind, TIER_AMOUNT_BYTES);
+	ck_assert_uint_eq(tier_class_toptier_min(c)->value, 16ull << 30);
+	ck_assert_uint_eq(tier_class_toptier_max(c)->value, 64ull << 30);
+	ck_assert_int_eq(tier_class_memory_low(c)->kind, TIER_AMOUNT_BYTES);
+	ck_assert_uint_eq(tier_class_memory_low(c)->value, 3ull << 29);
+	ck_assert_int_eq(tier_class_memory_high(c)->kind, TIER_AMOUNT_MAX);
 	c = tier_policy_find_class(p, "batch");
-	ck_assert_int_eq(c->mode, TIER_MODE_PROMOTE);
-	ck_assert_int_eq(c->toptier_min.kind, TIER_AMOUNT_PERCENT);
-	ck_assert_uint_eq(c->toptier_min.value, 1000);
-	ck_assert_uint_eq(tier_amount_resolve(&c->toptier_min, 1000000, 0), 100000);
-	ck_assert_int_eq(c->toptier_max.kind, TIER_AMOUNT_MAX);
-	ck_assert_int_eq(c->memory_low.kind, TIER_AMOUNT_UNSET);
+	ck_assert_int_eq(tier_class_mode(c), TIER_MODE_PROMOTE);
+	ck_assert_int_eq(tier_class_toptier_min(c)->kind, TIER_AMOUNT_PERCENT);
+	ck_assert_uint_eq(tier_class_toptier_min(c)->value, 1000);
+	ck_assert_uint_eq(tier_amount_resolve(tier_class_toptier_min(c), 1000000, 0), 100000);
+	ck_assert_int_eq(tier_class_toptier_max(c)->kind, TIER_AMOUNT_MAX);
+	ck_assert_int_eq(tier_class_memory_low(c)->kind, TIER_AMOUNT_UNSET);
 	c = tier_policy_find_class(p, "plain");
-	ck_assert_int_eq(c->mode, TIER_MODE_INHERIT);
-	ck_assert_uint_eq(c->weight, 100);
+	ck_assert_int_eq(tier_class_mode(c), TIER_MODE_INHERIT);
+	ck_assert_uint_eq(tier_class_weight(c), 100);
 	ck_assert_ptr_eq(tier_policy_class(p, 0), tier_policy_find_class(p, "latency"));
 	ck_assert_ptr_null(tier_policy_class(p, 4));
 	ck_assert_ptr_null(tier_policy_find_class(p, "nope"));
 
 	ck_assert_uint_eq(tier_policy_rule_count(p), 2);
 	r = tier_policy_rule(p, 0);
-	ck_assert_str_eq(r->name, "databases");
-	ck_assert_str_eq(r->class_name, "latency");
-	ck_assert_ptr_eq(r->class, tier_policy_find_class(p, "latency"));
-	ck_assert_uint_eq(r->line, 25);
-	ck_assert_uint_eq(r->n_matchers, 4);
-	ck_assert_int_eq(r->matchers[0].kind, TIER_MATCH_CGROUP);
-	ck_assert_str_eq(r->matchers[0].pattern, "/system.slice/postgresql*.service");
-	ck_assert_uint_eq(r->matchers[0].line, 27);
-	ck_assert_int_eq(r->matchers[1].kind, TIER_MATCH_UNIT);
-	ck_assert_int_eq(r->matchers[2].kind, TIER_MATCH_EXE);
-	ck_assert_int_eq(r->matchers[3].kind, TIER_MATCH_ANNOTATION);
-	ck_assert_str_eq(r->matchers[3].key, "tierd.io/class");
-	ck_assert_str_eq(r->matchers[3].value, "latency");
-	ck_assert_str_eq(r->matchers[3].pattern, "tierd.io/class=latency");
+	ck_assert_str_eq(tier_rule_name(r), "databases");
+	ck_assert_str_eq(tier_rule_class_name(r), "latency");
+	ck_assert_ptr_eq(tier_rule_class(r), tier_policy_find_class(p, "latency"));
+	ck_assert_uint_eq(tier_rule_line(r), 25);
+	ck_assert_uint_eq(tier_rule_matcher_count(r), 4);
+	ck_assert_int_eq(tier_matcher_kind(tier_rule_matcher(r, 0)), TIER_MATCH_CGROUP);
+	ck_assert_str_eq(tier_matcher_pattern(tier_rule_matcher(r, 0)), "/system.slice/postgresql*.service");
+	ck_assert_uint_eq(tier_matcher_line(tier_rule_matcher(r, 0)), 27);
+	ck_assert_int_eq(tier_matcher_kind(tier_rule_matcher(r, 1)), TIER_MATCH_UNIT);
+	ck_assert_int_eq(tier_matcher_kind(tier_rule_matcher(r, 2)), TIER_MATCH_EXE);
+	ck_assert_int_eq(tier_matcher_kind(tier_rule_matcher(r, 3)), TIER_MATCH_ANNOTATION);
+	ck_assert_str_eq(tier_matcher_key(tier_rule_matcher(r, 3)), "tierd.io/class");
+	ck_assert_str_eq(tier_matcher_value(tier_rule_matcher(r, 3)), "latency");
+	ck_assert_str_eq(tier_matcher_pattern(tier_rule_matcher(r, 3)), "tierd.io/class=latency");
 	r = tier_policy_find_rule(p, "batch");
-	ck_assert_uint_eq(r->n_matchers, 2);
+	ck_assert_uint_eq(tier_rule_matcher_count(r), 2);
 	ck_assert_ptr_null(tier_policy_find_rule(p, "nope"));
 	ck_assert_uint_eq(tier_policy_file_count(p), 1);
 	ck_assert_str_eq(tier_policy_file(p, 0), "good.conf");
 	ck_assert_str_eq(tier_matcher_kind_to_string(TIER_MATCH_ANNOTATION), "annotation");
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	tier_errors_free(e);
 }
 END_TEST
@@ -412,14 +412,14 @@ START_TEST(test_defaults_and_edge_syntax)
 	ck_assert_uint_eq(d->fast_tier_reserve, 256ull << 20);
 	ck_assert_uint_eq(d->hysteresis_bp, 500);
 	r = tier_policy_rule(p, 0);
-	ck_assert_str_eq(r->matchers[0].pattern, "*.service");
-	ck_assert_str_eq(r->matchers[1].key, "team");
-	ck_assert_str_eq(r->matchers[1].value, "web*");
-	tier_policy_free(p);
+	ck_assert_str_eq(tier_matcher_pattern(tier_rule_matcher(r, 0)), "*.service");
+	ck_assert_str_eq(tier_matcher_key(tier_rule_matcher(r, 1)), "team");
+	ck_assert_str_eq(tier_matcher_value(tier_rule_matcher(r, 1)), "web*");
+	tier_policy_unref(p);
 	/* empty input is a valid, empty policy */
 	ck_assert_int_eq(tier_policy_load_buffer("t.conf", NULL, 0, NULL, &p), 0);
 	ck_assert_uint_eq(tier_policy_rule_count(p), 0);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -449,10 +449,10 @@ START_TEST(test_long_lines)
 			   glob, glob, exe) > 0);
 	ck_assert_int_eq(tier_policy_load_buffer("t.conf", text, strlen(text), e, &p), 0);
 	r = tier_policy_rule(p, 0);
-	ck_assert_uint_eq(strlen(r->matchers[0].pattern), 303);
-	ck_assert(strncmp(r->matchers[0].pattern, glob, 300) == 0);
-	ck_assert_str_eq(r->matchers[1].pattern, exe);
-	tier_policy_free(p);
+	ck_assert_uint_eq(strlen(tier_matcher_pattern(tier_rule_matcher(r, 0))), 303);
+	ck_assert(strncmp(tier_matcher_pattern(tier_rule_matcher(r, 0)), glob, 300) == 0);
+	ck_assert_str_eq(tier_matcher_pattern(tier_rule_matcher(r, 1)), exe);
+	tier_policy_unref(p);
 
 	ck_assert_ptr_nonnull(huge = malloc(LINE_MAX_ + 32));
 	memcpy(huge, "[class:c]\nmode = ", 17);
@@ -493,9 +493,9 @@ START_TEST(test_page_cache)
 	ck_assert(!tier_class_page_cache(tier_policy_find_class(p, "off")));
 	ck_assert(tier_class_page_cache(tier_policy_find_class(p, "on")));
 	/* the other keys of the class are untouched by it */
-	ck_assert_int_eq(tier_policy_find_class(p, "off")->mode, TIER_MODE_FULL);
+	ck_assert_int_eq(tier_class_mode(tier_policy_find_class(p, "off")), TIER_MODE_FULL);
 	ck_assert(!tier_class_page_cache(NULL));
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -525,14 +525,14 @@ START_TEST(test_dropins)
 	ck_assert_str_eq(strrchr(tier_policy_file(p, 1), '/'), "/10-a.conf");
 	ck_assert_str_eq(strrchr(tier_policy_file(p, 2), '/'), "/20-b.conf");
 	ck_assert_uint_eq(tier_policy_rule_count(p), 3);
-	ck_assert_str_eq(tier_policy_rule(p, 0)->name, "main");
-	ck_assert_str_eq(tier_policy_rule(p, 1)->name, "a");
-	ck_assert_str_eq(tier_policy_rule(p, 2)->name, "b");
-	ck_assert_int_eq(tier_policy_rule(p, 0)->class->mode, TIER_MODE_PROMOTE);
+	ck_assert_str_eq(tier_rule_name(tier_policy_rule(p, 0)), "main");
+	ck_assert_str_eq(tier_rule_name(tier_policy_rule(p, 1)), "a");
+	ck_assert_str_eq(tier_rule_name(tier_policy_rule(p, 2)), "b");
+	ck_assert_int_eq(tier_class_mode(tier_rule_class(tier_policy_rule(p, 0))), TIER_MODE_PROMOTE);
 	/* a drop-in may override a [daemon] setting */
 	ck_assert(!tier_policy_daemon(p)->dry_run);
 	ck_assert_str_eq(strrchr(tier_policy_daemon(p)->include, '/'), "/tierd.conf.d");
-	tier_policy_free(p);
+	tier_policy_unref(p);
 
 	/* "" disables drop-ins: now the class is missing */
 	p = NULL;
@@ -561,7 +561,7 @@ START_TEST(test_dropins)
 	ck_assert_int_eq(tier_policy_load(main_file, dir, e, &p), 0);
 	ck_assert_uint_eq(tier_policy_file_count(p), 2);
 	ck_assert_str_eq(tier_policy_daemon(p)->include, dir);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	free(dir);
 	/* a missing explicit directory is an error; a missing default one is not */
 	ck_assert_int_eq(tier_policy_load(main_file, "/nonexistent/tierd.d", e, &p), -EINVAL);
@@ -587,7 +587,7 @@ START_TEST(test_include)
 	ck_assert_ptr_nonnull(tier_policy_find_class(p, "x"));
 	ck_assert_ptr_null(tier_policy_find_class(p, "y"));
 	ck_assert_str_eq(strrchr(tier_policy_daemon(p)->include, '/'), "/policy.d");
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	/* include inside a drop-in is an error */
 	free(write_tmp(fx, "etc/policy.d/b.conf", "[daemon]\ninclude = /x\n"));
 	ck_assert_int_eq(tier_policy_load(main_file, NULL, e, &p), -EINVAL);
@@ -784,8 +784,8 @@ START_TEST(test_dropin_not_regular)
 	ck_assert_uint_eq(tier_errors_count(e), 0);
 	ck_assert_uint_eq(tier_policy_file_count(p), 3);
 	ck_assert_str_eq(strrchr(tier_policy_file(p, 2), '/'), "/20-link.conf");
-	ck_assert_int_eq(tier_policy_rule(p, 0)->class->mode, TIER_MODE_PROMOTE);
-	tier_policy_free(p);
+	ck_assert_int_eq(tier_class_mode(tier_rule_class(tier_policy_rule(p, 0))), TIER_MODE_PROMOTE);
+	tier_policy_unref(p);
 	tier_errors_free(e);
 	free(main_file);
 	free(d);
@@ -832,13 +832,13 @@ START_TEST(test_many_rules)
 	ck_assert_uint_eq(tier_errors_count(e), 0);
 	ck_assert_uint_eq(tier_policy_class_count(p), 20);
 	ck_assert_uint_eq(tier_policy_rule_count(p), MANY_RULES);
-	ck_assert_str_eq(tier_policy_rule(p, MANY_RULES - 1)->name, "r99999");
+	ck_assert_str_eq(tier_rule_name(tier_policy_rule(p, MANY_RULES - 1)), "r99999");
 	r = tier_policy_find_rule(p, "r77777");
 	ck_assert_ptr_nonnull(r);
 	ck_assert_ptr_eq(r, tier_policy_rule(p, 77777));
-	ck_assert_uint_eq(r->line, 41 + 5 * 77777);
-	ck_assert_ptr_eq(r->class, tier_policy_find_class(p, "c17"));
-	ck_assert_uint_eq(r->n_matchers, 2);
+	ck_assert_uint_eq(tier_rule_line(r), 41 + 5 * 77777);
+	ck_assert_ptr_eq(tier_rule_class(r), tier_policy_find_class(p, "c17"));
+	ck_assert_uint_eq(tier_rule_matcher_count(r), 2);
 	ck_assert_ptr_null(tier_policy_find_rule(p, "r100000"));
 	ck_assert_ptr_null(tier_policy_find_class(p, "c20"));
 	for (unsigned i = 0; i < MANY_RULES; i += 997) {
@@ -848,14 +848,14 @@ START_TEST(test_many_rules)
 		ck_assert_ptr_eq(tier_policy_find_rule(p, name), tier_policy_rule(p, i));
 	}
 	ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
-	ck_assert_str_eq(tier_plan_entry_rule(tier_plan_entry(plan, 0))->name, "r77777");
-	ck_assert_str_eq(tier_plan_entry_class(tier_plan_entry(plan, 0))->name, "c17");
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(tier_plan_entry(plan, 0))), "r77777");
+	ck_assert_str_eq(tier_class_name(tier_plan_entry_class(tier_plan_entry(plan, 0))), "c17");
 	ck_assert_ptr_null(tier_plan_entry_rule(tier_plan_entry(plan, 1)));
-	ck_assert_str_eq(tier_plan_entry_rule(tier_plan_entry(plan, 2))->name, "r99999");
-	ck_assert_int_eq(tier_plan_entry_matcher(tier_plan_entry(plan, 2))->kind, TIER_MATCH_UNIT);
+	ck_assert_str_eq(tier_rule_name(tier_plan_entry_rule(tier_plan_entry(plan, 2))), "r99999");
+	ck_assert_int_eq(tier_matcher_kind(tier_plan_entry_matcher(tier_plan_entry(plan, 2))), TIER_MATCH_UNIT);
 	tier_plan_free(plan);
 	tier_observed_free(obs);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 
 	/* a duplicate at the very end names the first definition */
 	write_many(file, "[rule:r5]\nclass = c0\ncgroup = /y\n");
@@ -899,7 +899,7 @@ START_TEST(test_amount_format)
 	o = 0;
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		const struct tier_class *c = tier_policy_class(p, i);
-		const struct tier_amount *a = strchr(in[i], '%') ? &c->toptier_min : &c->toptier_max;
+		const struct tier_amount *a = strchr(in[i], '%') ? tier_class_toptier_min(c) : tier_class_toptier_max(c);
 
 		ck_assert_str_eq(tier_amount_format(a, buf, sizeof(buf)), out[i]);
 		o += (size_t)snprintf(text + o, sizeof(text) - o, "[class:c%zu]\n%s = %s\n", i,
@@ -911,15 +911,15 @@ START_TEST(test_amount_format)
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		const struct tier_class *c1 = tier_policy_class(p, i), *c2 = tier_policy_class(p2, i);
 
-		ck_assert_int_eq(c1->toptier_min.kind, c2->toptier_min.kind);
-		ck_assert_uint_eq(c1->toptier_min.value, c2->toptier_min.value);
-		ck_assert_int_eq(c1->toptier_max.kind, c2->toptier_max.kind);
-		ck_assert_uint_eq(c1->toptier_max.value, c2->toptier_max.value);
+		ck_assert_int_eq(tier_class_toptier_min(c1)->kind, tier_class_toptier_min(c2)->kind);
+		ck_assert_uint_eq(tier_class_toptier_min(c1)->value, tier_class_toptier_min(c2)->value);
+		ck_assert_int_eq(tier_class_toptier_max(c1)->kind, tier_class_toptier_max(c2)->kind);
+		ck_assert_uint_eq(tier_class_toptier_max(c1)->value, tier_class_toptier_max(c2)->value);
 	}
 	/* A short buffer truncates, never overflows. */
-	ck_assert_str_eq(tier_amount_format(&tier_policy_class(p, 0)->toptier_max, buf, 3), "15");
-	tier_policy_free(p2);
-	tier_policy_free(p);
+	ck_assert_str_eq(tier_amount_format(tier_class_toptier_max(tier_policy_class(p, 0)), buf, 3), "15");
+	tier_policy_unref(p2);
+	tier_policy_unref(p);
 	tier_errors_free(e);
 	free(file);
 	fx_free(fx);

@@ -33,14 +33,14 @@ START_TEST(test_match_exe)
 	const struct tier_rule *rule = (void *)1;
 
 	ck_assert_int_eq(tier_policy_match_exe(p, "/usr/sbin/mysqld", &rule), 1);
-	ck_assert_str_eq(rule->name, "db"); /* the first rule, not "late" */
+	ck_assert_str_eq(tier_rule_name(rule), "db"); /* the first rule, not "late" */
 	ck_assert_int_eq(tier_policy_match_exe(p, "/opt/x/bin/db", &rule), 1);
-	ck_assert_str_eq(rule->name, "db");
+	ck_assert_str_eq(tier_rule_name(rule), "db");
 	ck_assert_int_eq(tier_policy_match_exe(p, "/opt/x/y/bin/db", &rule), 0); /* '*' stops at / */
 	ck_assert_ptr_null(rule);
 	ck_assert_int_eq(tier_policy_match_exe(p, "/usr/bin/true", &rule), 0);
 	ck_assert_int_eq(tier_policy_match_exe(NULL, "/x", &rule), -EINVAL);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 }
 END_TEST
 
@@ -97,7 +97,7 @@ START_TEST(test_observe_apply_at)
 	e = tier_plan_entry(plan, 0);
 	rule = tier_plan_entry_rule(e);
 	ck_assert_ptr_nonnull(rule);
-	ck_assert_str_eq(rule->name, "db");
+	ck_assert_str_eq(tier_rule_name(rule), "db");
 
 	/* Applied below the fd: mode and low change, each read once. */
 	ck_assert_int_eq(tier_apply_entry_at(fx->ctx, dfd, e, 0, NULL, NULL, &res), 0);
@@ -138,7 +138,7 @@ START_TEST(test_observe_apply_at)
 	close(dfd);
 	tier_plan_free(plan);
 	tier_observed_free(obs);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST

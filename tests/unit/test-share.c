@@ -142,8 +142,8 @@ START_TEST(test_who_shares)
 	ck_assert_uint_eq(tier_share_demand(s, i), 300 * MiB);
 	ck_assert_uint_eq(tier_share_fast_bytes(s, i), 150 * MiB);
 	ck_assert_uint_eq(tier_share_weight(s, i), 100);
-	ck_assert_str_eq(tier_share_class(s, i)->name, "job");
-	ck_assert_str_eq(tier_share_rule(s, i)->name, "job");
+	ck_assert_str_eq(tier_class_name(tier_share_class(s, i)), "job");
+	ck_assert_str_eq(tier_rule_name(tier_share_rule(s, i)), "job");
 	ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
 	/* 25% of the capacity shared, not of the whole fast tier */
 	ck_assert_uint_eq(tier_share_min(s, i), 192 * MiB);
@@ -177,7 +177,7 @@ START_TEST(test_who_shares)
 	ck_assert_int_eq(tier_share_find(s, "/gold", &i), -ENOENT);
 
 	tier_share_free(s);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	tier_topology_free(topo);
 	fx_free(fx);
 }
@@ -205,7 +205,7 @@ START_TEST(test_demand_sources)
 	ck_assert_uint_eq(tier_share_demand(s, i), UINT64_MAX);
 	ck_assert_uint_eq(tier_share_target(s, i), 768 * MiB);	/* all of it */
 	tier_share_free(s);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	tier_topology_free(topo);
 	fx_free(fx);
 }
@@ -301,7 +301,7 @@ START_TEST(test_toptier_source)
 	ck_assert(!tier_share_fast_exact(s, i));
 
 	tier_share_free(s);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	tier_topology_free(topo);
 	fx_free(fx);
 }
@@ -359,7 +359,7 @@ START_TEST(test_borrow_and_info)
 	ck_assert_ptr_null(tier_share_info(s, i));
 	tier_share_free(s);
 	tier_topology_free(topo);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST
@@ -411,7 +411,7 @@ START_TEST(test_hostile_and_one_tier)
 	tier_share_free(s);
 	free(out);
 	free(link);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	tier_topology_free(topo);
 	fx_free(fx);
 }
@@ -522,7 +522,7 @@ START_TEST(test_demand_hot)
 	tier_share_free(s);
 	tier_plan_free(plan);
 	tier_observed_free(obs);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	tier_topology_free(topo);
 	fx_free(fx);
 }
@@ -754,7 +754,7 @@ START_TEST(test_many)
 	/* 100 x 8 MiB of demand: all of the 768M is shared out */
 	ck_assert_uint_eq(sum, 768 * MiB);
 	tier_share_free(s);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	tier_topology_free(topo);
 	fx_free(fx);
 }

@@ -353,7 +353,7 @@ START_TEST(test_unit_rule_containers)
 	}
 	tier_plan_free(plan);
 	tier_observed_free(o);
-	tier_policy_free(p);
+	tier_policy_unref(p);
 	fx_free(fx);
 }
 END_TEST
