@@ -51,6 +51,11 @@
  * is written (the kernel recreates the directories below it). */
 #define DAMON_DCACHE 8
 
+/* Stopped kdamonds remembered as verified (tierd has two), and the count
+ * files of a kdamond's shape (see shape_read()). */
+#define DAMON_VERIFIED 4
+#define DAMON_SHAPE_N 4
+
 struct dcache_entry {
 	char *path;		/* below admin, no trailing '/' */
 	int fd;
@@ -63,6 +68,17 @@ struct tier_damon {
 	bool caching;
 	struct dcache_entry dc[DAMON_DCACHE];
 	uint64_t dc_clock;
+	/* Stopped kdamonds whose whole staged input was last read back with
+	 * the fingerprint fp (tier_damon_reclaim()), and the counts seen then:
+	 * tier_damon_reclaim_quick() trusts them while the counts stay.  A
+	 * write through this handle below kdamonds/<i>/ forgets i, any other
+	 * write (nr_kdamonds) all. */
+	struct damon_verified {
+		bool valid;
+		unsigned index;
+		uint64_t fp;
+		uint64_t shape[DAMON_SHAPE_N];
+	} verified[DAMON_VERIFIED];
 };
 
 static const char *const action_names[_TIER_DAMON_ACTION_MAX] = {
@@ -297,6 +313,23 @@ static int attr_read(const struct tier_damon *d, char **ret, const char *fmt, ..
 	return 0;
 }
 
+static void verified_forget_path(struct tier_damon *d, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *path = NULL;
+	unsigned index;
+	int n = 0;
+
+	if (vasprintf(&path, fmt, ap) < 0 ||
+	    sscanf(path, "kdamonds/%u/%n", &index, &n) != 1 || n == 0) {
+		for (unsigned i = 0; i < DAMON_VERIFIED; i++)
+			d->verified[i].valid = false;
+		return;
+	}
+	for (unsigned i = 0; i < DAMON_VERIFIED; i++)
+		if (d->verified[i].index == index)
+			d->verified[i].valid = false;
+}
+
 static int attr_write(const struct tier_damon *d, const char *value, const char *fmt, ...)
 	_printf_(3, 4);
 static int attr_write(const struct tier_damon *d, const char *value, const char *fmt, ...)
@@ -307,6 +340,12 @@ static int attr_write(const struct tier_damon *d, const char *value, const char 
 	va_list ap;
 	int r;
 
+	/* a write of ours changes what a verified kdamond holds (or, a count
+	 * file, the directories): read that one (any other path: all) back in
+	 * full next time */
+	va_start(ap, fmt);
+	verified_forget_path((struct tier_damon *)d, fmt, ap);
+	va_end(ap);
 	va_start(ap, fmt);
 	if (d->caching)
 		fd = vpath_open_cached((struct tier_damon *)d, &name, &borrowed, fmt, ap);
@@ -1188,9 +1227,56 @@ int tier_damon_owner_of(struct tier_damon *d, unsigned index, uint64_t fingerpri
 	return 0;
 }
 
-int tier_damon_reclaim(struct tier_damon *d, const struct tier_damon_owner *rec,
-		       bool *ret_running)
+/*
+ * A stopped kdamond's cheap identity: nr_contexts, nr_targets, nr_regions
+ * and nr_schemes (0 below a missing count).  Any rewrite of nr_kdamonds, and
+ * any restaging of a different shape, changes one of them; a rewrite of the
+ * same shape is caught by the full read-back before tierd writes.
+ */
+static int shape_read(struct tier_damon *d, unsigned index, uint64_t shape[DAMON_SHAPE_N])
 {
+	int r;
+
+	memset(shape, 0, DAMON_SHAPE_N * sizeof(*shape));
+	r = KREAD_U64(d, &shape[0], index, "contexts/nr_contexts");
+	if (r < 0 || shape[0] != 1)
+		return r;
+	r = KREAD_U64(d, &shape[1], index, "contexts/0/targets/nr_targets");
+	if (r < 0)
+		return r;
+	if (shape[1] == 1) {
+		r = KREAD_U64(d, &shape[2], index, "contexts/0/targets/0/regions/nr_regions");
+		if (r < 0)
+			return r;
+	}
+	return KREAD_U64(d, &shape[3], index, "contexts/0/schemes/nr_schemes");
+}
+
+static void verified_note(struct tier_damon *d, unsigned index, uint64_t fp,
+			  const uint64_t shape[DAMON_SHAPE_N])
+{
+	struct damon_verified *slot = NULL;
+
+	for (unsigned i = 0; i < DAMON_VERIFIED; i++) {
+		struct damon_verified *v = &d->verified[i];
+
+		if (v->valid && v->index == index) {
+			slot = v;
+			break;
+		}
+		if (!v->valid && !slot)
+			slot = v;
+	}
+	if (!slot)
+		slot = &d->verified[index % DAMON_VERIFIED];
+	*slot = (struct damon_verified){ .valid = true, .index = index, .fp = fp };
+	memcpy(slot->shape, shape, DAMON_SHAPE_N * sizeof(*shape));
+}
+
+static int reclaim(struct tier_damon *d, const struct tier_damon_owner *rec, bool quick,
+		   bool *ret_running)
+{
+	uint64_t shape[DAMON_SHAPE_N];
 	struct tier_damon_kdamond k;
 	uint64_t fp;
 	int r;
@@ -1220,6 +1306,22 @@ int tier_damon_reclaim(struct tier_damon *d, const struct tier_damon_owner *rec,
 		return 0;
 	}
 	/* stopped: ours while it still holds the input we staged */
+	r = shape_read(d, rec->index, shape);
+	if (r == -ENOENT)
+		return -ESTALE;
+	if (r < 0)
+		return r;
+	if (quick) {
+		for (unsigned i = 0; i < DAMON_VERIFIED; i++) {
+			const struct damon_verified *v = &d->verified[i];
+
+			if (v->valid && v->index == rec->index && v->fp == rec->fingerprint &&
+			    !memcmp(v->shape, shape, sizeof(shape))) {
+				*ret_running = false;
+				return 0;
+			}
+		}
+	}
 	r = tier_damon_fingerprint_read(d, rec->index, &fp);
 	if (r == -ENOENT)
 		return -ESTALE;
@@ -1227,8 +1329,21 @@ int tier_damon_reclaim(struct tier_damon *d, const struct tier_damon_owner *rec,
 		return r;
 	if (fp != rec->fingerprint)
 		return -ESTALE;
+	verified_note(d, rec->index, fp, shape);
 	*ret_running = false;
 	return 0;
+}
+
+int tier_damon_reclaim(struct tier_damon *d, const struct tier_damon_owner *rec,
+		       bool *ret_running)
+{
+	return reclaim(d, rec, false, ret_running);
+}
+
+int tier_damon_reclaim_quick(struct tier_damon *d, const struct tier_damon_owner *rec,
+			     bool *ret_running)
+{
+	return reclaim(d, rec, true, ret_running);
 }
 
 /* The record's text: version 1 names one kdamond, version 2 ("kdamonds N",

@@ -1019,8 +1019,12 @@ int damon_driver_reclaim(struct damon_driver *drv)
 }
 
 /* Our kdamonds are still ours (someone may have stopped one, or rewritten
- * nr_kdamonds since); if one is not, forget both (the other stopped). */
-static int check_ours(struct damon_driver *drv)
+ * nr_kdamonds since); if one is not, forget both (the other stopped).
+ * Every round checks quickly (a running kdamond by its thread, a stopped
+ * one by its counts once read back in full): reading a stopped kdamond's
+ * every region back each round cost ~1,000 opens and seconds of the event
+ * loop.  full: read stopped ones back in full, before writing to them. */
+static int check_ours(struct damon_driver *drv, bool full)
 {
 	bool running[DAMON_NR_KD] = { false };
 	int res[DAMON_NR_KD];
@@ -1028,7 +1032,8 @@ static int check_ours(struct damon_driver *drv)
 	if (!drv->have)
 		return 0;
 	for (int t = 0; t < DAMON_NR_KD; t++) {
-		res[t] = tier_damon_reclaim(drv->d, &drv->kd[t].owner, &running[t]);
+		res[t] = full ? tier_damon_reclaim(drv->d, &drv->kd[t].owner, &running[t]) :
+				tier_damon_reclaim_quick(drv->d, &drv->kd[t].owner, &running[t]);
 		if (res[t] < 0 && res[t] != -ESTALE)
 			return res[t];
 	}
@@ -1504,6 +1509,19 @@ static int kd_apply(struct damon_driver *drv, int t, const struct damon_plan *pa
 	 * can tell it is ours), never started for nothing */
 	if (!k->running && part->n == 0 && k->slots_staged)
 		return 0;
+	/* about to write to it: a stopped kdamond staged before passed only
+	 * the quick check this round; read it (and its partner, if stopped)
+	 * back in full (one just added, never staged, is ours by the add) */
+	if (!k->running && k->fp) {
+		r = check_ours(drv, true);
+		if (r < 0) {
+			dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamond %u (%s) before "
+			     "writing to it: %m; left as it is, retrying", k->index, kd_name[t]);
+			goto fail;
+		}
+		if (!drv->have)
+			return 0;	/* not ours any more: forgotten, untouched */
+	}
 	r = slots_assign(k, part, &slots, &n_slots, &slot_of, &changed, &full);
 	if (r < 0)
 		return r;
@@ -1581,7 +1599,7 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 {
 	int r, res = 0;
 
-	r = check_ours(drv);
+	r = check_ours(drv, false);
 	if (r < 0) {
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot check kdamonds %u and %u: %m; they keep "
 		     "what they had, retrying", drv->kd[0].index, drv->kd[1].index);
@@ -1632,6 +1650,8 @@ int damon_driver_apply(struct damon_driver *drv, const struct damon_plan *plan)
 			return r;
 		if (r < 0 && res == 0)
 			res = r;
+		if (!drv->have)
+			break;	/* not ours any more (kd_apply's full check) */
 	}
 	return res;
 }
@@ -2290,7 +2310,7 @@ int damon_driver_stop(struct damon_driver *drv)
 
 	if (!drv || !drv->have)
 		return 0;
-	r = check_ours(drv);
+	r = check_ours(drv, false);
 	if (r < 0) {
 		/* not sure they are still ours: leave them, and the record for
 		 * the next start to decide */

@@ -740,6 +740,64 @@ START_TEST(test_driver_lifecycle)
 }
 END_TEST
 
+/* A stopped kdamond of ours is checked every round by its counts alone
+ * (reading its every region back each round cost ~1,000 opens a round in
+ * the VM), and read back in full only before tierd writes to it: a rewrite
+ * that keeps the counts is not seen on a round that writes nothing, and
+ * is seen (both forgotten, neither written) before the next write. */
+START_TEST(test_driver_stopped_quick)
+{
+	struct fx *fx = fx_new();
+	_cleanup_close_ int run_fd = -1;
+	struct damon_driver *drv;
+	struct damon_plan p = {};
+	const char *two[] = { "/a", "/b" };
+	struct damon_stats st;
+	char rel[256];
+	unsigned nr_regions = 64 / 2;
+
+	snprintf(rel, sizeof(rel), "%s/run", fx->root);
+	fx_mkdir(fx->root, "run");
+	run_fd = open(rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fx_write(fx->root, ADMIN "/kdamonds/nr_kdamonds", "0\n");
+	fake_kdamond(fx, 0, "off\n", 4241, nr_regions, DAMON_SLOT_CHUNK_TEST, 2);
+	fake_kdamond(fx, 1, "off\n", 4242, nr_regions, DAMON_SLOT_CHUNK_TEST, 2);
+	drv = driver(fx, run_fd);
+	plan_of(&p, two, 2);
+	/* the slow tier's runs, the fast tier's is staged and stopped */
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	assert_file(fx, 1, "state", "on");
+	assert_file(fx, 0, "state", "off\n");
+	kw(fx, 1, "state", "on\n");
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);	/* read back in full once */
+
+	/* someone rewrites a region of the stopped one, counts unchanged: a
+	 * round that writes nothing does not read it back */
+	kw(fx, 0, "contexts/0/targets/0/regions/0/start", "4096\n");
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	damon_driver_stats(drv, &st);
+	ck_assert(st.have_kdamond && st.running);
+	assert_file(fx, 1, "state", "on\n");
+
+	/* someone stops the slow tier's: tierd would start it again, so it
+	 * first reads both back in full, finds the fast tier's not ours, and
+	 * leaves both alone */
+	kw(fx, 1, "state", "off\n");
+	n_logged = 0;
+	ck_assert_int_eq(damon_driver_apply(drv, &p), 0);
+	ck_assert_strstr(logged(), "kdamond 0 (fast-tier) is not ours any more");
+	damon_driver_stats(drv, &st);
+	ck_assert(!st.have_kdamond);
+	assert_file(fx, 1, "state", "off\n");
+	assert_file(fx, 0, "contexts/0/targets/0/regions/0/start", "4096\n");
+
+	damon_driver_free(drv);
+	damon_plan_done(&p);
+	fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_driver_busy)
 {
 	struct fx *fx = fx_new();
@@ -1321,6 +1379,7 @@ static Suite *suite_tierd_damon(void)
 	tc = tcase_create("driver");
 	tcase_add_test(tc, test_driver_lifecycle);
 	tcase_add_test(tc, test_driver_busy);
+	tcase_add_test(tc, test_driver_stopped_quick);
 	tcase_add_test(tc, test_driver_record_not_ours);
 	tcase_add_test(tc, test_driver_record_both_or_neither);
 	tcase_add_test(tc, test_sysctl);
