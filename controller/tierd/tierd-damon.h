@@ -220,6 +220,9 @@ struct damon_want {
 					 * DAMON_COLD_MIN_AGE_HOT, quota_bytes per
 					 * DAMON_DEMOTE_HOT_RESET_MS, sized from the
 					 * excess (damon_demote_hot_quota()) */
+	bool walk_all;			/* DEMOTE, hot_ctx: demand = resident and over
+					 * its share: address order, min age 0, no
+					 * young filter */
 	bool keep_young;		/* DEMOTE, hot_ctx: the sharer's demand (hot
 					 * set + margin) fits its target: a young
 					 * filter, no ranking (address order),

@@ -134,10 +134,20 @@ START_TEST(test_plan_fair)
 
 	/* only the goals move: the same scheme set (goals, no commit) */
 	fair[0].throttled = false;
-	fair[0].fast_bytes = 90 << 20;
+	fair[0].fast_bytes = 120 << 20;
 	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, DAMON_PLAN_TIERING, &q), 0);
 	ck_assert(damon_plan_same(&p, &q));
 	ck_assert_uint_ne(p.w[1].goal_current, q.w[1].goal_current);
+	damon_plan_done(&q);
+
+	/* demand = resident (no hot sets) and over its share: /a's demotion
+	 * walks in address order; back under its share, it ranks again */
+	ck_assert(p.w[1].walk_all);
+	ck_assert(!p.w[5].walk_all);
+	fair[0].fast_bytes = 90 << 20;
+	ck_assert_int_eq(damon_plan_build(managed, 3, memcgs, 5, fair, 4, DAMON_PLAN_TIERING, &q), 0);
+	ck_assert(!q.w[1].walk_all);
+	ck_assert(!damon_plan_same(&p, &q));
 	damon_plan_done(&q);
 	damon_plan_done(&p);
 }
