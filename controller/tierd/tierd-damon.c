@@ -1789,11 +1789,34 @@ bool damon_driver_arming(const struct damon_driver *drv)
 	return kd_arming(&drv->kd[DAMON_KD_FAST]) || kd_arming(&drv->kd[DAMON_KD_SLOW]);
 }
 
+/* Stage the slots marked in changed over what kdamond k runs (its regions
+ * kept) and commit them. On failure what is staged is not known: the next
+ * apply writes it all. The caller says what it was doing. */
+static int kd_restage(struct damon_driver *drv, struct kd *k, const bool *changed)
+{
+	uint64_t fp = 0;
+	int r;
+
+	r = stage(drv, k, k->slots, k->n_slots, changed, true, &fp);
+	if (r >= 0) {
+		k->fp = fp;
+		record_save(drv);
+		r = tier_damon_commit(drv->d, k->index);
+	}
+	if (r < 0) {
+		k->slots_staged = false;
+		k->committed_valid = false;
+		drv->st.n_failures++;
+		return r;
+	}
+	drv->st.n_commits++;
+	return 0;
+}
+
 static int kd_arm(struct damon_driver *drv, struct kd *k)
 {
 	_cleanup_free_ bool *changed = NULL;
 	size_t n = 0;
-	uint64_t fp = 0;
 	int r;
 
 	if (!k->running || !k->slots_staged || !kd_arming(k))
@@ -1811,22 +1834,12 @@ static int kd_arm(struct damon_driver *drv, struct kd *k)
 	}
 	if (!n)
 		return 0;
-	r = stage(drv, k, k->slots, k->n_slots, changed, true, &fp);
-	if (r >= 0) {
-		k->fp = fp;
-		record_save(drv);
-		r = tier_damon_commit(drv->d, k->index);
-	}
+	r = kd_restage(drv, k, changed);
 	if (r < 0) {
-		/* what is staged is not known: the next apply writes it all */
-		k->slots_staged = false;
-		k->committed_valid = false;
-		drv->st.n_failures++;
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot give %zu schemes of kdamond %u their "
 		     "pattern once their quota holds: %m; restaging them", n, k->index);
 		return r;
 	}
-	drv->st.n_commits++;
 	dlog(drv, LOG_DEBUG, 0, "DAMON: %zu schemes of kdamond %u get their pattern, their "
 	     "quota in force", n, k->index);
 	return 0;
@@ -1882,7 +1895,6 @@ static int kd_feedback(struct damon_driver *drv, struct kd *k)
 	_cleanup_free_ bool *changed = NULL;
 	double now = mono_ms();
 	size_t n = 0;
-	uint64_t fp = 0;
 	int r;
 
 	if (!kd_has_feedback(k))
@@ -1937,21 +1949,12 @@ rebase:
 	}
 	if (!n)
 		return 0;
-	r = stage(drv, k, k->slots, k->n_slots, changed, true, &fp);
-	if (r >= 0) {
-		k->fp = fp;
-		record_save(drv);
-		r = tier_damon_commit(drv->d, k->index);
-	}
+	r = kd_restage(drv, k, changed);
 	if (r < 0) {
-		k->slots_staged = false;
-		k->committed_valid = false;
-		drv->st.n_failures++;
 		dlog(drv, LOG_WARNING, r, "DAMON: cannot rescale the quotas of %zu schemes of "
 		     "kdamond %u: %m; restaging them", n, k->index);
 		return r;
 	}
-	drv->st.n_commits++;
 	return 0;
 }
 
