@@ -103,9 +103,16 @@ real-all: $(ALL_TARGETS)
 deps:
 	$(Q)scripts/deps.sh
 
+# make -k TARGET, its stderr also kept in results/.make-stderr so that
+# scripts/summary.sh counts a failed build step (a test that never ran, as
+# when a harness does not compile) as a failure, not only failed tests.
+make_k = { { $(MAKE) --no-print-directory -k $(1) || echo 1 >$(BUILD)/results/.make-failed; } \
+	2>&1 1>&3 3>&- | tee $(BUILD)/results/.make-stderr >&2; } 3>&1; \
+	[ ! -e $(BUILD)/results/.make-failed ]
+
 check-unit:
 	$(Q)rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results && date +%s >$(BUILD)/results/.start
-	$(Q)rc=0; $(MAKE) --no-print-directory -k check-unit-all || rc=1; \
+	$(Q)rc=0; $(call make_k,check-unit-all) || rc=1; \
 	scripts/summary.sh $(BUILD)/results || rc=1; exit $$rc
 
 .PHONY: check-unit-all
@@ -129,7 +136,7 @@ check: deps
 			nice -n 19 $(MAKE) --no-print-directory kernel KERNEL=$$k || exit 1; \
 		done ) >$(BUILD)/results/kernel-prebuild.log 2>&1 & pb=$$!; \
 	fi; \
-	$(MAKE) --no-print-directory -k check-all || rc=1; \
+	$(call make_k,check-all) || rc=1; \
 	if [ -n "$$pb" ] && ! wait $$pb; then \
 		echo "background kernel build failed: $(BUILD)/results/kernel-prebuild.log"; fi; \
 	scripts/summary.sh $(BUILD)/results || rc=1; exit $$rc

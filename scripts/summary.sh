@@ -20,6 +20,19 @@ for f in "$dir"/*.result; do
 	*) fail=$((fail + 1)) ;;
 	esac
 done
+# make -k's own errors (kept by the Makefile's make_k): a target that failed
+# and is not a test whose FAIL is counted above is a build step that stopped
+# its tests from running at all.
+if [ -s "$dir/.make-stderr" ]; then
+	for t in $(sed -n 's/^make\(\[[0-9]*\]\)\{0,1\}: \*\*\* \[\(.*:[0-9]*: \)\{0,1\}\([^]]*\)\] Error.*/\3/p' \
+		"$dir/.make-stderr" | sort -u); do
+		case $t in
+		check-*) grep -q '^FAIL' "$dir/${t#check-}.result" 2>/dev/null && continue ;;
+		esac
+		printf '  %-40s %5s   %s\n' "(build) $(basename "$t")" - "FAIL (make: $t)"
+		fail=$((fail + 1))
+	done
+fi
 echo "============================================================"
 if [ -e "$dir/.groups" ]; then
 	# time spent in tests per group; the rest of the wall time is building

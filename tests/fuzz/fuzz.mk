@@ -66,4 +66,5 @@ check-fuzz-corpus:
 endif
 
 CHECK_TARGETS += check-fuzz-corpus
+CHECK_UNIT_TARGETS += check-fuzz-corpus
 CLEAN_FILES   += $(BUILD)/obj/lib-fuzz $(FUZZ_BIN)

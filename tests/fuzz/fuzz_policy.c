@@ -23,23 +23,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool matcher_matches(const struct tier_matcher *m, const struct tier_observed_cgroup *c)
 {
-	switch (m->kind) {
+	const char *value = tier_matcher_value(m);
+
+	switch (tier_matcher_kind(m)) {
 	case TIER_MATCH_CGROUP:
-		return tier_glob_match(m->value, tier_observed_cgroup_path(c), TIER_GLOB_PATHNAME);
+		return tier_glob_match(value, tier_observed_cgroup_path(c), TIER_GLOB_PATHNAME);
 	case TIER_MATCH_UNIT:
 		return tier_observed_cgroup_unit(c) &&
-		       tier_glob_match(m->value, tier_observed_cgroup_unit(c), 0);
+		       tier_glob_match(value, tier_observed_cgroup_unit(c), 0);
 	case TIER_MATCH_EXE:
 		for (const char *const *e = tier_observed_cgroup_exes(c); *e; e++)
-			if (tier_glob_match(m->value, *e, TIER_GLOB_PATHNAME))
+			if (tier_glob_match(value, *e, TIER_GLOB_PATHNAME))
 				return true;
 		return false;
 	case TIER_MATCH_ANNOTATION:
 		for (const char *const *a = tier_observed_cgroup_annotations(c); *a; a++) {
-			size_t kl = strlen(m->key);
+			const char *key = tier_matcher_key(m);
+			size_t kl = strlen(key);
 
-			if (strncmp(*a, m->key, kl) == 0 && (*a)[kl] == '=' &&
-			    tier_glob_match(m->value, *a + kl + 1, 0))
+			if (strncmp(*a, key, kl) == 0 && (*a)[kl] == '=' &&
+			    tier_glob_match(value, *a + kl + 1, 0))
 				return true;
 		}
 		return false;
@@ -55,9 +58,9 @@ static const struct tier_matcher *brute_force(const struct tier_policy *policy,
 	for (size_t i = 0; i < tier_policy_rule_count(policy); i++) {
 		const struct tier_rule *rule = tier_policy_rule(policy, i);
 
-		for (size_t k = 0; k < rule->n_matchers; k++)
-			if (matcher_matches(&rule->matchers[k], c))
-				return &rule->matchers[k];
+		for (size_t k = 0; k < tier_rule_matcher_count(rule); k++)
+			if (matcher_matches(tier_rule_matcher(rule, k), c))
+				return tier_rule_matcher(rule, k);
 	}
 	return NULL;
 }
@@ -105,19 +108,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < tier_policy_class_count(policy); i++) {
 			const struct tier_class *c = tier_policy_class(policy, i);
 
-			sink += touch(c->name) + c->weight;
-			if (tier_policy_find_class(policy, c->name) != c)
+			sink += touch(tier_class_name(c)) + tier_class_weight(c);
+			if (tier_policy_find_class(policy, tier_class_name(c)) != c)
 				abort();
 		}
 		for (size_t i = 0; i < tier_policy_rule_count(policy); i++) {
 			const struct tier_rule *rule = tier_policy_rule(policy, i);
 
-			sink += touch(rule->name) + touch(rule->class_name) + touch(rule->class->name);
-			if (tier_policy_find_rule(policy, rule->name) != rule)
+			sink += touch(tier_rule_name(rule)) + touch(tier_rule_class_name(rule)) +
+				touch(tier_class_name(tier_rule_class(rule)));
+			if (tier_policy_find_rule(policy, tier_rule_name(rule)) != rule)
 				abort();
-			for (size_t k = 0; k < rule->n_matchers; k++)
-				sink += touch(rule->matchers[k].pattern) +
-					touch(rule->matchers[k].value);
+			for (size_t k = 0; k < tier_rule_matcher_count(rule); k++) {
+				const struct tier_matcher *m = tier_rule_matcher(rule, k);
+
+				sink += touch(tier_matcher_pattern(m)) + touch(tier_matcher_value(m)) +
+					touch(tier_matcher_key(m));
+			}
 		}
 		if (tier_evaluate(policy, obs, &plan) == 0) {
 			for (size_t i = 0; i < tier_plan_count(plan); i++) {
