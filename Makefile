@@ -123,8 +123,9 @@ check-unit-all: $(CHECK_UNIT_TARGETS)
 #
 # Meanwhile the two kernels the VM cases boot (patched, then debug) build in
 # the background at nice 19, on the CPU the serial host tests leave idle;
-# the first VM case waits for them on scripts/kernel.sh's lock, and on a warm
-# tree they are up to date in seconds. CHECK_PREBUILD= (empty) turns it off.
+# a VM case waits only for its own flavour (scripts/kernel.sh locks each
+# object tree apart), so the patched cases run while debug builds; on a warm
+# tree both are up to date in seconds. CHECK_PREBUILD= (empty) turns it off.
 CHECK_PREBUILD ?= patched debug
 check: deps
 	$(Q)rm -rf $(BUILD)/results && mkdir -p $(BUILD)/results && date +%s >$(BUILD)/results/.start

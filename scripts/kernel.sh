@@ -98,14 +98,19 @@ series_hash() {
 	hash_of "${files[@]}"
 }
 
+unpack_stamp() { echo "$(installed_version) $(stat -c '%s %Y' "$TARBALL")"; }
+
+# unpacked DIR: true if DIR holds the installed tarball, extracted.
+unpacked() {
+	[ -f "$1/.tierd-unpacked" ] && [ "$(cat "$1/.tierd-unpacked")" = "$(unpack_stamp)" ]
+}
+
 # unpack DIR: extract the tarball into DIR (replacing it) and stamp it.
 unpack() {
 	local dir=$1 stamp
 	[ -r "$TARBALL" ] || die "$TARBALL not found: install $PKG (make deps)"
-	stamp="$(installed_version) $(stat -c '%s %Y' "$TARBALL")"
-	if [ -f "$dir/.tierd-unpacked" ] && [ "$(cat "$dir/.tierd-unpacked")" = "$stamp" ]; then
-		return 0
-	fi
+	stamp=$(unpack_stamp)
+	unpacked "$dir" && return 0
 	say "unpack $(basename "$TARBALL") -> ${dir#"$TOP"/}"
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp"
@@ -116,11 +121,29 @@ unpack() {
 
 git_p() { git -C "$KDIR/src-patched" "$@"; }
 
+# series_applied: true if src-patched's branch is the series as it is in
+# kernel-patches/ (and not KERNEL_FORCE), so prepare_patched has nothing to do.
+series_applied() {
+	local src=$KDIR/src-patched
+	[ -z "${KERNEL_FORCE:-}" ] && [ -f "$src/.tierd-series" ] &&
+		[ "$(series_hash)" = "$(sed -n 1p "$src/.tierd-series")" ] &&
+		[ "$(git_p rev-parse HEAD 2>/dev/null)" = "$(sed -n 2p "$src/.tierd-series")" ]
+}
+
+# tree_current FLAVOUR: true if prepare would leave the source trees as they
+# are (only then may a build run beside another flavour's build).
+tree_current() {
+	unpacked "$KDIR/src-stock" || return 1
+	[ "$1" = stock ] && return 0
+	unpacked "$KDIR/src-patched" || return 1
+	[ -n "${KERNEL_KEEP_TREE:-}" ] || series_applied
+}
+
 # The patched tree: a git repo with the pristine source as tag "base" and the
 # series applied with git am on branch "tierd". Re-applied when the series
 # changes; refuses to throw away commits that were not exported.
 prepare_patched() {
-	local src=$KDIR/src-patched want applied head name email p
+	local src=$KDIR/src-patched want head name email p
 	unpack "$KDIR/src-stock"
 	name=$(git -C "$TOP" config user.name || echo tierd)
 	email=$(git -C "$TOP" config user.email || echo tierd@localhost)
@@ -140,14 +163,9 @@ prepare_patched() {
 		rm -f "$src/.tierd-series"
 	fi
 	[ -n "${KERNEL_KEEP_TREE:-}" ] && { say "patched tree kept as is (KERNEL_KEEP_TREE)"; return 0; }
-
-	want=$(series_hash)
-	applied=$(sed -n 1p "$src/.tierd-series" 2>/dev/null || true)
+	series_applied && return 0
 	head=$(git_p rev-parse HEAD)
-	if [ "$want" = "$applied" ] && [ -z "${KERNEL_FORCE:-}" ] &&
-	   [ "$head" = "$(sed -n 2p "$src/.tierd-series")" ]; then
-		return 0
-	fi
+	want=$(series_hash)
 	if [ -z "${KERNEL_FORCE:-}" ]; then
 		if [ -n "$(git_p status --porcelain --untracked-files=no)" ]; then
 			die "src-patched has uncommitted changes; commit and 'kernel.sh export' them, or KERNEL_FORCE=1 to discard"
@@ -364,14 +382,14 @@ build_each() {
 	[ "$scope" = dirs ] && say "[$flavour] scope: $dirs at each commit"
 	commits=$(git_p rev-list --reverse base..tierd)
 	# The loop below touches only src-each and its object trees: hand the
-	# build directory's lock (taken at the bottom of this script) to a lock
+	# tree and object locks (taken at the bottom of this script) to a lock
 	# of build-each's own, so that `kernel.sh build` (make check's VM cases)
-	# need not wait an hour for a build-each running meanwhile.
+	# need not wait an hour for a build-each running meanwhile. (src-each
+	# shares src-patched's objects; gc.auto is 0, so a re-applied series
+	# leaves the commits listed above in place.)
 	exec 8>"$KDIR/.lock-each"
-	if ! flock -n 8; then
-		say "waiting for another build-each to finish ($KDIR/.lock-each)"
-		flock 8
-	fi
+	take_lock 8 x "another build-each to finish ($KDIR/.lock-each)"
+	flock -u 7
 	flock -u 9
 	for c in $commits; do
 		n=$((n + 1))
@@ -440,21 +458,63 @@ EOF
 cmd=${1:-build}
 shift || true
 
-# One kernel.sh at a time per build directory: two builds in the same object
-# tree would corrupt it. (flock(1) from util-linux.)
+# Locks (flock(1) from util-linux), so that kernel.sh runs side by side:
+#  - $KDIR/.lock, the source trees: shared while a run reads them (a build
+#    compiles from them), exclusive only while prepare changes them (unpack,
+#    re-applying the series) or export records the series;
+#  - $KDIR/.lock-obj-FLAVOUR, one flavour's object tree and output directory:
+#    two builds in one object tree would corrupt it.
+# So make check's patched VM cases (an up-to-date patched kernel) do not wait
+# for the debug kernel building meanwhile, and a series change waits for
+# every build of the old one to end before it re-applies.
 mkdir -p "$KDIR"
 exec 9>"$KDIR/.lock"
-if ! flock -n 9; then
-	say "waiting for another kernel.sh run to finish ($KDIR/.lock)"
-	flock 9
-fi
+
+# take_lock FD MODE WHAT: flock -MODE on FD, saying so if it has to wait.
+take_lock() {
+	if ! flock -n "-$2" "$1"; then
+		say "waiting for $3"
+		flock "-$2" "$1"
+	fi
+}
+
+# lock_tree FLAVOUR: the tree lock, shared; prepared under the exclusive one
+# first if the trees must change for FLAVOUR.
+lock_tree() {
+	take_lock 9 s "another kernel.sh run to finish changing the source trees ($KDIR/.lock)"
+	tree_current "$1" && return 0
+	flock -u 9
+	take_lock 9 x "the kernel builds running to finish before the source trees change ($KDIR/.lock)"
+	# The flavour's own object bits (prepare's tail) come under its lock.
+	case $1 in stock) unpack "$KDIR/src-stock" ;; *) check_base_version; prepare_patched ;; esac
+	# flock(2) converts by unlocking and relocking: another run may change
+	# the trees in between, to the same kernel-patches/ (one checkout).
+	flock -s 9
+}
+
+# lock_obj FLAVOUR: FLAVOUR's object tree and output directory.
+lock_obj() {
+	exec 7>"$KDIR/.lock-obj-$1"
+	take_lock 7 x "another kernel.sh run on the $1 object tree ($KDIR/.lock-obj-$1)"
+}
+
 case $cmd in
-build) build "${1:-patched}" ;;
-prepare) prepare "${1:-patched}" ;;
-config) prepare "${1:-patched}" && configure "${1:-patched}" ;;
-kselftest) kselftest ;;
-checkpatch) checkpatch ;;
-build-each) build_each "${1:-patched}" ;;
-export) export_series ;;
+build | prepare | config | build-each)
+	flavour=${1:-patched}
+	case $flavour in
+	stock | patched | debug | nomemcg | nonumab | nonuma) ;;
+	*) die "unknown kernel flavour '$flavour' (stock, patched, debug, nomemcg, nonumab or nonuma)" ;;
+	esac
+	lock_tree "$flavour"
+	lock_obj "$flavour"
+	case $cmd in
+	build) build "$flavour" ;;
+	prepare) prepare "$flavour" ;;
+	config) prepare "$flavour" && configure "$flavour" ;;
+	build-each) build_each "$flavour" ;;
+	esac ;;
+kselftest) lock_tree patched; lock_obj kselftest; kselftest ;;
+checkpatch) lock_tree stock; checkpatch ;;
+export) take_lock 9 x "the kernel builds running to finish ($KDIR/.lock)"; export_series ;;
 *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac
