@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1807,9 +1809,10 @@ struct hot_phase {
 	bool demand_hot_logged;
 };
 
-static int hot_phase(const char *bin, const char *demand, int cap_mb, int hog_mb, int hog_hot_mb,
-		     int victim_mb, struct hot_phase *ret)
+static int hot_phase(const char *bin, const char *backend, const char *demand, int cap_mb,
+		     int hog_mb, int hog_hot_mb, int victim_mb, struct hot_phase *ret)
 {
+	bool knob = !strcmp(backend, "knob");
 	char conf[1024], cg_hog[256] = "", cg_victim[256] = "";
 	int pipefd[2] = { -1, -1 };
 	uint64_t mt = node_memtotal(FAST_NODE), reserve, mig0 = 0, mig1 = 0;
@@ -1827,12 +1830,24 @@ static int hot_phase(const char *bin, const char *demand, int cap_mb, int hog_mb
 		return -1;
 	}
 	reserve = mt - ((uint64_t)cap_mb << 20);
+	/* knob (the patched kernel): NUMA balancing in tiering mode promotes,
+	 * the tier-aware limits (a cgroup2 mount option) hold each target */
+	if (knob && write_attr("/proc/sys/kernel/numa_balancing", "2") < 0) {
+		msg("FAIL: cannot set kernel.numa_balancing to 2");
+		return -1;
+	}
+	if (knob && mount(NULL, CG_ROOT, NULL, MS_REMOUNT, "nsdelegate,memory_tiered_limits") < 0) {
+		msg("FAIL: cannot remount %s with memory_tiered_limits: %s", CG_ROOT,
+		    strerror(errno));
+		return -1;
+	}
 	snprintf(conf, sizeof(conf),
-		 "[daemon]\nbackend = damon\nnuma_balancing_sysctl = off\n"
+		 "[daemon]\nbackend = %s\nnuma_balancing_sysctl = %s\n"
 		 "rebalance_interval = 2s\nfast_tier_reserve = %" PRIu64 "K\ndemand = %s\n\n"
 		 "[class:c]\nmode = promote\n\n"
 		 "[rule:hog]\nclass = c\ncgroup = /hog\n\n"
-		 "[rule:victim]\nclass = c\ncgroup = /victim\n", reserve >> 10, demand);
+		 "[rule:victim]\nclass = c\ncgroup = /victim\n", backend,
+		 knob ? "keep" : "off", reserve >> 10, demand);
 	if (cg_create(NULL, "hog", cg_hog, sizeof(cg_hog)) < 0 ||
 	    cg_create(NULL, "victim", cg_victim, sizeof(cg_victim)) < 0 || pipe(pipefd) < 0) {
 		msg("FAIL: cannot create the cgroups");
@@ -1935,11 +1950,14 @@ out:
  * half of the capacity each, so the victim's hot set (3/4 of it) does not
  * fit; demand = hot gives the victim its hot set (90% on the fast node) and
  * leaves the hog its own.  TIERD_HOT_DEMANDS picks the phases ("resident
- * hot").  run-vm --mem-fast 512M --mem-slow 512M.
+ * hot"), TIERD_HOT_BACKEND tierd's backend: damon (default; DAMON migrates)
+ * or knob (the patched kernel: NUMA balancing in tiering mode promotes, the
+ * tier-aware limits demote).  run-vm --mem-fast 512M --mem-slow 512M.
  */
 int case_damon_tierd_hot(const char *name)
 {
 	const char *build = getenv("TIERD_VM_BUILD"), *demands = getenv("TIERD_HOT_DEMANDS");
+	const char *backend = getenv("TIERD_HOT_BACKEND");
 	char bin[512], nb_saved[16] = "";
 	int cap_mb, hog_mb, hog_hot_mb, victim_mb;
 
@@ -1950,8 +1968,26 @@ int case_damon_tierd_hot(const char *name)
 		return 1;
 	if (!demands)
 		demands = "resident hot";
+	if (!backend)
+		backend = "damon";
+	if (strcmp(backend, "damon") && strcmp(backend, "knob")) {
+		msg("FAIL: TIERD_HOT_BACKEND=%s: damon or knob", backend);
+		return 1;
+	}
 	if (!damon_and_tierd(build, bin, sizeof(bin)))
 		return EXIT_SKIP;
+	/* the knob lives in every non-root memory cgroup of the patched kernel */
+	if (!strcmp(backend, "knob")) {
+		bool has_knob;
+
+		(void)mkdir(CG_ROOT "/hot-probe", 0755);
+		has_knob = access(CG_ROOT "/hot-probe/memory.numa_balancing", F_OK) == 0;
+		(void)rmdir(CG_ROOT "/hot-probe");
+		if (!has_knob) {
+			msg("SKIP: backend knob needs memory.numa_balancing (the patched kernel)");
+			return EXIT_SKIP;
+		}
+	}
 	read_attr("/proc/sys/kernel/numa_balancing", nb_saved, sizeof(nb_saved));
 	for (int k = 0; k < 2; k++) {
 		const char *demand = k == 0 ? "resident" : "hot";
@@ -1960,10 +1996,10 @@ int case_damon_tierd_hot(const char *name)
 
 		if (!strstr(demands, demand))
 			continue;
-		msg("  phase demand = %s: capacity %d MB, hog %d MB (%d hot) on node %d, victim %d "
-		    "MB (all hot) on node %d", demand, cap_mb, hog_mb, hog_hot_mb, FAST_NODE,
+		msg("  phase demand = %s, backend %s: capacity %d MB, hog %d MB (%d hot) on node %d, "
+		    "victim %d MB (all hot) on node %d", demand, backend, cap_mb, hog_mb, hog_hot_mb, FAST_NODE,
 		    victim_mb, SLOW_NODE);
-		r = hot_phase(bin, demand, cap_mb, hog_mb, hog_hot_mb, victim_mb, &ph);
+		r = hot_phase(bin, backend, demand, cap_mb, hog_mb, hog_hot_mb, victim_mb, &ph);
 		CHECK(r == 0, "demand = %s: the phase ran", demand);
 		if (r < 0)
 			continue;
@@ -2057,7 +2093,7 @@ int case_damon_tierd_budget(const char *name)
 {
 	const char *build = getenv("TIERD_VM_BUILD");
 	char bin[512], conf[1024], cg_b[256] = "", cg_f[256] = "", nb_saved[16] = "";
-	int budget_mb, hot_mb, bound_s, rate_check, pipefd[2] = { -1, -1 };
+	int budget_mb, hot_mb, bound_s, floor_pct, pipefd[2] = { -1, -1 };
 	pid_t tierd = -1, w_b = -1, w_f = -1;
 	char *a = NULL;
 	struct numa_anon b = { 0 }, fr = { 0 }, b0 = { 0 };
@@ -2066,7 +2102,7 @@ int case_damon_tierd_budget(const char *name)
 	uint64_t b10 = 0, b90 = 0, mig0 = 0, mig1 = 0;
 	unsigned long long budget_quota = 0, budget_exceeds = 0;
 
-	if (env_int("TIERD_BUDGET_RATE_CHECK", 0, 0, 1, &rate_check) < 0 ||
+	if (env_int("TIERD_BUDGET_RATE_FLOOR", 0, 0, 100, &floor_pct) < 0 ||
 	    env_int("TIERD_BUDGET_MB", 8, 0, 1024, &budget_mb) < 0 ||
 	    env_int("TIERD_BUDGET_HOT_MB", 64, 8, 1024, &hot_mb) < 0 ||
 	    env_int("TIERD_BUDGET_SECS", 150, 10, 3600, &bound_s) < 0)
@@ -2178,15 +2214,16 @@ int case_damon_tierd_budget(const char *name)
 			      ", scaled up to 8x), exhausted %llu times", budget_quota,
 			      BUDGET_RESET_MS, want, budget_exceeds);
 			/* the rate from 10% to 90%: never above the budget by
-			 * more than 25%; at least 75% of it where
-			 * TIERD_BUDGET_RATE_CHECK=1 (make bench-damon-hot: the
-			 * short form in make check runs on a loaded host) */
+			 * more than 25%; at least TIERD_BUDGET_RATE_FLOOR% of
+			 * it (make check 50: 8 runs of 2026-12-07 gave 64-98%,
+			 * a quota charged with others' bytes gave 13%; make
+			 * bench-damon-hot 75, the issue's 25%) */
 			if (rate >= 0)
 				CHECK(rate <= budget_mb * 1.25, "/budget's rate %.2f MB/s at most "
 				      "125%% of %d MB/s", rate, budget_mb);
-			if (rate_check)
-				CHECK(rate >= budget_mb * 0.75, "/budget's rate %.2f MB/s at least "
-				      "75%% of %d MB/s", rate, budget_mb);
+			if (floor_pct)
+				CHECK(rate >= budget_mb * floor_pct / 100.0, "/budget's rate %.2f "
+				      "MB/s at least %d%% of %d MB/s", rate, floor_pct, budget_mb);
 		}
 		CHECK(log_count("DAMON: kdamond") > 0, "tierd drove DAMON");
 		printf("TIERD-VM-METRIC: case=%s budget_mb_s=%d hot_mb=%d budget_t10=%.1f "
