@@ -6,7 +6,7 @@
 # key is on and every promotion candidate walks its cgroup's ancestry.
 # Without memory.promote_rate_max (stock, the series) it runs "off" only.
 set -u
-vmtest=/work/main/build/vm/tierd-vmtest
+vmtest=${TIERD_VMTEST:-/work/main/build/vm/tierd-vmtest}
 rounds=${1:-2}
 cgr=/sys/fs/cgroup
 echo +memory >$cgr/cgroup.subtree_control
@@ -21,7 +21,12 @@ while [ $i -lt "$rounds" ]; do
 			echo 1G >$cgr/keyon/memory.promote_rate_max || exit 1
 		fi
 		echo "== round $i key $key at $(cut -d' ' -f1 /proc/uptime)s"
+		grep -E '^(pgpromote_candidate|pgpromote_refused_rate|numa_hint_faults) ' /proc/vmstat >/tmp/vm0
 		TIERD_FAULT_DEPTHS="1 32" $vmtest fault-cost 2>&1 | grep -a 'FAULTCOST\|FAIL\|PASS' | sed "s/^/key=$key /"
+		# how many hinting faults reached the budget check (candidates:
+		# past the hot threshold and the ceiling) in this round
+		grep -E '^(pgpromote_candidate|pgpromote_refused_rate|numa_hint_faults) ' /proc/vmstat |
+			paste -d' ' /tmp/vm0 - | awk -v k=$key '{ printf "key=%s VMSTAT %s %d\n", k, $1, $4 - $2 }'
 		if [ $key = on ]; then
 			echo max >$cgr/keyon/memory.promote_rate_max
 			rmdir $cgr/keyon
