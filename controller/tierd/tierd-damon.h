@@ -466,9 +466,8 @@ int damon_driver_hot_save(const struct damon_driver *drv, int run_fd,
 
 /*
  * The promotion budget on the knob backend: memory.promote_rate_max (bytes
- * per second, "max"; hierarchical; the series' next patch, in
- * kernel-patches/next/) of each managed
- * cgroup whose class sets promote_budget, written where it differs.  A
+ * per second, "max"; hierarchical; patch 19 of the kernel series) of each
+ * managed cgroup whose class sets promote_budget, written where it differs.  A
  * kernel without the file: *ret_unsupported counts those cgroups (tierd
  * says it once).  Returns the number of writes, or -ENOMEM.
  */

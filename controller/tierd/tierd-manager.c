@@ -897,8 +897,7 @@ static void damon_budget_knob(struct manager *m, int root_fd, const struct damon
 			 manager_dry_run(m) ? "would write" : "wrote", r);
 	if (unsupported && !m->said_budget_unsupported)
 		log_warning("promote_budget: unsupported on this kernel (no %s; it comes with "
-			    "the series' next patch, kernel-patches/next/): %zu cgroups promote "
-			    "without a budget",
+			    "patch 19 of the kernel series): %zu cgroups promote without a budget",
 			    DAMON_PROMOTE_RATE_FILE, unsupported);
 	m->said_budget_unsupported = unsupported > 0;
 }
