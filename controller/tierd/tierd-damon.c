@@ -150,6 +150,16 @@ unsigned damon_quota_scale_next(unsigned cur, uint64_t tried, uint64_t applied, 
 	return (unsigned)next;
 }
 
+unsigned damon_budget_scale_next(unsigned cur, uint64_t tried, uint64_t applied, uint64_t want,
+				 bool exhausted)
+{
+	unsigned next = damon_quota_scale_next(cur, tried, applied, want, exhausted);
+	unsigned c = cur ?: DAMON_SCALE_ONE;
+	uint64_t cap = (uint64_t)c * DAMON_BUDGET_STEP_MAX / DAMON_SCALE_ONE;
+
+	return next > c && next > cap ? (unsigned)cap : next;
+}
+
 uint64_t damon_quota_scaled(uint64_t quota, unsigned scale)
 {
 	uint64_t q;
@@ -1928,8 +1938,9 @@ static int kd_feedback(struct damon_driver *drv, struct kd *k)
 		/* the quota's bytes over the window, at scale one */
 		want = (uint64_t)((now - x->fb_ms) * (double)x->quota_bytes /
 				  (double)slot_reset_ms(x));
-		next = damon_quota_scale_next(cur, tried, applied, want,
-					      st.qt_exceeds > x->fb_exceeds);
+		next = (x->kind == DAMON_DEMOTE ? damon_quota_scale_next :
+						  damon_budget_scale_next)(cur, tried, applied, want,
+									   st.qt_exceeds > x->fb_exceeds);
 		dlog(drv, LOG_DEBUG, 0, "DAMON: quota of %s (%s, scheme %zu): %.1f s tried %" PRIu64
 		     " kB, applied %" PRIu64 " kB (want %" PRIu64 " kB), exceeded %" PRIu64
 		     " times; scale %u%% -> %u%%", x->memcg, x->kind == DAMON_DEMOTE ? "demote" : "promote", j,

@@ -317,6 +317,19 @@ uint64_t damon_promote_trickle(uint64_t target);
 #define DAMON_SCALE_MAX 800
 #define DAMON_FB_TICKS 2
 #define DAMON_FB_MIN_TRIED (1ull << 20)
+/*
+ * A promotion budget's scale (damon_quota_scale_next() for a migrate_hot
+ * with a budget): up by half at most per reading.  The budget is a rate
+ * the cgroup must not exceed, and the overshoot above is (scale - 1) x
+ * want: with doubling, one run of damon-tierd-budget (2026-12-08) went from
+ * 3 tried per applied byte (its neighbour's regions in the tried ones) to 1
+ * when the neighbour was done, and promoted 32 MB in 2.5 s on an 8 MB/s
+ * budget (11.4 MB/s from 10% to 90%).  Demotion keeps doubling: a
+ * cgroup above its share should get there fast.
+ */
+#define DAMON_BUDGET_STEP_MAX 150
+unsigned damon_budget_scale_next(unsigned cur, uint64_t tried, uint64_t applied, uint64_t want,
+				 bool exhausted);
 unsigned damon_quota_scale_next(unsigned cur, uint64_t tried, uint64_t applied, uint64_t want,
 				bool exhausted);
 /* quota x scale / DAMON_SCALE_ONE, page-aligned, a page at least (0: 0). */

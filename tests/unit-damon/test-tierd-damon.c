@@ -261,6 +261,15 @@ START_TEST(test_quota_scale)
 	ck_assert_uint_eq(damon_quota_scale_next(DAMON_SCALE_MAX, 24 * M, 1 * M, 24 * M, true),
 			  DAMON_SCALE_MAX);
 
+	/* a budget goes up by half at most: the tried / applied 3 of the
+	 * run that promoted 11.4 MB/s on 8 (2026-12-08), then as before */
+	ck_assert_uint_eq(damon_budget_scale_next(DAMON_SCALE_ONE, 24 * M, 8 * M, 19 * M, true), 150);
+	ck_assert_uint_eq(damon_budget_scale_next(0, 24 * M, 8 * M, 19 * M, true), 150);
+	ck_assert_uint_eq(damon_budget_scale_next(150, 60 * M, 30 * M, 64 * M, true), 225);
+	ck_assert_uint_eq(damon_budget_scale_next(300, 72 * M, 72 * M / 5, 24 * M, true), 450);
+	ck_assert_uint_eq(damon_budget_scale_next(200, 32 * M, 32 * M, 20 * M, true), 125);
+	ck_assert_uint_eq(damon_budget_scale_next(500, 120 * M, 23 * M, 24 * M, true), 500);
+
 	/* a hot-set window whose resident bytes moved by a quarter and 4 MB */
 	ck_assert(!damon_hot_moved(256 * M, 256 * M));
 	ck_assert(!damon_hot_moved(256 * M, 200 * M));

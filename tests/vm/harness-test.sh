@@ -187,6 +187,24 @@ out=$("$run_vm" -q --timeout 120 --loglevel 1 --kernel "$kernel" /bin/sh -c \
 check "a WARNING only the kernel log dump has fails the run" 126 "$?"
 rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
 
+# An "Oops: int3" alone (QEMU TCG's stale translation of live-patched
+# text, see run-vm) is run again once, then fails; with anything else
+# beside it, no second run.
+int3='Oops: int3: 0000 [#1] PREEMPT SMP NOPTI'
+out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c "echo '<0>$int3' >/dev/kmsg")
+rc=$?
+check "an Oops: int3 alone, twice, fails the run" 126 "$rc"
+check "an Oops: int3 alone: run again once" 1 "$(echo "$out" | grep -c 'running it again, once')"
+rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')" \
+	"$(echo "$out" | sed -n 's/.*; log in \(.*\)): running it again.*/\1/p')"
+out=$("$run_vm" -q --timeout 120 --kernel "$kernel" /bin/sh -c \
+	"echo '<0>$int3' >/dev/kmsg; echo '<4>$fake' >/dev/kmsg")
+rc=$?
+check "an Oops: int3 with a WARNING fails the run" 126 "$rc"
+check "an Oops: int3 with a WARNING: no second run" 0 \
+	"$(echo "$out" | grep -c 'running it again, once')"
+rm -f "$(echo "$out" | sed -n 's/.*serial log kept in //p')"
+
 # --lru-gen: MGLRU off and on, as the guest sees it; a kernel without
 # MGLRU fails the run (125) and says why.
 lru=/sys/kernel/mm/lru_gen/enabled

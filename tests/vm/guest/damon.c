@@ -1470,10 +1470,23 @@ static void schemes_dump(const char *want, unsigned long long *ret_quota,
 	for (unsigned k = 0; k < 2; k++) {
 		char p[256];
 
+		int r = -EBUSY;
+
 		snprintf(p, sizeof(p), DAMON_ADMIN "/kdamonds/%u/state", k);
-		if (write_attr(p, "update_schemes_stats") < 0)
+		/* DAMON's sysfs takes its lock with mutex_trylock(): -EBUSY
+		 * while a kdamond holds it (one of four runs on 2026-12-08
+		 * read no stats at all here and failed on a quota of 0) */
+		for (int t = 0; t < 50 && r == -EBUSY; t++) {
+			r = write_attr(p, "update_schemes_stats");
+			if (r == -EBUSY)
+				usleep(20000);
+		}
+		if (r < 0) {
+			msg("  kdamond %u: update_schemes_stats: %s", k, strerror(-r));
 			continue;
-		(void)write_attr(p, "update_schemes_effective_quotas");
+		}
+		for (int t = 0; t < 50 && write_attr(p, "update_schemes_effective_quotas") == -EBUSY; t++)
+			usleep(20000);
 		for (unsigned i = 0; i < 16; i++) {
 			char act[32] = "", mc[256] = "", q[32] = "", eq[32] = "", qe[32] = "",
 			     tried[32] = "", applied[32] = "";
