@@ -1237,12 +1237,14 @@ fail:
  * open (no second path walk per cgroup). */
 struct walk {
 	struct tier_ctx *ctx;
-	/* each cgroup, in pre-order, with its directory open as dfd; a
-	 * negative errno stops the walk (only -ENOMEM does) */
-	int (*visit)(struct walk *w, int dfd, const char *cgroup);
+	/* each cgroup, in pre-order, with its directory open as dfd (and its
+	 * interned path when the walk interns: an observe); a negative errno
+	 * stops the walk (only -ENOMEM does) */
+	int (*visit)(struct walk *w, int dfd, const char *cgroup, struct cgpath *path);
 	char **out;			/* enumerate */
 	size_t n, alloc;
 	struct tier_observed *obs;	/* observe */
+	bool intern;			/* give each visit its interned path */
 	unsigned flags;
 	unsigned skipped;
 	struct observe_walk ow;		/* observe: shared by its cgroups */
@@ -1257,7 +1259,7 @@ static void walk_skip(struct walk *w, const char *cgroup, int r)
 				 : strerror(-r));
 }
 
-static int visit_enumerate(struct walk *w, int dfd, const char *cgroup)
+static int visit_enumerate(struct walk *w, int dfd, const char *cgroup, struct cgpath *path)
 {
 	char *copy = strdup(cgroup);
 
@@ -1268,7 +1270,8 @@ static int visit_enumerate(struct walk *w, int dfd, const char *cgroup)
 	return 0;
 }
 
-static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
+static int walk_rec(struct walk *w, int dfd, const char *cgroup, struct cgpath *path,
+		    unsigned depth)
 {
 	char **children = NULL;
 	size_t nc = 0, l = strlen(cgroup);
@@ -1280,7 +1283,7 @@ static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
 	 * annotation record by the inode) and the walk's. */
 	have_st = fstat(dfd, &st) == 0;
 	w->ow.st = have_st ? &st : NULL;
-	r = w->visit(w, dfd, cgroup);
+	r = w->visit(w, dfd, cgroup, path);
 	w->ow.st = NULL;
 	if (r < 0)
 		return r;
@@ -1298,9 +1301,12 @@ static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
 	for (size_t i = 0; i < nc; i++) {
 		_cleanup_free_ char *child = NULL;
 		_cleanup_close_ int cfd = -1;
+		struct cgpath *cpath = NULL;
+		int cl;
 
-		if (asprintf(&child, "%s%s%s", cgroup, (l && cgroup[l - 1] == '/') ? "" : "/",
-			     children[i]) < 0) {
+		cl = asprintf(&child, "%s%s%s", cgroup, (l && cgroup[l - 1] == '/') ? "" : "/",
+			      children[i]);
+		if (cl < 0) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -1319,7 +1325,17 @@ static int walk_rec(struct walk *w, int dfd, const char *cgroup, unsigned depth)
 			walk_skip(w, child, cfd);
 			continue;
 		}
-		r = walk_rec(w, cfd, child, depth + 1);
+		if (w->intern) {
+			/* the child names itself, its parent holds the rest */
+			cpath = cgpath_new_child(path, children[i], strlen(children[i]),
+						 tier_hash(child, (size_t)cl));
+			if (!cpath) {
+				r = -ENOMEM;
+				goto out;
+			}
+		}
+		r = walk_rec(w, cfd, child, cpath, depth + 1);
+		cgpath_unref(cpath);
 		if (r < 0)
 			goto out;
 	}
@@ -1333,6 +1349,7 @@ out:
 static int walk_tree(struct walk *w, const char *subtree)
 {
 	_cleanup_close_ int fd = -1;
+	struct cgpath *path = NULL;
 	int r;
 
 	if (!subtree)
@@ -1342,7 +1359,13 @@ static int walk_tree(struct walk *w, const char *subtree)
 	fd = cgroup_open_dir(w->ctx, subtree);
 	if (fd < 0)
 		return fd == -ENOTDIR ? -ENOENT : fd;
-	r = walk_rec(w, fd, subtree, 0);
+	if (w->intern) {
+		path = cgpath_new(subtree, strlen(subtree));
+		if (!path)
+			return -ENOMEM;
+	}
+	r = walk_rec(w, fd, subtree, path, 0);
+	cgpath_unref(path);
 	if (r < 0)
 		return r;
 	if (w->skipped > 1)
@@ -1905,12 +1928,13 @@ static int read_u64_at(int dfd, const char *file, uint64_t *ret)
  * (else a cgroup whose processes cannot be read just has no executables).
  */
 static int observe_matched(struct tier_ctx *ctx, int dfd, struct observe_walk *ow,
-			   struct tier_observed_cgroup *c, unsigned flags, bool strict)
+			   const char *cgroup, struct tier_observed_cgroup *c, unsigned flags,
+			   bool strict)
 {
 	char **strv = NULL;
 	int r;
 
-	r = tier_cgroup_path_unit(c->path, &c->unit);
+	r = tier_cgroup_path_unit(cgroup, &c->unit);
 	if (r == -ENOMEM)
 		return r;
 	if (flags & TIER_OBSERVE_EXE) {
@@ -1932,7 +1956,7 @@ static int observe_matched(struct tier_ctx *ctx, int dfd, struct observe_walk *o
 }
 
 /* Fill one observed cgroup from its open directory dfd. */
-static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow,
+static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow, const char *cgroup,
 		      struct tier_observed_cgroup *c, unsigned flags)
 {
 	_cleanup_free_ char *mode = NULL;
@@ -1949,18 +1973,18 @@ static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow,
 		c->memory_low = v;
 	if (read_u64_at(dfd, "memory.high", &v) >= 0)
 		c->memory_high = v;
-	return observe_matched(ctx, dfd, ow, c, flags, false);
+	return observe_matched(ctx, dfd, ow, cgroup, c, flags, false);
 }
 
-static int visit_observe(struct walk *w, int dfd, const char *cgroup)
+static int visit_observe(struct walk *w, int dfd, const char *cgroup, struct cgpath *path)
 {
 	struct tier_observed_cgroup *c;
 	int r;
 
-	r = tier_observed_add(w->obs, cgroup, &c);
+	r = observed_add_path(w->obs, path, &c);
 	if (r < 0)
 		return r;
-	r = observe_at(w->ctx, dfd, &w->ow, c, w->flags);
+	r = observe_at(w->ctx, dfd, &w->ow, cgroup, c, w->flags);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -1975,7 +1999,7 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
 			  const char *subtree, unsigned flags, struct tier_observed **ret_observed)
 {
 	_cleanup_(tier_observed_freep) struct tier_observed *o = NULL;
-	struct walk w = { .ctx = ctx, .visit = visit_observe, .flags = flags,
+	struct walk w = { .ctx = ctx, .visit = visit_observe, .flags = flags, .intern = true,
 			  .ow.record_dirfd = OBSERVE_WALK_UNOPENED };
 	int r;
 
@@ -2016,7 +2040,7 @@ _public_ int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topo
 	 * (memory.low 0 and memory.high max are tier_observed_add()'s). */
 	c->mode_supported = true;
 	c->mode = TIER_MODE_INHERIT;
-	r = observe_matched(ctx, dfd, NULL, c, flags, true);
+	r = observe_matched(ctx, dfd, NULL, path, c, flags, true);
 	if (r < 0)
 		return r;
 	*ret_observed = TAKE_PTR(o);

@@ -2,6 +2,7 @@
 #ifndef LIBTIER_PRIVATE_H
 #define LIBTIER_PRIVATE_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -130,6 +131,12 @@ int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, 
 /* The element named by the first len bytes of name, or SIZE_MAX. */
 size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
 		       const char *name, size_t len);
+/* The same for elements that are not strings (interned paths): added by
+ * the tier_hash() of their name, found by eq(owner, i, name, len). */
+typedef bool (*name_eq_fn)(const void *owner, size_t i, const char *name, size_t len);
+int name_table_add_hash(struct name_table *t, uint64_t hash, size_t idx);
+size_t name_table_find_eq(const struct name_table *t, const void *owner, name_eq_fn eq,
+			  const char *name, size_t len);
 void name_table_free(struct name_table *t);
 
 /* policy.c: the capacity a percentage is of (fast tier minus fast_tier_reserve) */
@@ -203,9 +210,46 @@ struct observe_walk {
 };
 int observe_annotations(int dfd, struct observe_walk *ow, char ***ret);
 
+/*
+ * path.c: an interned cgroup path, its parent's and its own name (issue 24:
+ * a plan of 2,252 cgroups with 64 KB paths held 128 MB of whole paths).
+ * Refcounted; a child holds a reference to its parent.  A path without a
+ * parent holds its whole path as its name ("/" for the root, or "/a/b" for
+ * a cgroup whose parent nobody interned).  The whole path is parent's +
+ * '/' + name (no '/' after the root); hash is tier_hash() of it, so a table
+ * of paths is searched with a plain string.  Owners: observed cgroups, plan
+ * entries (and their dup copies), apply results, share candidates.
+ */
+#define CGPATH_LEN_MAX ((size_t)INT32_MAX)
+struct cgpath {
+	struct cgpath *parent;		/* NULL: name is the whole path */
+	uint32_t refs;
+	uint32_t name_len;
+	uint32_t len;			/* of the whole path */
+	uint64_t hash;			/* tier_hash() of the whole path */
+	char name[];
+};
+/* A parentless path of the len bytes of path (absolute); NULL on ENOMEM or
+ * a path that is not absolute or longer than CGPATH_LEN_MAX. */
+struct cgpath *cgpath_new(const char *path, size_t len);
+/* name below parent (referenced); hash is tier_hash() of the whole path. */
+struct cgpath *cgpath_new_child(struct cgpath *parent, const char *name, size_t name_len,
+				uint64_t hash);
+struct cgpath *cgpath_ref(struct cgpath *p);
+void cgpath_unref(struct cgpath *p);
+/* The whole path into buf, which has room for p->len + 1 bytes. */
+void cgpath_build(const struct cgpath *p, char *buf);
+/* The public accessors' convention: the length, or -ENAMETOOLONG if size
+ * <= length; buf NULL and size 0 give the length; -EINVAL. */
+int cgpath_format(const struct cgpath *p, char *buf, size_t size);
+int cgpath_dup(const struct cgpath *p, char **ret);
+/* Is p's whole path the len bytes of s?  Is it top or below it? */
+bool cgpath_equal(const struct cgpath *p, const char *s, size_t len);
+bool cgpath_below(const struct cgpath *p, const char *top, size_t top_len);
+
 /* observed.c */
 struct tier_observed_cgroup {
-	char *path;
+	struct cgpath *path;
 	char *unit;				/* or NULL */
 	char **exes;				/* NULL-terminated, or NULL */
 	size_t n_exes, alloc_exes;
@@ -228,11 +272,14 @@ void observed_cgroup_free(struct tier_observed_cgroup *c);
 /* Take ownership of strv (NULL-terminated, n entries) as the exes or annotations. */
 void observed_cgroup_take_exes(struct tier_observed_cgroup *c, char **strv);
 void observed_cgroup_take_annotations(struct tier_observed_cgroup *c, char **strv);
+/* tier_observed_add() of an interned path (referenced). */
+int observed_add_path(struct tier_observed *observed, struct cgpath *path,
+		      struct tier_observed_cgroup **ret_cgroup);
 /* Drop the last cgroup added (it vanished while being read). */
 void observed_drop_last(struct tier_observed *o);
 
 /* evaluate.c: a plan entry.  Entries of a plan and tier_plan_entry_dup()
- * copies are one allocation each, with the path at its end. */
+ * copies hold a reference to their interned path. */
 /* The layouts behind lib/tier.h's opaque class, matcher and rule (2.0). */
 struct tier_class {
 	const char *name;
@@ -277,11 +324,13 @@ struct tier_plan_entry {
 	unsigned weight;			/* fairness inputs of the class */
 	uint64_t toptier_min, toptier_max;
 	struct hmap_node node;			/* in the plan's table, by path */
-	char path[];
+	struct cgpath *path;			/* a reference */
 };
 
-/* A zeroed, unmanaged entry for path (one allocation, free()); NULL on ENOMEM. */
-struct tier_plan_entry *plan_entry_new(const char *path);
+/* A zeroed, unmanaged entry for path (a new reference); NULL on ENOMEM.
+ * Free with plan_entry_free(). */
+struct tier_plan_entry *plan_entry_new(struct cgpath *path);
+void plan_entry_free(struct tier_plan_entry *e);
 
 /* The desired values of a class (set[] and desired[] of e, and its fairness
  * inputs), with percentages against capacity, as tier_evaluate() decides them. */

@@ -200,13 +200,17 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		const char *path = tier_plan_entry_path(e);
 		struct tierd_metrics_cgroup *c = &m->cgroups[m->n_cgroups];
 		_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
+		_cleanup_free_ char *path = NULL;
 		uint64_t mode, eff;
 
 		if (!tier_plan_entry_rule(e))
 			continue;
+		/* the entry holds its name, its parent the rest */
+		r = tier_plan_entry_path_dup(e, &path);
+		if (r < 0)
+			goto out;
 		r = tier_cgroup_reader_read(rd, topo, path,
 					    TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE |
 						    TIER_INFO_RESIDENCY,

@@ -389,7 +389,7 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	       n_unsupported = 0;
 	_cleanup_free_ struct status_row *rows = NULL;
 	char **strs = NULL;
-	size_t n_strs = 0;
+	size_t n_strs = 0, alloc_strs = 0;
 	struct daemon_status d = { 0 };
 	bool all = t->verb_option;
 	_cleanup_(tier_cgroup_reader_freep) struct tier_cgroup_reader *rd = NULL;
@@ -430,12 +430,20 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
 		struct status_row *row = &rows[n_rows];
+		char *path = NULL;
 
 		if (!tier_plan_entry_rule(e) && !all)
 			continue;
+		/* the plan holds each name once; a row needs its whole path */
+		if (tier_plan_entry_path_dup(e, &path) < 0 ||
+		    ARRAY_PUSH(strs, n_strs, alloc_strs, path) < 0) {
+			free(path);
+			rc = fail(-ENOMEM, "status");
+			goto out;
+		}
 		*row = (struct status_row){
 			.e = e,
-			.path = tier_plan_entry_path(e),
+			.path = path,
 			.class_name = tier_plan_entry_rule(e) ? tier_class_name(tier_plan_entry_class(e)) : NULL,
 			.rule_name = tier_plan_entry_rule(e) ? tier_rule_name(tier_plan_entry_rule(e)) : NULL,
 		};

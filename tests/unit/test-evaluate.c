@@ -73,7 +73,7 @@ START_TEST(test_first_match)
 	ck_assert_uint_eq(tier_plan_count(plan), 9);
 
 	e = tier_plan_entry(plan, 0); /* the root is never managed */
-	ck_assert_str_eq(tier_plan_entry_path(e), "/");
+	ck_assert_str_eq(fx_entry_path(e), "/");
 	ck_assert_ptr_null(tier_plan_entry_rule(e));
 	ck_assert(!e_sets(e, TIER_ATTR_NUMA_BALANCING));
 
@@ -83,7 +83,9 @@ START_TEST(test_first_match)
 	ck_assert_int_eq(tier_matcher_kind(tier_plan_entry_matcher(e)), TIER_MATCH_CGROUP);
 	ck_assert_str_eq(tier_matcher_pattern(tier_plan_entry_matcher(e)), "/system.slice/postgresql*.service");
 	ck_assert_uint_eq(tier_matcher_line(tier_plan_entry_matcher(e)), 14);
-	ck_assert_str_eq(tier_plan_entry_matched_value(e), "/system.slice/postgresql@15.service");
+	/* a cgroup matcher matched the path: no value of its own */
+	ck_assert_ptr_null(tier_plan_entry_matched_value(e));
+	ck_assert_str_eq(fx_entry_path(e), "/system.slice/postgresql@15.service");
 	ck_assert(e_sets(e, TIER_ATTR_NUMA_BALANCING));
 	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_FULL);
 	ck_assert(e_sets(e, TIER_ATTR_MEMORY_LOW));
@@ -166,12 +168,14 @@ START_TEST(test_evaluate_consume)
 	for (size_t i = 0; i < tier_plan_count(a); i++) {
 		const struct tier_plan_entry *x = tier_plan_entry(a, i), *y = tier_plan_entry(b, i);
 
-		ck_assert_str_eq(tier_plan_entry_path(y), tier_plan_entry_path(x));
+		ck_assert_str_eq(fx_entry_path(y), fx_entry_path(x));
 		ck_assert_ptr_eq(tier_plan_entry_rule(y), tier_plan_entry_rule(x));
 		ck_assert_ptr_eq(tier_plan_entry_class(y), tier_plan_entry_class(x));
-		if (tier_plan_entry_rule(x))
+		if (tier_plan_entry_rule(x) && tier_plan_entry_matched_value(x))
 			ck_assert_str_eq(tier_plan_entry_matched_value(y),
 					 tier_plan_entry_matched_value(x));
+		else
+			ck_assert_ptr_null(tier_plan_entry_matched_value(y));
 	}
 	ck_assert_str_eq(tier_plan_entry_matched_value(tier_plan_entry(b, 2)), "/usr/sbin/mysqld");
 	tier_plan_free(a);
@@ -201,7 +205,7 @@ START_TEST(test_unmanaged_and_pure)
 	memset(path, 'x', sizeof(path) - 1);
 	memset(unit, 'x', sizeof(unit) - 1);
 	e = tier_plan_entry(plan, 0);
-	ck_assert_str_eq(tier_plan_entry_path(e), "/system.slice/a.service");
+	ck_assert_str_eq(fx_entry_path(e), "/system.slice/a.service");
 	ck_assert_str_eq(tier_plan_entry_matched_value(e), "a.service");
 	/* class default */
 	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_INHERIT);
@@ -291,7 +295,7 @@ START_TEST(test_plan_update)
 	ck_assert_int_eq(tier_plan_remove(plan, NULL), -EINVAL);
 	ck_assert_uint_eq(tier_plan_count(plan), 3);
 	ck_assert_ptr_null(tier_plan_find(plan, "/system.slice/postgresql@15.service"));
-	ck_assert_str_eq(tier_plan_entry_path(tier_plan_entry(plan, 1)), "/batch.slice/a");
+	ck_assert_str_eq(fx_entry_path(tier_plan_entry(plan, 1)), "/batch.slice/a");
 	ck_assert_ptr_eq(tier_plan_entry(plan, 2), e);
 	ck_assert_ptr_eq(tier_plan_find(plan, "/batch.slice/a"), tier_plan_entry(plan, 1));
 	ck_assert_int_eq(tier_plan_update(plan, o1), 0);
@@ -337,7 +341,7 @@ START_TEST(test_plan_many)
 		e = tier_plan_find(plan, path);
 		if (i % 2) {
 			ck_assert_ptr_nonnull(e);
-			ck_assert_str_eq(tier_plan_entry_path(e), path);
+			ck_assert_str_eq(fx_entry_path(e), path);
 			ck_assert_ptr_eq(e, tier_plan_entry(plan, i / 2));
 		} else {
 			ck_assert_ptr_null(e);
