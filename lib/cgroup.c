@@ -1239,11 +1239,16 @@ struct walk {
 	struct tier_ctx *ctx;
 	/* each cgroup, in pre-order, with its directory open as dfd (and its
 	 * interned path when the walk interns: an observe); a negative errno
-	 * stops the walk (only -ENOMEM does) */
+	 * stops the walk (-ENOMEM, or what a tier_plan_observe() caller's
+	 * visit returned) */
 	int (*visit)(struct walk *w, int dfd, const char *cgroup, struct cgpath *path);
 	char **out;			/* enumerate */
 	size_t n, alloc;
 	struct tier_observed *obs;	/* observe */
+	struct tier_plan *plan;		/* tier_plan_observe() */
+	struct update_scratch sc;	/* its evaluation's */
+	tier_plan_visit_fn plan_visit;	/* and its caller's */
+	void *plan_userdata;
 	bool intern;			/* give each visit its interned path */
 	unsigned flags;
 	unsigned skipped;
@@ -1955,12 +1960,10 @@ static int observe_matched(struct tier_ctx *ctx, int dfd, struct observe_walk *o
 	return 0;
 }
 
-/* Fill one observed cgroup from its open directory dfd. */
-static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow, const char *cgroup,
-		      struct tier_observed_cgroup *c, unsigned flags)
+/* The current memory.numa_balancing of the cgroup dfd into c; -ENOMEM. */
+static int observe_mode_at(int dfd, struct tier_observed_cgroup *c)
 {
 	_cleanup_free_ char *mode = NULL;
-	uint64_t v;
 	int r;
 
 	r = sysfs_read_attr_at(dfd, "memory.numa_balancing", &mode);
@@ -1969,6 +1972,19 @@ static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow, co
 	c->mode_supported = r >= 0 && tier_mode_from_string(strip(mode), &c->mode) >= 0;
 	if (!c->mode_supported)
 		c->mode = TIER_MODE_INHERIT;
+	return 0;
+}
+
+/* Fill one observed cgroup from its open directory dfd. */
+static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow, const char *cgroup,
+		      struct tier_observed_cgroup *c, unsigned flags)
+{
+	uint64_t v;
+	int r;
+
+	r = observe_mode_at(dfd, c);
+	if (r < 0)
+		return r;
 	if (read_u64_at(dfd, "memory.low", &v) >= 0)
 		c->memory_low = v;
 	if (read_u64_at(dfd, "memory.high", &v) >= 0)
@@ -2018,6 +2034,59 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
 		return r;
 	*ret_observed = TAKE_PTR(o);
 	return 0;
+}
+
+/*
+ * tier_plan_observe(): each cgroup decided as the walk reaches it.  The
+ * observed cgroup lives for the visit only (its path is the walk's); the
+ * values the entry sets are read after the decision, so a cgroup's files
+ * are read once and only those an apply would read.
+ */
+static int visit_plan(struct walk *w, int dfd, const char *cgroup, struct cgpath *path)
+{
+	struct tier_observed_cgroup c = {
+		.path = path,
+		.mode = TIER_MODE_INHERIT,
+		.memory_high = UINT64_MAX,
+	};
+	struct tier_plan_entry *e = NULL;
+	uint64_t v;
+	int r;
+
+	r = observe_matched(w->ctx, dfd, &w->ow, cgroup, &c, w->flags, false);
+	/* the mode of every cgroup: what explain says of an unmanaged one */
+	if (r >= 0)
+		r = observe_mode_at(dfd, &c);
+	if (r >= 0)
+		r = plan_decide(w->plan, &c, &w->sc, &e);
+	if (r >= 0 && e->set[TIER_ATTR_MEMORY_LOW] && read_u64_at(dfd, "memory.low", &v) >= 0)
+		e->current[TIER_ATTR_MEMORY_LOW] = v;
+	if (r >= 0 && e->set[TIER_ATTR_MEMORY_HIGH] && read_u64_at(dfd, "memory.high", &v) >= 0)
+		e->current[TIER_ATTR_MEMORY_HIGH] = v;
+	free(c.unit);
+	tier_strv_free(c.exes);
+	tier_strv_free(c.annotations);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	/* the caller's turn, the directory still open */
+	return w->plan_visit ? w->plan_visit(w->plan_userdata, e, dfd) : 0;
+}
+
+_public_ int tier_plan_observe(struct tier_plan *plan, struct tier_ctx *ctx, const char *subtree,
+			       unsigned flags, tier_plan_visit_fn visit, void *userdata)
+{
+	struct walk w = { .ctx = ctx, .visit = visit_plan, .flags = flags, .intern = true,
+			  .plan = plan, .plan_visit = visit, .plan_userdata = userdata,
+			  .ow.record_dirfd = OBSERVE_WALK_UNOPENED };
+	int r;
+
+	if (!plan || !ctx || (flags & ~(TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS)))
+		return -EINVAL;
+	r = walk_tree(&w, subtree);
+	if (w.ow.record_dirfd >= 0)
+		close(w.ow.record_dirfd);
+	update_scratch_done(&w.sc);
+	return r;
 }
 
 _public_ int tier_observe_cgroup_at(struct tier_ctx *ctx, const struct tier_topology *topo, int dfd,

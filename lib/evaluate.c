@@ -345,15 +345,7 @@ static int decide(struct tier_plan_entry *e, const struct policy_rule *r, size_t
 	return 0;
 }
 
-/* What one tier_plan_update() reuses from cgroup to cgroup. */
-struct update_scratch {
-	struct index_cand *cands;
-	size_t n_cands, alloc_cands;
-	char *path;			/* the cgroup's whole path, built here */
-	size_t alloc_path;
-};
-
-static void update_scratch_done(struct update_scratch *sc)
+void update_scratch_done(struct update_scratch *sc)
 {
 	free(sc->cands);
 	free(sc->path);
@@ -362,6 +354,12 @@ static void update_scratch_done(struct update_scratch *sc)
 /* Evaluate one observed cgroup into its entry (found by hash, or new). */
 static int plan_update_one(struct tier_plan *plan, const struct tier_observed_cgroup *c,
 			   struct update_scratch *sc)
+{
+	return plan_decide(plan, c, sc, NULL);
+}
+
+int plan_decide(struct tier_plan *plan, const struct tier_observed_cgroup *c,
+		struct update_scratch *sc, struct tier_plan_entry **ret_entry)
 {
 	const struct tier_policy *policy = plan->policy;
 	size_t path_len = c->path->len, unit_len;
@@ -386,6 +384,8 @@ static int plan_update_one(struct tier_plan *plan, const struct tier_observed_cg
 			return r;
 	}
 	entry_reset(e, c);
+	if (ret_entry)
+		*ret_entry = e;
 	if (is_root(path))
 		return 0;
 	unit_len = c->unit ? strlen(c->unit) : 0;
@@ -432,34 +432,6 @@ _public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_o
 	if (r < 0)
 		return r;
 	r = tier_plan_update(plan, observed);
-	if (r < 0) {
-		tier_plan_free(plan);
-		return r;
-	}
-	*ret_plan = plan;
-	return 0;
-}
-
-int tier_evaluate_consume(const struct tier_policy *policy, struct tier_observed *observed,
-			  struct tier_plan **ret_plan)
-{
-	struct update_scratch sc = {};
-	struct tier_plan *plan = NULL;
-	int r;
-
-	if (!policy || !observed || !ret_plan) {
-		tier_observed_free(observed);
-		return -EINVAL;
-	}
-	r = tier_plan_new(policy, observed->fast_capacity, &plan);
-	for (size_t i = 0; r >= 0 && i < observed->n; i++) {
-		r = plan_update_one(plan, observed->cgroups[i], &sc);
-		/* the plan holds what it needs of the cgroup (its own copies) */
-		observed_cgroup_free(observed->cgroups[i]);
-		observed->cgroups[i] = NULL;
-	}
-	tier_observed_free(observed);
-	update_scratch_done(&sc);
 	if (r < 0) {
 		tier_plan_free(plan);
 		return r;
@@ -587,6 +559,18 @@ _public_ int tier_plan_entry_get_current(const struct tier_plan_entry *entry, en
 		return -EOPNOTSUPP;
 	*ret_value = entry->current[attr];
 	return 0;
+}
+
+bool tier_plan_entry_in_sync(const struct tier_plan_entry *entry)
+{
+	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
+		if (!entry->set[a])
+			continue;
+		if ((a == TIER_ATTR_NUMA_BALANCING && !entry->mode_supported) ||
+		    entry->current[a] != entry->desired[a])
+			return false;
+	}
+	return true;
 }
 
 _public_ unsigned tier_plan_entry_weight(const struct tier_plan_entry *entry)

@@ -327,6 +327,19 @@ struct tier_plan_entry {
 	struct cgpath *path;			/* a reference */
 };
 
+/* What one tier_plan_update() reuses from cgroup to cgroup (zeroed to
+ * start; update_scratch_done() at the end). */
+struct update_scratch {
+	struct index_cand *cands;
+	size_t n_cands, alloc_cands;
+	char *path;			/* the cgroup's whole path, built here */
+	size_t alloc_path;
+};
+void update_scratch_done(struct update_scratch *sc);
+/* tier_plan_update() of one cgroup; *ret_entry (may be NULL) its entry. */
+int plan_decide(struct tier_plan *plan, const struct tier_observed_cgroup *c,
+		struct update_scratch *sc, struct tier_plan_entry **ret_entry);
+
 /* A zeroed, unmanaged entry for path (a new reference); NULL on ENOMEM.
  * Free with plan_entry_free(). */
 struct tier_plan_entry *plan_entry_new(struct cgpath *path);

@@ -488,16 +488,6 @@ int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
 
 
 /*
- * tier_evaluate() that consumes observed (freed, also on failure): each
- * cgroup's observed state is freed as soon as its plan entry is made, so
- * the two are not held whole at once.  tierd's full pass: with 2,252
- * cgroups of paths up to 64 KB, both were in memory together, each path
- * twice, at every startup, reload and rescan.
- */
-int tier_evaluate_consume(const struct tier_policy *policy, struct tier_observed *observed,
-			  struct tier_plan **ret_plan);
-
-/*
  * Interned paths (lib/path.c) for the project's programs, which key their
  * own tables by a plan entry's path without building it:
  *  - tier_plan_entry_path_dup(), tier_apply_result_path_dup(): the whole
@@ -518,6 +508,13 @@ int tier_evaluate_consume(const struct tier_policy *policy, struct tier_observed
  */
 int tier_plan_intern_from(struct tier_plan *plan, const struct tier_plan *from);
 int tier_plan_entry_path_dup(const struct tier_plan_entry *entry, char **ret_path);
+/*
+ * Does what was read of the entry's cgroup (its current values) already
+ * hold every value it sets?  A full pass skips such an entry: re-reading
+ * every value of every cgroup was most of one.  A missing knob is never in
+ * sync (an apply says why).
+ */
+bool tier_plan_entry_in_sync(const struct tier_plan_entry *entry);
 int tier_apply_result_path_dup(const struct tier_apply_result *result, char **ret_path);
 const char *tier_plan_entry_name(const struct tier_plan_entry *entry);
 uint64_t tier_plan_entry_path_hash(const struct tier_plan_entry *entry);

@@ -656,6 +656,30 @@ void tier_plan_free(struct tier_plan *plan);
  * before the failing one are updated.
  */
 int tier_plan_update(struct tier_plan *plan, const struct tier_observed *observed);
+/*
+ * Called by tier_plan_observe() for each cgroup once it is decided, with
+ * its entry (owned by the plan, adjustable) and its directory dfd, open
+ * until visit returns (for tier_apply_entry_at(): no path walk).  Return
+ * 0 to go on, a negative errno to stop the walk with it.
+ */
+typedef int (*tier_plan_visit_fn)(void *userdata, struct tier_plan_entry *entry, int dfd);
+
+/*
+ * tier_observe() and tier_plan_update() in one walk (a daemon's full pass):
+ * each cgroup below subtree (NULL = all) is read through the directory fd
+ * the walk has open and decided into plan at once, in pre-order, with no
+ * observed state of the whole tree in between; then visit (may be NULL) is
+ * called with its entry and that fd.  What rules match on is read as
+ * tier_observe() reads it (flags: TIER_OBSERVE_*); of the current values,
+ * memory.numa_balancing always and memory.low/memory.high only where the
+ * decided entry sets them (elsewhere the kernel's defaults, 0 and max): a
+ * cgroup's files are read once, and only those an apply reads.
+ * Percentages resolve against the plan's capacity (tier_plan_new()).
+ * -EINVAL, -ENOENT if subtree does not exist, -ENOMEM (the cgroups before
+ * the failing one are updated), or what visit returned.
+ */
+int tier_plan_observe(struct tier_plan *plan, struct tier_ctx *ctx, const char *subtree,
+		      unsigned flags, tier_plan_visit_fn visit, void *userdata);
 /* Drop a cgroup's entry (entries after it move up one index); -ENOENT if absent. */
 int tier_plan_remove(struct tier_plan *plan, const char *path);
 /* tier_plan_new() + tier_plan_update() with observed's fast capacity. */

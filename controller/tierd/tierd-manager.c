@@ -338,25 +338,6 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 	return r;
 }
 
-/*
- * Does what tier_observe() just read already match the entry?  Then the
- * full pass skips the entry: re-reading every value of every cgroup was
- * most of a full pass.  Anything else (a difference, a missing knob, a
- * limit that is not a page multiple) goes through apply, which re-reads.
- */
-static bool entry_in_sync(const struct tier_plan_entry *e)
-{
-	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
-		uint64_t want, cur;
-
-		if (tier_plan_entry_get_desired(e, (enum tier_attr)a, &want) < 0)
-			continue;
-		if (tier_plan_entry_get_current(e, (enum tier_attr)a, &cur) < 0 || cur != want)
-			return false;
-	}
-	return true;
-}
-
 /* The table borrows the cached plan's entries: it is emptied first. */
 static void cache_set(struct manager *m, struct tier_plan *plan)
 {
@@ -371,91 +352,105 @@ static unsigned observe_flags(const struct manager *m)
 	       (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
 }
 
+/* One full pass under way: its plan and why it runs. */
+struct full_pass {
+	struct manager *m;
+	struct tier_plan *plan;
+	const char *reason;
+	bool cached;			/* plan is the cache (its first cgroup came) */
+};
+
+/*
+ * One cgroup of the full pass, as the walk decides it, its directory open
+ * as dfd: watches, the table, and an apply of what differs through dfd (no
+ * path walk, however deep the cgroup).
+ */
+static int full_pass_visit(void *userdata, struct tier_plan_entry *entry, int dfd)
+{
+	struct full_pass *fp = userdata;
+	struct manager *m = fp->m;
+	const struct tier_plan_entry *e = entry;
+	_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
+	_cleanup_free_ char *path = NULL;
+	struct managed *x;
+	int r;
+
+	if (!fp->cached) {
+		/* Unprivileged callers of the bus API are answered from this
+		 * plan, and the table of managed cgroups refers to its entries
+		 * (one copy of each decision, each name once): it is the cache
+		 * from its first cgroup on, even if the pass fails later. */
+		manager_pending_clear(m);
+		cache_set(m, fp->plan);
+		fp->cached = true;
+	}
+	/* the entry names its cgroup by parent and name: the whole path is
+	 * built for this cgroup's turn only */
+	if (tier_plan_entry_path_dup(e, &path) < 0)
+		return log_oom();
+	/* A full pass also catches directories we could not watch, and those a
+	 * reload brought into the policy's reach. */
+	if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path) &&
+	    cgroup_watcher_wanted(m, path)) {
+		r = cgroup_watcher_add_tree(m, path, false);
+		if (r == -ENOMEM)
+			return r;
+	}
+	if (!tier_plan_entry_rule(e))
+		return 0;
+	/* the table refers to the cached plan's entry */
+	r = managed_table_put(&m->managed, e, true, &x);
+	if (r < 0)
+		return log_oom();
+	/* A managed cgroup's filling and emptying move the fair share. */
+	r = cgroup_watcher_add_events(m, path, dfd);
+	if (r < 0)
+		return r;
+	/* What fairness holds (promotion off, memory.high) is not undone. */
+	e = fair_filter_entry(m->fair, e, &tmp);
+	if (!e)
+		return log_oom();
+	/* Just read and already right: nothing to read again or write. */
+	if (tier_plan_entry_in_sync(e))
+		return 0;
+	return apply_entry(m, e, path, dfd, fp->reason, true);
+}
+
 /*
  * The full pass: the only place the whole tree is observed (startup,
  * reload, events lost, and periodically only while events cannot cover
- * the tree).  It rebuilds the table of managed cgroups.
+ * the tree).  One walk (tier_plan_observe()): each cgroup is decided as it
+ * is read, only the values its entry sets are read, and what differs is
+ * written through the directory the walk has open.  It rebuilds the table
+ * of managed cgroups.
  */
 static int manager_full_pass(struct manager *m, const char *reason)
 {
-	struct tier_observed *obs = NULL;
-	struct tier_plan *plan = NULL;
+	struct full_pass fp = { .m = m, .reason = reason };
 	int r;
 
 	log_debug("Observing the whole cgroup tree (%s)", reason);
-	r = tier_observe(m->ctx, m->topo, NULL, observe_flags(m), &obs);
+	r = tier_plan_new(m->policy, m->topo ? tier_topology_fast_capacity(m->topo) : 0,
+			  &fp.plan);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
-		return log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring"), 0;
-	/* The plan holds all it needs (paths, matched values, current values):
-	 * each cgroup's observed state goes as its entry is made. */
-	r = tier_evaluate_consume(m->policy, TAKE_PTR(obs), &plan);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			return log_oom();
 		return log_warning_errno(r, "Failed to evaluate the policy: %m, ignoring"), 0;
+	r = tier_plan_observe(fp.plan, m->ctx, NULL, observe_flags(m), full_pass_visit, &fp);
+	if (!fp.cached)
+		tier_plan_free(TAKE_PTR(fp.plan));	/* not one cgroup: the cache stays */
+	if (r >= 0 && fp.cached) {
+		m->pending_valid = true;
+		m->n_cgroups = tier_plan_count(fp.plan);
+		manager_damon_schedule(m);
+	} else if (r < 0 && r != -ENOMEM && !fp.cached) {
+		log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring");
+		r = 0;
 	}
-	manager_pending_clear(m);
-	/* Unprivileged callers of the bus API are answered from this plan, and
-	 * the table of managed cgroups refers to its entries (one copy of each
-	 * path and decision): it is the cache from here on, even if the pass
-	 * fails below. */
-	cache_set(m, plan);
-	for (size_t i = 0; i < tier_plan_count(plan); i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
-		_cleanup_free_ char *path = NULL;
-		struct managed *x;
-
-		/* the entry names its cgroup by parent and name: the whole
-		 * path is built for this cgroup's turn only */
-		if (tier_plan_entry_path_dup(e, &path) < 0) {
-			r = log_oom();
-			goto out;
-		}
-		/* A full pass also catches directories we could not watch, and
-		 * those a reload brought into the policy's reach. */
-		if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path) &&
-		    cgroup_watcher_wanted(m, path)) {
-			r = cgroup_watcher_add_tree(m, path, false);
-			if (r == -ENOMEM)
-				goto out;
-		}
-		if (!tier_plan_entry_rule(e))
-			continue;
-		/* the table refers to the cached plan's entry */
-		r = managed_table_put(&m->managed, e, true, &x);
-		if (r < 0) {
-			r = log_oom();
-			goto out;
-		}
-		/* A managed cgroup's filling and emptying move the fair share. */
-		r = cgroup_watcher_add_events(m, path, -1);
-		if (r < 0)
-			goto out;
-		/* What fairness holds (promotion off, memory.high) is not undone. */
-		e = fair_filter_entry(m->fair, e, &tmp);
-		if (!e) {
-			r = log_oom();
-			goto out;
-		}
-		/* Just observed and already right: nothing to re-read or write. */
-		if (entry_in_sync(e))
-			continue;
-		r = apply_entry(m, e, path, -1, reason, true);
-		if (r < 0)
-			goto out;
-	}
-	m->pending_valid = true;
-	m->n_cgroups = tier_plan_count(plan);
-	manager_damon_schedule(m);
-	r = 0;
-out:
 	/* A pass over the whole tree allocates and frees a lot at once: give
 	 * the free part back rather than keep it resident. */
 	(void)malloc_trim(0);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 int manager_reconcile(struct manager *m, const char *reason)

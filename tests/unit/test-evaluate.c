@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "fixture.h"
@@ -144,26 +145,48 @@ START_TEST(test_first_match)
 }
 END_TEST
 
-/* tierd's full pass: the same plan, the observed state freed as it goes
- * (ASan: nothing of it is used after, nothing leaks, also on -EINVAL). */
-START_TEST(test_evaluate_consume)
+/* Visits of tier_plan_observe(): each with an open directory; the third
+ * stops the walk. */
+static int visit_count(void *userdata, struct tier_plan_entry *e, int dfd)
 {
-	struct tier_policy *p = load(policy_text);
-	static const char *const mysqld[] = { "/usr/bin/bash", "/usr/sbin/mysqld", NULL };
-	const struct obs_cg cg[] = {
-		{ .path = "/", .mode_supported = false },
-		{ .path = "/system.slice/postgresql@15.service", .unit = "postgresql@15.service",
-		  .mode_supported = true },
-		{ .path = "/system.slice/x.service/y", .unit = "x.service", .exes = mysqld,
-		  .mode_supported = true },
-		{ .path = "/batch.slice/job1/task", .mode_supported = true },
-	};
-	struct tier_plan *a = NULL, *b = NULL;
-	struct tier_observed *obs = obs_build(4ull << 30, cg, 4);
+	unsigned *n = userdata;
+	struct stat st;
 
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(fstat(dfd, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	return ++*n == 3 ? -ECANCELED : 0;
+}
+
+/*
+ * tierd's full pass: tier_plan_observe() decides each cgroup as the walk
+ * reads it, the same plan as tier_observe() + tier_evaluate(); of the
+ * current values it reads the mode and what the entry sets.
+ */
+START_TEST(test_plan_observe)
+{
+	static const char text[] = "[class:lat]\nmode = full\nmemory_low = 64M\n"
+				   "[class:bat]\nmode = off\n"
+				   "[rule:pg]\nclass = lat\ncgroup = /system.slice/postgresql*.service\n"
+				   "[rule:batch]\nclass = bat\ncgroup = /batch.slice/**\n";
+	struct fx *fx = fx_new();
+	struct tier_policy *p = load(text);
+	struct tier_observed *obs = NULL;
+	struct tier_plan *a = NULL, *b = NULL;
+	const struct tier_plan_entry *e;
+
+	fx_cgroup(fx, "/system.slice", "inherit");
+	fx_cgroup(fx, "/system.slice/postgresql@15.service", "off");
+	fx_write(fx->cg, "/system.slice/postgresql@15.service/memory.low", "4096\n");
+	fx_cgroup(fx, "/batch.slice", "inherit");
+	fx_cgroup(fx, "/batch.slice/job1", "promote");
+	fx_cgroup(fx, "/other", "full");
+	fx_write(fx->cg, "/other/memory.low", "8192\n");
+	fx_cgroup(fx, "/stock", NULL);
+	ck_assert_int_eq(tier_observe(fx->ctx, NULL, NULL, 0, &obs), 0);
 	ck_assert_int_eq(tier_evaluate(p, obs, &a), 0);
-	tier_observed_free(obs);
-	ck_assert_int_eq(tier_evaluate_consume(p, obs_build(4ull << 30, cg, 4), &b), 0);
+	ck_assert_int_eq(tier_plan_new(p, 0, &b), 0);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 0, NULL, NULL), 0);
 	ck_assert_uint_eq(tier_plan_count(b), tier_plan_count(a));
 	for (size_t i = 0; i < tier_plan_count(a); i++) {
 		const struct tier_plan_entry *x = tier_plan_entry(a, i), *y = tier_plan_entry(b, i);
@@ -171,19 +194,43 @@ START_TEST(test_evaluate_consume)
 		ck_assert_str_eq(fx_entry_path(y), fx_entry_path(x));
 		ck_assert_ptr_eq(tier_plan_entry_rule(y), tier_plan_entry_rule(x));
 		ck_assert_ptr_eq(tier_plan_entry_class(y), tier_plan_entry_class(x));
-		if (tier_plan_entry_rule(x) && tier_plan_entry_matched_value(x))
-			ck_assert_str_eq(tier_plan_entry_matched_value(y),
-					 tier_plan_entry_matched_value(x));
-		else
-			ck_assert_ptr_null(tier_plan_entry_matched_value(y));
+		ck_assert_int_eq(e_mode_supported(y), e_mode_supported(x));
+		ck_assert_uint_eq(e_current(y, TIER_ATTR_NUMA_BALANCING),
+				  e_current(x, TIER_ATTR_NUMA_BALANCING));
+		if (e_sets(x, TIER_ATTR_MEMORY_LOW))
+			ck_assert_uint_eq(e_current(y, TIER_ATTR_MEMORY_LOW),
+					  e_current(x, TIER_ATTR_MEMORY_LOW));
 	}
-	ck_assert_str_eq(tier_plan_entry_matched_value(tier_plan_entry(b, 2)), "/usr/sbin/mysqld");
+	e = tier_plan_find(b, "/system.slice/postgresql@15.service");
+	ck_assert_uint_eq(e_current(e, TIER_ATTR_MEMORY_LOW), 4096);
+	ck_assert_uint_eq(e_current(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_OFF);
+	ck_assert(!e_mode_supported(tier_plan_find(b, "/stock")));
+	/* not set by any class there: not read, the kernel's default */
+	ck_assert_uint_eq(e_current(tier_plan_find(a, "/other"), TIER_ATTR_MEMORY_LOW), 8192);
+	ck_assert_uint_eq(e_current(tier_plan_find(b, "/other"), TIER_ATTR_MEMORY_LOW), 0);
+	ck_assert_uint_eq(e_current(tier_plan_find(b, "/other"), TIER_ATTR_NUMA_BALANCING),
+			  TIER_MODE_FULL);
+	/* again, and a subtree: re-decided in place */
+	e = tier_plan_find(b, "/batch.slice/job1");
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/batch.slice", 0, NULL, NULL), 0);
+	ck_assert_uint_eq(tier_plan_count(b), tier_plan_count(a));
+	ck_assert_ptr_eq(tier_plan_find(b, "/batch.slice/job1"), e);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/nonexistent", 0, NULL, NULL), -ENOENT);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 1u << 7, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(tier_plan_observe(NULL, fx->ctx, NULL, 0, NULL, NULL), -EINVAL);
+	{
+		unsigned n = 0;
+
+		/* the visit's error ends the walk and is returned */
+		ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 0, visit_count, &n),
+				 -ECANCELED);
+		ck_assert_uint_eq(n, 3);
+	}
 	tier_plan_free(a);
 	tier_plan_free(b);
-	b = NULL;
-	ck_assert_int_eq(tier_evaluate_consume(NULL, obs_build(4ull << 30, cg, 4), &b), -EINVAL);
-	ck_assert_ptr_null(b);
+	tier_observed_free(obs);
 	tier_policy_unref(p);
+	fx_free(fx);
 }
 END_TEST
 
@@ -596,7 +643,7 @@ Suite *suite_evaluate(void)
 	TCase *tc = tcase_create("evaluate");
 
 	tcase_add_test(tc, test_first_match);
-	tcase_add_test(tc, test_evaluate_consume);
+	tcase_add_test(tc, test_plan_observe);
 	tcase_add_test(tc, test_unmanaged_and_pure);
 	tcase_add_test(tc, test_plan_update);
 	tcase_add_test(tc, test_plan_many);
