@@ -1162,60 +1162,68 @@ _public_ int tier_pid_exe(struct tier_ctx *ctx, int pid, char **ret_exe)
 
 /* --- enumeration --- */
 
+#define DIRENT_BUF (32u * 1024)
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* tier-internal.h; the DIR works on a duplicate of dfd. */
+/*
+ * tier-internal.h.  getdents64() on dfd itself (from its start): an
+ * opendir() of a duplicate cost five more syscalls per directory (dup,
+ * fstat, two fcntl, close), a third of what listing a small one takes.
+ */
 int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n)
 {
-	_cleanup_closedir_ DIR *d = NULL;
+	_cleanup_free_ char *buf = NULL;
 	char **names = NULL;
 	size_t n = 0, alloc = 0;
-	struct dirent *de;
-	int fd, r;
+	int r;
 
-	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
+	if (lseek(dfd, 0, SEEK_SET) < 0)
 		return negative_errno();
-	d = fdopendir(fd);
-	if (!d) {
-		r = negative_errno();
-		close(fd);
-		return r;
-	}
-	errno = 0;
-	while ((de = readdir(d))) {
-		char *s;
+	buf = malloc(DIRENT_BUF);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t len = getdents64(dfd, buf, DIRENT_BUF);
 
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-			continue;
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
+		if (len < 0) {
+			r = negative_errno();
+			goto fail;
+		}
+		if (len == 0)
+			break;
+		for (ssize_t off = 0; off < len;) {
+			struct dirent64 *de = (struct dirent64 *)(void *)(buf + off);
+			char *s;
 
-			if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !S_ISDIR(st.st_mode))
+			off += de->d_reclen;
+			if (de->d_name[0] == '.' &&
+			    (de->d_name[1] == '\0' ||
+			     (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 				continue;
-		} else if (de->d_type != DT_DIR) {
-			continue;
+			if (de->d_type == DT_UNKNOWN) {
+				struct stat st;
+
+				if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+				    !S_ISDIR(st.st_mode))
+					continue;
+			} else if (de->d_type != DT_DIR) {
+				continue;
+			}
+			s = strdup(de->d_name);
+			if (!s) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			r = strv_push(&names, &n, &alloc, s);
+			if (r < 0) {
+				free(s);
+				goto fail;
+			}
 		}
-		s = strdup(de->d_name);
-		if (!s) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		r = strv_push(&names, &n, &alloc, s);
-		if (r < 0) {
-			free(s);
-			goto fail;
-		}
-		errno = 0;
-	}
-	if (errno) {
-		r = negative_errno();
-		goto fail;
 	}
 	if (n)
 		qsort(names, n, sizeof(char *), cmp_str);

@@ -470,7 +470,8 @@ double tier_jain_index(size_t n, const double *values);
 /*
  * The sorted names of the subdirectories of the directory open at dfd
  * (which stays open), a NULL-terminated array of *ret_n malloc'ed names for
- * tier_strv_free(); never through a symlink.  The one listing of
+ * tier_strv_free(); never through a symlink.  Read with getdents64() on
+ * dfd itself from its start (its offset moves).  The one listing of
  * tier_cgroup_enumerate() and tierd's cgroup watcher.  Negative errno.
  */
 int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n);
