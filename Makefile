@@ -142,8 +142,20 @@ check: deps
 		echo "background kernel build failed: $(BUILD)/results/kernel-prebuild.log"; fi; \
 	scripts/summary.sh $(BUILD)/results || rc=1; exit $$rc
 
+# Order by the kernel a case needs, so that the background builds overlap
+# the cases that need none of them: first what needs no kernel of ours
+# (host tests, Debian's own binary, fetched in seconds), then the patched
+# kernel's (the first background build), the debug kernel's last. Every
+# name in CHECK_FIRST is a case of make check (or part of one: a case done
+# early is not run again). Within a group, the order of CHECK_TARGETS.
+CHECK_FIRST := $(CHECK_UNIT_TARGETS) check-lib-valgrind check-fuzz-hook-corpus check-kube-manifests \
+	check-damon-vm check-damon-vm-budget check-damon-vm-hot check-damon-vm-share \
+	check-damon-vm-pagecache-stock check-damon-vm-hotset-stock check-damon-vm-doctor-stock \
+	check-apps-vm-stock-place check-apps-vm-stock-noisy-tierd check-apps-vm-stock-noisy-none
+CHECK_LATE  := check-kselftest-toptier-debug check-vm-debug
 .PHONY: check-all
-check-all: $(CHECK_TARGETS)
+check-all: $(CHECK_FIRST) $(filter-out $(CHECK_FIRST) $(CHECK_LATE),$(CHECK_TARGETS)) \
+	$(filter $(CHECK_LATE),$(CHECK_TARGETS))
 
 install: $(INSTALL_TARGETS)
 
