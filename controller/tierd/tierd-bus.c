@@ -340,18 +340,22 @@ static uint64_t desired_or(const struct tier_plan_entry *e, enum tier_attr attr,
 static int evaluate_tree(struct manager *m, const char *subtree, sd_bus_error *error,
 			 struct tier_plan **ret_plan)
 {
-	_cleanup_(tier_observed_freep) struct tier_observed *obs = NULL;
+	_cleanup_(tier_plan_freep) struct tier_plan *plan = NULL;
 	int r;
 
-	r = tier_observe(m->ctx, m->topo, subtree,
-			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
-				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
-			 &obs);
+	/* one walk, as the full pass: no observed state of the tree */
+	r = tier_plan_new(m->policy, m->topo ? tier_topology_fast_capacity(m->topo) : 0, &plan);
+	if (r >= 0)
+		r = tier_plan_observe(plan, m->ctx, subtree,
+				      (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+					      (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
+				      NULL, NULL);
 	if (r == -ENOENT && subtree)
 		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", subtree);
 	if (r < 0)
 		return r;
-	return tier_evaluate(m->policy, obs, ret_plan);
+	*ret_plan = TAKE_PTR(plan);
+	return 0;
 }
 
 /*
