@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* cgroup v2 tree: enumeration and attribute I/O. */
 #include <ctype.h>
+#include <linux/magic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -1258,6 +1260,8 @@ struct walk {
 	tier_plan_visit_fn plan_visit;	/* and its caller's */
 	void *plan_userdata;
 	bool intern;			/* give each visit its interned path */
+	bool kernfs;			/* the root is a cgroup2 mount's directory */
+	dev_t kernfs_dev;		/* its st_dev */
 	unsigned flags;
 	unsigned skipped;
 	struct observe_walk ow;		/* observe: shared by its cgroups */
@@ -1296,6 +1300,9 @@ static int walk_rec(struct walk *w, int dfd, const char *cgroup, struct cgpath *
 	 * annotation record by the inode) and the walk's. */
 	have_st = fstat(dfd, &st) == 0;
 	w->ow.st = have_st ? &st : NULL;
+	/* below a cgroup2 root and on its mount (not one mounted over a
+	 * directory of it): its files need no check that they are regular */
+	w->ow.rflags = w->kernfs && have_st && st.st_dev == w->kernfs_dev ? READ_KERNFS : 0;
 	r = w->visit(w, dfd, cgroup, path);
 	w->ow.st = NULL;
 	if (r < 0)
@@ -1372,6 +1379,15 @@ static int walk_tree(struct walk *w, const char *subtree)
 	fd = cgroup_open_dir(w->ctx, subtree);
 	if (fd < 0)
 		return fd == -ENOTDIR ? -ENOENT : fd;
+	{
+		struct statfs sfs;
+		struct stat st;
+
+		w->kernfs = fstatfs(fd, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC &&
+			    fstat(fd, &st) == 0;
+		if (w->kernfs)
+			w->kernfs_dev = st.st_dev;
+	}
 	if (w->intern) {
 		path = cgpath_new(subtree, strlen(subtree));
 		if (!path)
@@ -1561,7 +1577,7 @@ static int strv_uniq_stable(char **strv, size_t n)
 
 /* The observe helpers work on an open cgroup directory: one path walk per
  * cgroup instead of one per file. */
-int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
+int observe_exes(struct tier_ctx *ctx, int dfd, unsigned rflags, char ***ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ int *pids = NULL;
@@ -1569,7 +1585,7 @@ int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret)
 	size_t n = 0, alloc = 0, np = 0;
 	int r;
 
-	r = sysfs_read_at(dfd, "cgroup.procs", &buf);
+	r = sysfs_read_flags(dfd, "cgroup.procs", READ_NOFOLLOW | rflags, &buf);
 	if (r < 0)
 		return r;
 	r = parse_pids(buf, &pids, &np);
@@ -1922,15 +1938,20 @@ fail:
 }
 
 /* A number or "max" from a file of dfd; -ENOENT if the file is missing. */
-static int read_u64_at(int dfd, const char *file, uint64_t *ret)
+static int read_u64_flags_at(int dfd, const char *file, unsigned rflags, uint64_t *ret)
 {
 	_cleanup_free_ char *buf = NULL;
 	int r;
 
-	r = sysfs_read_attr_at(dfd, file, &buf);
+	r = sysfs_read_flags(dfd, file, READ_NOFOLLOW | READ_SHORT_EOF | rflags, &buf);
 	if (r < 0)
 		return r;
 	return parse_u64_or_max(buf, ret);
+}
+
+static int read_u64_at(int dfd, const char *file, uint64_t *ret)
+{
+	return read_u64_flags_at(dfd, file, 0, ret);
 }
 
 /*
@@ -1951,7 +1972,7 @@ static int observe_matched(struct tier_ctx *ctx, int dfd, struct observe_walk *o
 	if (r == -ENOMEM)
 		return r;
 	if (flags & TIER_OBSERVE_EXE) {
-		r = observe_exes(ctx, dfd, &strv);
+		r = observe_exes(ctx, dfd, ow ? ow->rflags : 0, &strv);
 		if (r == -ENOMEM || (strict && (r == -ENOENT || r == -ENODEV)))
 			return r;
 		if (r >= 0)
@@ -1969,12 +1990,13 @@ static int observe_matched(struct tier_ctx *ctx, int dfd, struct observe_walk *o
 }
 
 /* The current memory.numa_balancing of the cgroup dfd into c; -ENOMEM. */
-static int observe_mode_at(int dfd, struct tier_observed_cgroup *c)
+static int observe_mode_at(int dfd, unsigned rflags, struct tier_observed_cgroup *c)
 {
 	_cleanup_free_ char *mode = NULL;
 	int r;
 
-	r = sysfs_read_attr_at(dfd, "memory.numa_balancing", &mode);
+	r = sysfs_read_flags(dfd, "memory.numa_balancing", READ_NOFOLLOW | READ_SHORT_EOF | rflags,
+			     &mode);
 	if (r == -ENOMEM)
 		return r;
 	c->mode_supported = r >= 0 && tier_mode_from_string(strip(mode), &c->mode) >= 0;
@@ -1990,12 +2012,12 @@ static int observe_at(struct tier_ctx *ctx, int dfd, struct observe_walk *ow, co
 	uint64_t v;
 	int r;
 
-	r = observe_mode_at(dfd, c);
+	r = observe_mode_at(dfd, ow->rflags, c);
 	if (r < 0)
 		return r;
-	if (read_u64_at(dfd, "memory.low", &v) >= 0)
+	if (read_u64_flags_at(dfd, "memory.low", ow->rflags, &v) >= 0)
 		c->memory_low = v;
-	if (read_u64_at(dfd, "memory.high", &v) >= 0)
+	if (read_u64_flags_at(dfd, "memory.high", ow->rflags, &v) >= 0)
 		c->memory_high = v;
 	return observe_matched(ctx, dfd, ow, cgroup, c, flags, false);
 }
@@ -2064,12 +2086,14 @@ static int visit_plan(struct walk *w, int dfd, const char *cgroup, struct cgpath
 	r = observe_matched(w->ctx, dfd, &w->ow, cgroup, &c, w->flags, false);
 	/* the mode of every cgroup: what explain says of an unmanaged one */
 	if (r >= 0)
-		r = observe_mode_at(dfd, &c);
+		r = observe_mode_at(dfd, w->ow.rflags, &c);
 	if (r >= 0)
 		r = plan_decide(w->plan, &c, &w->sc, &e);
-	if (r >= 0 && e->set[TIER_ATTR_MEMORY_LOW] && read_u64_at(dfd, "memory.low", &v) >= 0)
+	if (r >= 0 && e->set[TIER_ATTR_MEMORY_LOW] &&
+	    read_u64_flags_at(dfd, "memory.low", w->ow.rflags, &v) >= 0)
 		e->current[TIER_ATTR_MEMORY_LOW] = v;
-	if (r >= 0 && e->set[TIER_ATTR_MEMORY_HIGH] && read_u64_at(dfd, "memory.high", &v) >= 0)
+	if (r >= 0 && e->set[TIER_ATTR_MEMORY_HIGH] &&
+	    read_u64_flags_at(dfd, "memory.high", w->ow.rflags, &v) >= 0)
 		e->current[TIER_ATTR_MEMORY_HIGH] = v;
 	free(c.unit);
 	tier_strv_free(c.exes);

@@ -69,6 +69,11 @@ int path_join(char **ret, const char *a, const char *b, const char *c);
 #define READ_MAX_DEFAULT (16u << 20)
 #define READ_NOFOLLOW 1u	/* refuse a symlink as the last component */
 #define READ_SHORT_EOF 2u	/* a short read is the end (one-record attributes) */
+/* The file is in a cgroup2 directory (kernfs: nothing but the kernel's
+ * regular files and directories can be there): no fstat() to check that
+ * it is regular.  Only where the directory was checked to be on the
+ * cgroup2 mount (tier_plan_observe()'s and tier_observe()'s walk). */
+#define READ_KERNFS 4u
 int open_regular_at(int dfd, const char *path, int flags, unsigned rflags);
 int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size);
 int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
@@ -78,6 +83,8 @@ int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size);
 int sysfs_read(const char *path, char **ret_value);
 int sysfs_read_at(int dfd, const char *path, char **ret_value);
 int sysfs_read_attr_at(int dfd, const char *path, char **ret_value);
+/* sysfs_read_at() with the READ_* flags given (newline stripped). */
+int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value);
 int sysfs_write(const char *path, const char *value);
 int sysfs_write_at(int dfd, const char *path, const char *value);
 int parse_u64(const char *s, uint64_t *ret);
@@ -196,7 +203,7 @@ int residency_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 		      const struct tier_topology *topo, struct residency *res);
 /* cgroup.c: the executables of the processes in the cgroup dfd is
  * (deduplicated), and its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
-int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
+int observe_exes(struct tier_ctx *ctx, int dfd, unsigned rflags, char ***ret);
 /*
  * What the cgroups of one tier_observe() walk share: the hook's annotation
  * records' directory, opened at the first cgroup that needs it (or the
@@ -207,6 +214,7 @@ int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
 struct observe_walk {
 	int record_dirfd;		/* an fd, a negative errno, or UNOPENED */
 	const struct stat *st;		/* the cgroup directory's, or NULL */
+	unsigned rflags;		/* READ_KERNFS for a directory on cgroup2 */
 };
 int observe_annotations(int dfd, struct observe_walk *ow, char ***ret);
 

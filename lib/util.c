@@ -82,6 +82,10 @@ int open_regular_at(int dfd, const char *path, int flags, unsigned rflags)
 	fd = openat(dfd, path, flags);
 	if (fd < 0)
 		return negative_errno();
+	/* cgroup2 holds the kernel's regular files and directories only (no
+	 * mknod, no symlink): a directory fails the read with -EISDIR */
+	if (rflags & READ_KERNFS)
+		return TAKE_FD(fd);
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
 	if (S_ISDIR(st.st_mode))
@@ -164,7 +168,7 @@ int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, cha
  * cgroup.procs do not, so this reads until EOF with a growing buffer (up to
  * READ_MAX_DEFAULT).
  */
-static int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value)
+int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value)
 {
 	char *buf;
 	size_t size;
