@@ -26,8 +26,8 @@
  * observe without reading cgroup.procs, /proc/PID/exe and xattrs (not part
  * of the total).  Then tierd's full pass (startup, reload, a rescan):
  *   plan observe        tier_plan_observe(): one walk that decides each
- *                       cgroup as it reads it (the knob, and memory.low/high
- *                       only where the entry sets them)
+ *                       cgroup as it reads it (of the current values only
+ *                       those the entry sets)
  *   apply what differs  tier_apply_entry_at(TIER_APPLY_DRY_RUN) of the managed
  *                       entries the walk found out of sync, through the
  *                       directory the walk has open (tierd skips the

@@ -2074,8 +2074,11 @@ _public_ int tier_observe(struct tier_ctx *ctx, const struct tier_topology *topo
  */
 static int visit_plan(struct walk *w, int dfd, const char *cgroup, struct cgpath *path)
 {
+	/* the current values are read after the decision, those the entry
+	 * sets only; until then the kernel's defaults */
 	struct tier_observed_cgroup c = {
 		.path = path,
+		.mode_supported = true,
 		.mode = TIER_MODE_INHERIT,
 		.memory_high = UINT64_MAX,
 	};
@@ -2084,11 +2087,15 @@ static int visit_plan(struct walk *w, int dfd, const char *cgroup, struct cgpath
 	int r;
 
 	r = observe_matched(w->ctx, dfd, &w->ow, cgroup, &c, w->flags, false);
-	/* the mode of every cgroup: what explain says of an unmanaged one */
-	if (r >= 0)
-		r = observe_mode_at(dfd, w->ow.rflags, &c);
 	if (r >= 0)
 		r = plan_decide(w->plan, &c, &w->sc, &e);
+	if (r >= 0 && e->set[TIER_ATTR_NUMA_BALANCING]) {
+		struct tier_observed_cgroup k = { .mode = TIER_MODE_INHERIT };
+
+		r = observe_mode_at(dfd, w->ow.rflags, &k);
+		e->mode_supported = k.mode_supported;
+		e->current[TIER_ATTR_NUMA_BALANCING] = (uint64_t)k.mode;
+	}
 	if (r >= 0 && e->set[TIER_ATTR_MEMORY_LOW] &&
 	    read_u64_flags_at(dfd, "memory.low", w->ow.rflags, &v) >= 0)
 		e->current[TIER_ATTR_MEMORY_LOW] = v;

@@ -670,10 +670,12 @@ typedef int (*tier_plan_visit_fn)(void *userdata, struct tier_plan_entry *entry,
  * the walk has open and decided into plan at once, in pre-order, with no
  * observed state of the whole tree in between; then visit (may be NULL) is
  * called with its entry and that fd.  What rules match on is read as
- * tier_observe() reads it (flags: TIER_OBSERVE_*); of the current values,
- * memory.numa_balancing always and memory.low/memory.high only where the
- * decided entry sets them (elsewhere the kernel's defaults, 0 and max): a
- * cgroup's files are read once, and only those an apply reads.
+ * tier_observe() reads it (flags: TIER_OBSERVE_*); of the current values
+ * only those the decided entry sets (memory.numa_balancing of every
+ * managed cgroup, memory.low/memory.high where its class sets them):
+ * elsewhere, and for an unmanaged cgroup, the kernel's defaults (inherit,
+ * 0, max), as tier_observe_cgroup_at() leaves them.  A cgroup's files are
+ * read once, and only those an apply reads.
  * Percentages resolve against the plan's capacity (tier_plan_new()).
  * -EINVAL, -ENOENT if subtree does not exist, -ENOMEM (the cgroups before
  * the failing one are updated), or what visit returned.

@@ -316,6 +316,20 @@ static const char *current_mode_str(const struct tier_plan_entry *e)
 	return tier_mode_to_string((enum tier_mode)v);
 }
 
+/*
+ * An unmanaged cgroup's knob, read now: a full pass reads only the values
+ * an entry sets (tier_plan_observe()), so the plan has none for it.  One
+ * read below the cgroup root, never through a symlink.
+ */
+static const char *live_mode_str(struct manager *m, const char *cgroup)
+{
+	enum tier_mode mode;
+
+	if (tier_cgroup_get_mode(m->ctx, cgroup, &mode) < 0)
+		return "(not supported)";
+	return tier_mode_to_string(mode);
+}
+
 /* The mode the entry sets, or NULL. */
 static const char *desired_mode_str(const struct tier_plan_entry *e)
 {
@@ -464,7 +478,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		r = asprintf(&text, "%s: not found", cgroup);
 	else if (!tier_plan_entry_rule(e))
 		r = asprintf(&text, "%s: unmanaged (no rule matches); memory.numa_balancing %s",
-			     cgroup, current_mode_str(e));
+			     cgroup, live_mode_str(m, cgroup));
 	else {
 		const struct tier_rule *rule = tier_plan_entry_rule(e);
 		const struct tier_matcher *mt = tier_plan_entry_matcher(e);

@@ -194,9 +194,11 @@ START_TEST(test_plan_observe)
 		ck_assert_str_eq(fx_entry_path(y), fx_entry_path(x));
 		ck_assert_ptr_eq(tier_plan_entry_rule(y), tier_plan_entry_rule(x));
 		ck_assert_ptr_eq(tier_plan_entry_class(y), tier_plan_entry_class(x));
-		ck_assert_int_eq(e_mode_supported(y), e_mode_supported(x));
-		ck_assert_uint_eq(e_current(y, TIER_ATTR_NUMA_BALANCING),
-				  e_current(x, TIER_ATTR_NUMA_BALANCING));
+		if (tier_plan_entry_rule(x)) {
+			ck_assert_int_eq(e_mode_supported(y), e_mode_supported(x));
+			ck_assert_uint_eq(e_current(y, TIER_ATTR_NUMA_BALANCING),
+					  e_current(x, TIER_ATTR_NUMA_BALANCING));
+		}
 		if (e_sets(x, TIER_ATTR_MEMORY_LOW))
 			ck_assert_uint_eq(e_current(y, TIER_ATTR_MEMORY_LOW),
 					  e_current(x, TIER_ATTR_MEMORY_LOW));
@@ -204,16 +206,25 @@ START_TEST(test_plan_observe)
 	e = tier_plan_find(b, "/system.slice/postgresql@15.service");
 	ck_assert_uint_eq(e_current(e, TIER_ATTR_MEMORY_LOW), 4096);
 	ck_assert_uint_eq(e_current(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_OFF);
-	ck_assert(!e_mode_supported(tier_plan_find(b, "/stock")));
-	/* not set by any class there: not read, the kernel's default */
+	/* unmanaged: nothing read, the kernel's defaults (an apply reads what
+	 * it needs; explain reads the knob of an unmanaged cgroup itself) */
+	ck_assert(!e_mode_supported(tier_plan_find(a, "/stock")));
+	ck_assert(e_mode_supported(tier_plan_find(b, "/stock")));
 	ck_assert_uint_eq(e_current(tier_plan_find(a, "/other"), TIER_ATTR_MEMORY_LOW), 8192);
 	ck_assert_uint_eq(e_current(tier_plan_find(b, "/other"), TIER_ATTR_MEMORY_LOW), 0);
-	ck_assert_uint_eq(e_current(tier_plan_find(b, "/other"), TIER_ATTR_NUMA_BALANCING),
+	ck_assert_uint_eq(e_current(tier_plan_find(a, "/other"), TIER_ATTR_NUMA_BALANCING),
 			  TIER_MODE_FULL);
+	ck_assert_uint_eq(e_current(tier_plan_find(b, "/other"), TIER_ATTR_NUMA_BALANCING),
+			  TIER_MODE_INHERIT);
+	/* managed on a kernel without the knob: read, and said so */
+	fx_cgroup(fx, "/batch.slice/stock", NULL);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/batch.slice", 0, NULL, NULL), 0);
+	ck_assert(!e_mode_supported(tier_plan_find(b, "/batch.slice/stock")));
+	ck_assert(!tier_plan_entry_in_sync(tier_plan_find(b, "/batch.slice/stock")));
 	/* again, and a subtree: re-decided in place */
 	e = tier_plan_find(b, "/batch.slice/job1");
 	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/batch.slice", 0, NULL, NULL), 0);
-	ck_assert_uint_eq(tier_plan_count(b), tier_plan_count(a));
+	ck_assert_uint_eq(tier_plan_count(b), tier_plan_count(a) + 1);
 	ck_assert_ptr_eq(tier_plan_find(b, "/batch.slice/job1"), e);
 	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/nonexistent", 0, NULL, NULL), -ENOENT);
 	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 1u << 7, NULL, NULL), -EINVAL);
