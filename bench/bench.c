@@ -85,7 +85,8 @@ static int full_pass_visit(void *userdata, struct tier_plan_entry *e, int dfd)
 
 	if (!tier_plan_entry_rule(e) || tier_plan_entry_in_sync(e))
 		return 0;
-	if (tier_apply_entry_at(fp->ctx, dfd, e, TIER_APPLY_DRY_RUN, NULL, NULL, &ar) < 0)
+	if (tier_apply_entry_at(fp->ctx, dfd, e, TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL, NULL,
+				&ar) < 0)
 		return -ENOMEM;
 	tier_apply_result_free(ar);
 	fp->applied++;

@@ -17,7 +17,8 @@
  */
 _Static_assert(_TIER_ATTR_MAX <= TIER_APPLY_SKIP_MAX,
 	       "no TIER_APPLY_SKIP() bit left for the last attribute");
-_Static_assert((TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE) <
+_Static_assert((TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE |
+		TIER_APPLY_CURRENT) <
 		       (1u << TIER_APPLY_SKIP_SHIFT),
 	       "a behaviour flag runs into the TIER_APPLY_SKIP() bits");
 
@@ -92,6 +93,7 @@ static void fmt_u64(char *buf, uint64_t v)
 /* Every SKIP bit of an attribute this library knows, and the flags. */
 #define APPLY_FLAGS                                                             \
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE |        \
+	 TIER_APPLY_CURRENT |                                                   \
 	 (((1u << _TIER_ATTR_MAX) - 1u) << TIER_APPLY_SKIP_SHIFT))
 
 /* -ENOENT for a file below the cgroup directory dfd: the cgroup is gone
@@ -162,6 +164,8 @@ static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum t
 		       void *userdata, struct apply_change *ch)
 {
 	const char *file = tier_attr_to_string(attr);
+	/* read in this very visit of the directory (tier_plan_observe()) */
+	bool fresh = (flags & TIER_APPLY_CURRENT) && (e->current_read & (1u << attr));
 	bool differs, at_default = true;
 	int r;
 
@@ -171,7 +175,10 @@ static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum t
 		enum tier_mode want = (enum tier_mode)e->desired[attr], cur;
 
 		snprintf(ch->new_value, VALUE_MAX, "%s", tier_mode_to_string(want));
-		if (dfd < 0)
+		if (fresh) {
+			cur = (enum tier_mode)e->current[attr];
+			r = 0;
+		} else if (dfd < 0)
 			r = tier_cgroup_get_mode(ctx, cgroup, &cur);
 		else {
 			r = attr_read(ctx, dfd, cgroup, file, &buf);
@@ -205,8 +212,13 @@ static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum t
 			want -= want % page_size();
 
 		fmt_u64(ch->new_value, want);
-		r = dfd < 0 ? tier_cgroup_read_u64(ctx, cgroup, file, &cur) :
-			      attr_read_u64(ctx, dfd, cgroup, file, &cur);
+		if (fresh) {
+			cur = e->current[attr];
+			r = 0;
+		} else {
+			r = dfd < 0 ? tier_cgroup_read_u64(ctx, cgroup, file, &cur) :
+				      attr_read_u64(ctx, dfd, cgroup, file, &cur);
+		}
 		if (r < 0)
 			goto fail;
 		fmt_u64(ch->old_value, cur);

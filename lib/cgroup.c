@@ -2095,13 +2095,21 @@ static int visit_plan(struct walk *w, int dfd, const char *cgroup, struct cgpath
 		r = observe_mode_at(dfd, w->ow.rflags, &k);
 		e->mode_supported = k.mode_supported;
 		e->current[TIER_ATTR_NUMA_BALANCING] = (uint64_t)k.mode;
+		/* a knob that is missing or unreadable is read again by an
+		 * apply, which tells why */
+		if (k.mode_supported)
+			e->current_read |= 1u << TIER_ATTR_NUMA_BALANCING;
 	}
 	if (r >= 0 && e->set[TIER_ATTR_MEMORY_LOW] &&
-	    read_u64_flags_at(dfd, "memory.low", w->ow.rflags, &v) >= 0)
+	    read_u64_flags_at(dfd, "memory.low", w->ow.rflags, &v) >= 0) {
 		e->current[TIER_ATTR_MEMORY_LOW] = v;
+		e->current_read |= 1u << TIER_ATTR_MEMORY_LOW;
+	}
 	if (r >= 0 && e->set[TIER_ATTR_MEMORY_HIGH] &&
-	    read_u64_flags_at(dfd, "memory.high", w->ow.rflags, &v) >= 0)
+	    read_u64_flags_at(dfd, "memory.high", w->ow.rflags, &v) >= 0) {
 		e->current[TIER_ATTR_MEMORY_HIGH] = v;
+		e->current_read |= 1u << TIER_ATTR_MEMORY_HIGH;
+	}
 	free(c.unit);
 	tier_strv_free(c.exes);
 	tier_strv_free(c.annotations);

@@ -321,6 +321,7 @@ static void entry_reset(struct tier_plan_entry *e, const struct tier_observed_cg
 	e->toptier_min = 0;
 	e->toptier_max = UINT64_MAX;
 	e->mode_supported = c->mode_supported;
+	e->current_read = 0;
 	e->current[TIER_ATTR_NUMA_BALANCING] = (uint64_t)c->mode;
 	e->current[TIER_ATTR_MEMORY_LOW] = c->memory_low;
 	e->current[TIER_ATTR_MEMORY_HIGH] = c->memory_high;

@@ -329,6 +329,8 @@ struct tier_plan_entry {
 	uint64_t desired[_TIER_ATTR_MAX];
 	bool mode_supported;			/* current values, as observed */
 	uint64_t current[_TIER_ATTR_MAX];
+	unsigned current_read;			/* 1 << attr: read by tier_plan_observe()
+						 * (TIER_APPLY_CURRENT may use it) */
 	unsigned weight;			/* fairness inputs of the class */
 	uint64_t toptier_min, toptier_max;
 	struct hmap_node node;			/* in the plan's table, by path */

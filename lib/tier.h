@@ -778,6 +778,12 @@ enum {
 	 * caller that must re-assert a limit, e.g. so that the kernel
 	 * reclaims down to it again. */
 	TIER_APPLY_REWRITE = 1u << 2,
+	/* Compare with the current values tier_plan_observe() read of the
+	 * entry's cgroup through the same directory fd in the visit under way
+	 * (tier_apply_entry_at() from its visit callback) instead of reading
+	 * them again; an attribute it did not read (or could not) is read as
+	 * always.  Elsewhere the same as without. */
+	TIER_APPLY_CURRENT = 1u << 3,
 	TIER_APPLY_SKIP_NUMA_BALANCING = TIER_APPLY_SKIP(TIER_ATTR_NUMA_BALANCING),
 	TIER_APPLY_SKIP_MEMORY_LOW = TIER_APPLY_SKIP(TIER_ATTR_MEMORY_LOW),
 	TIER_APPLY_SKIP_MEMORY_HIGH = TIER_APPLY_SKIP(TIER_ATTR_MEMORY_HIGH),

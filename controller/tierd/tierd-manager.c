@@ -286,7 +286,9 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const
 		.rule = tier_rule_name(rule),
 		.reason = reason,
 	};
-	unsigned flags = manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0;
+	/* the full pass's walk read the values just now, through dfd */
+	unsigned flags = (manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0) |
+			 (full_pass && dfd >= 0 ? TIER_APPLY_CURRENT : 0);
 	_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
 	uint64_t mode, cur;
 	int r;

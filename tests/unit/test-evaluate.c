@@ -159,6 +159,59 @@ static int visit_count(void *userdata, struct tier_plan_entry *e, int dfd)
 }
 
 /*
+ * TIER_APPLY_CURRENT from a visit: the walk's values are compared, not read
+ * again (the file changed after the walk read it: the walk's value
+ * counts); what the walk did not read (memory.high fairness sets, a
+ * missing knob) is read.
+ */
+struct current_visit {
+	struct fx *fx;
+	unsigned seen;
+};
+
+static int visit_current(void *userdata, struct tier_plan_entry *e, int dfd)
+{
+	struct current_visit *cv = userdata;
+	struct tier_apply_result *res = NULL;
+	struct tier_plan_entry *copy = NULL;
+	const char *path = fx_entry_path(e);
+
+	if (strcmp(path, "/batch.slice/job1") == 0) {
+		cv->seen++;
+		fx_write(cv->fx->cg, "/batch.slice/job1/memory.numa_balancing", "off\n");
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, e,
+						     TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_status(res, 0), TIER_APPLY_CHANGED);
+		ck_assert_str_eq(tier_apply_result_change_old_value(res, 0), "promote");
+		tier_apply_result_free(res);
+		/* without: read again, now in sync */
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, e, TIER_APPLY_DRY_RUN, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_status(res, 0), TIER_APPLY_UNCHANGED);
+		tier_apply_result_free(res);
+		/* memory.high the walk did not read: read */
+		ck_assert_int_eq(tier_plan_entry_dup(e, &copy), 0);
+		ck_assert_int_eq(tier_plan_entry_set_desired(copy, TIER_ATTR_MEMORY_HIGH, 1 << 20), 0);
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, copy,
+						     TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_attr(res, 1), TIER_ATTR_MEMORY_HIGH);
+		ck_assert_str_eq(tier_apply_result_change_old_value(res, 1), "max");
+		tier_apply_result_free(res);
+		tier_plan_entry_free(copy);
+	} else if (strcmp(path, "/batch.slice/stock") == 0) {
+		cv->seen++;
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, e,
+						     TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_status(res, 0), TIER_APPLY_UNSUPPORTED);
+		tier_apply_result_free(res);
+	}
+	return 0;
+}
+
+/*
  * tierd's full pass: tier_plan_observe() decides each cgroup as the walk
  * reads it, the same plan as tier_observe() + tier_evaluate(); of the
  * current values it reads the mode and what the entry sets.
@@ -229,6 +282,13 @@ START_TEST(test_plan_observe)
 	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/nonexistent", 0, NULL, NULL), -ENOENT);
 	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 1u << 7, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(tier_plan_observe(NULL, fx->ctx, NULL, 0, NULL, NULL), -EINVAL);
+	{
+		struct current_visit cv = { .fx = fx };
+
+		ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/batch.slice", 0, visit_current,
+						   &cv), 0);
+		ck_assert_uint_eq(cv.seen, 2);
+	}
 	{
 		unsigned n = 0;
 
