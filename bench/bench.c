@@ -21,10 +21,18 @@
  *   evaluate   tier_evaluate(): pure matching of every cgroup
  *   apply      tier_apply(TIER_APPLY_DRY_RUN): re-read and diff every
  *              managed cgroup, write nothing
- *   total      all of the above
+ *   total      all of the above (what `tierctl apply --dry-run` does)
  * and, for comparison, parse+evaluate+apply (everything but observe) and
  * observe without reading cgroup.procs, /proc/PID/exe and xattrs (not part
- * of the total).
+ * of the total).  Then tierd's full pass (startup, reload, a rescan):
+ *   plan observe        tier_plan_observe(): one walk that decides each
+ *                       cgroup as it reads it (of the current values only
+ *                       those the entry sets)
+ *   apply what differs  tier_apply_entry_at(TIER_APPLY_DRY_RUN) of the managed
+ *                       entries the walk found out of sync, through the
+ *                       directory the walk has open (tierd skips the
+ *                       others: what it just read already matches)
+ *   full pass           parse + topology + the two, and its CPU time
  *
  * Then the policy load alone at scale: tier_policy_load() of a policy of
  * BIG_RULES rules (default 100000, 0 skips it) of the same shape, which
@@ -48,11 +56,44 @@
 
 #include <tier.h>
 
-enum { PH_PARSE, PH_TOPO, PH_OBSERVE, PH_EVAL, PH_APPLY, PH_TOTAL, PH_PEA, PH_OBS0, PH_N };
+#include "tier-internal.h"
+
+enum { PH_PARSE, PH_TOPO, PH_OBSERVE, PH_EVAL, PH_APPLY, PH_TOTAL, PH_PEA, PH_OBS0,
+       PH_PLAN_OBSERVE, PH_SYNC, PH_FULL, PH_N };
 static const char *const phase_names[PH_N] = {
 	"parse", "topology", "observe", "evaluate", "apply", "total",
 	"parse+evaluate+apply", "observe (no exe, no xattrs)",
+	"plan observe", "apply what differs", "full pass",
 };
+
+/* tierd's full pass per cgroup (full_pass_visit() in tierd-manager.c, minus
+ * its watches and table): a managed entry the walk found out of sync is
+ * applied through the directory the walk has open (dry run here). */
+struct full_pass {
+	struct tier_ctx *ctx;
+	uint64_t apply_ns;
+	size_t applied;
+};
+
+static uint64_t now_ns(void);
+
+static int full_pass_visit(void *userdata, struct tier_plan_entry *e, int dfd)
+{
+	struct full_pass *fp = userdata;
+	struct tier_apply_result *ar = NULL;
+	uint64_t t = now_ns();
+
+	if (!tier_plan_entry_rule(e) || tier_plan_entry_in_sync(e))
+		return 0;
+	if (tier_apply_entry_at(fp->ctx, dfd, e, TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL, NULL,
+				&ar) < 0)
+		return -ENOMEM;
+	tier_apply_result_free(ar);
+	fp->applied++;
+	fp->apply_ns += now_ns() - t;
+	return 0;
+}
+
 
 static void die(const char *what, int r)
 {
@@ -353,7 +394,7 @@ int main(int argc, char **argv)
 	const char *base = NULL;
 	bool keep = false;
 	char top[256], cg[300], sys[300], proc[300], conf[300];
-	uint64_t *t[PH_N], *cpu_total;
+	uint64_t *t[PH_N], *cpu_total, *cpu_full;
 	size_t managed = 0, changed = 0, n_plan = 0;
 	struct rusage ru;
 	uint64_t t0;
@@ -414,7 +455,8 @@ int main(int argc, char **argv)
 			die("calloc", ENOMEM);
 	}
 	cpu_total = calloc(iters, sizeof(uint64_t));
-	if (!cpu_total)
+	cpu_full = calloc(iters, sizeof(uint64_t));
+	if (!cpu_total || !cpu_full)
 		die("calloc", ENOMEM);
 
 	for (unsigned it = 0; it < iters; it++) {
@@ -472,6 +514,36 @@ int main(int argc, char **argv)
 		cpu_total[it] = cpu_ns() - cpu_start;
 		t[PH_PEA][it] = t[PH_PARSE][it] + t[PH_EVAL][it] + t[PH_APPLY][it];
 
+		/* tierd's full pass: one walk that decides each cgroup as it
+		 * reads it (tier_plan_observe()), then an apply of the managed
+		 * entries whose values the walk found different (dry run). */
+		{
+			struct tier_plan *fp = NULL;
+			size_t n_sync = 0;
+
+			cpu_start = cpu_ns();
+			start = a = now_ns();
+			struct full_pass fpass = { .ctx = ctx };
+
+			r = tier_plan_new(policy, tier_topology_fast_capacity(topo), &fp);
+			if (r >= 0)
+				r = tier_plan_observe(fp, ctx, NULL,
+						      TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS,
+						      full_pass_visit, &fpass);
+			if (r < 0)
+				die("tier_plan_observe", r);
+			t[PH_SYNC][it] = fpass.apply_ns;
+			t[PH_PLAN_OBSERVE][it] = now_ns() - a - fpass.apply_ns;
+			n_sync = fpass.applied;
+			/* parse and topology as the total counts them */
+			t[PH_FULL][it] = now_ns() - start + t[PH_PARSE][it] + t[PH_TOPO][it];
+			cpu_full[it] = cpu_ns() - cpu_start;
+			if (it == 0)
+				printf("tier-bench: full pass: %zu entries, %zu applied (not in sync)\n",
+				       tier_plan_count(fp), n_sync);
+			tier_plan_free(fp);
+		}
+
 		{
 			struct tier_observed *obs0 = NULL;
 
@@ -513,7 +585,12 @@ int main(int argc, char **argv)
 	qsort(cpu_total, iters, sizeof(uint64_t), cmp_u64);
 	printf("%-28s %10.2f %10.2f %10.2f\n", "total (CPU time)", (double)cpu_total[0] / 1e6,
 	       (double)cpu_total[iters / 2] / 1e6, (double)cpu_total[iters - 1] / 1e6);
+	/* the full pass's CPU time, parse and topology left out (both < 1 ms) */
+	qsort(cpu_full, iters, sizeof(uint64_t), cmp_u64);
+	printf("%-28s %10.2f %10.2f %10.2f\n", "full pass (CPU time)", (double)cpu_full[0] / 1e6,
+	       (double)cpu_full[iters / 2] / 1e6, (double)cpu_full[iters - 1] / 1e6);
 	free(cpu_total);
+	free(cpu_full);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("peak RSS: %ld KiB\n", ru.ru_maxrss);
 	if (big_rules)

@@ -17,7 +17,8 @@
  */
 _Static_assert(_TIER_ATTR_MAX <= TIER_APPLY_SKIP_MAX,
 	       "no TIER_APPLY_SKIP() bit left for the last attribute");
-_Static_assert((TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE) <
+_Static_assert((TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE |
+		TIER_APPLY_CURRENT) <
 		       (1u << TIER_APPLY_SKIP_SHIFT),
 	       "a behaviour flag runs into the TIER_APPLY_SKIP() bits");
 
@@ -32,13 +33,14 @@ struct apply_change {
 	char new_value[VALUE_MAX];
 };
 
-/* One allocation, the path at its end. */
+/* The path is the entry's, interned: a result of a 64 KB path costs no
+ * copy of it. */
 struct tier_apply_result {
 	enum tier_apply_status status;
 	int error;
 	unsigned n_changes;
 	struct apply_change changes[_TIER_ATTR_MAX];
-	char path[];
+	struct cgpath *path;
 };
 
 struct tier_apply_results {
@@ -91,6 +93,7 @@ static void fmt_u64(char *buf, uint64_t v)
 /* Every SKIP bit of an attribute this library knows, and the flags. */
 #define APPLY_FLAGS                                                             \
 	(TIER_APPLY_DRY_RUN | TIER_APPLY_KEEP_SET | TIER_APPLY_REWRITE |        \
+	 TIER_APPLY_CURRENT |                                                   \
 	 (((1u << _TIER_ATTR_MAX) - 1u) << TIER_APPLY_SKIP_SHIFT))
 
 /* -ENOENT for a file below the cgroup directory dfd: the cgroup is gone
@@ -161,6 +164,8 @@ static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum t
 		       void *userdata, struct apply_change *ch)
 {
 	const char *file = tier_attr_to_string(attr);
+	/* read in this very visit of the directory (tier_plan_observe()) */
+	bool fresh = (flags & TIER_APPLY_CURRENT) && (e->current_read & (1u << attr));
 	bool differs, at_default = true;
 	int r;
 
@@ -170,7 +175,10 @@ static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum t
 		enum tier_mode want = (enum tier_mode)e->desired[attr], cur;
 
 		snprintf(ch->new_value, VALUE_MAX, "%s", tier_mode_to_string(want));
-		if (dfd < 0)
+		if (fresh) {
+			cur = (enum tier_mode)e->current[attr];
+			r = 0;
+		} else if (dfd < 0)
 			r = tier_cgroup_get_mode(ctx, cgroup, &cur);
 		else {
 			r = attr_read(ctx, dfd, cgroup, file, &buf);
@@ -204,8 +212,13 @@ static void apply_attr(struct tier_ctx *ctx, int dfd, const char *cgroup, enum t
 			want -= want % page_size();
 
 		fmt_u64(ch->new_value, want);
-		r = dfd < 0 ? tier_cgroup_read_u64(ctx, cgroup, file, &cur) :
-			      attr_read_u64(ctx, dfd, cgroup, file, &cur);
+		if (fresh) {
+			cur = e->current[attr];
+			r = 0;
+		} else {
+			r = dfd < 0 ? tier_cgroup_read_u64(ctx, cgroup, file, &cur) :
+				      attr_read_u64(ctx, dfd, cgroup, file, &cur);
+		}
 		if (r < 0)
 			goto fail;
 		fmt_u64(ch->old_value, cur);
@@ -260,22 +273,30 @@ static int status_rank(enum tier_apply_status s)
 	}
 }
 
-static struct tier_apply_result *result_new(const char *path, enum tier_apply_status status)
+static struct tier_apply_result *result_new(struct cgpath *path, enum tier_apply_status status)
 {
-	size_t len = strlen(path);
-	struct tier_apply_result *out = calloc(1, sizeof(*out) + len + 1);
+	struct tier_apply_result *out = calloc(1, sizeof(*out));
 
 	if (!out)
 		return NULL;
-	memcpy(out->path, path, len + 1);
+	out->path = cgpath_ref(path);
 	out->status = status;
 	return out;
 }
 
-/* The attributes e sets, minus the skipped ones, in order; fills out. */
+static void result_free(struct tier_apply_result *result)
+{
+	if (!result)
+		return;
+	cgpath_unref(result->path);
+	free(result);
+}
+
+/* The attributes e sets, minus the skipped ones, in order; fills out.
+ * path: e's whole path. */
 static void apply_one(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *e,
-		      unsigned flags, tier_apply_write_fn write_fn, void *userdata,
-		      struct tier_apply_result *out)
+		      const char *path, unsigned flags, tier_apply_write_fn write_fn,
+		      void *userdata, struct tier_apply_result *out)
 {
 	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
 		struct apply_change *ch;
@@ -283,7 +304,7 @@ static void apply_one(struct tier_ctx *ctx, int dfd, const struct tier_plan_entr
 		if (!e->set[a] || (flags & TIER_APPLY_SKIP(a)))
 			continue;
 		ch = &out->changes[out->n_changes++];
-		apply_attr(ctx, dfd, e->path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
+		apply_attr(ctx, dfd, path, (enum tier_attr)a, e, flags, write_fn, userdata, ch);
 		if (ch->error && !out->error)
 			out->error = ch->error;
 		if (ch->status == TIER_APPLY_VANISHED) {
@@ -296,7 +317,8 @@ static void apply_one(struct tier_ctx *ctx, int dfd, const struct tier_plan_entr
 }
 
 /* What tier_apply() has always logged, from the result. */
-static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out, bool dry_run)
+static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out,
+		       const char *path, bool dry_run)
 {
 	for (unsigned i = 0; i < out->n_changes; i++) {
 		const struct apply_change *ch = &out->changes[i];
@@ -305,20 +327,20 @@ static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out
 		switch (ch->status) {
 		case TIER_APPLY_CHANGED:
 			if (dry_run)
-				dbg(ctx, "%s: %s %s -> %s (dry run)", out->path, file, ch->old_value,
+				dbg(ctx, "%s: %s %s -> %s (dry run)", path, file, ch->old_value,
 				    ch->new_value);
 			else
-				info(ctx, "%s: %s %s -> %s", out->path, file, ch->old_value,
+				info(ctx, "%s: %s %s -> %s", path, file, ch->old_value,
 				     ch->new_value);
 			break;
 		case TIER_APPLY_VANISHED:
-			dbg(ctx, "%s: vanished, skipping", out->path);
+			dbg(ctx, "%s: vanished, skipping", path);
 			break;
 		case TIER_APPLY_UNSUPPORTED:
-			dbg(ctx, "%s: no %s (kernel lacks it)", out->path, file);
+			dbg(ctx, "%s: no %s (kernel lacks it)", path, file);
 			break;
 		case TIER_APPLY_ERROR:
-			err(ctx, "%s: %s: %s", out->path, file, strerror(-ch->error));
+			err(ctx, "%s: %s: %s", path, file, strerror(-ch->error));
 			break;
 		default:
 			break;
@@ -327,10 +349,11 @@ static void log_result(struct tier_ctx *ctx, const struct tier_apply_result *out
 }
 
 /* The one implementation of tier_apply_entry() and tier_apply_entry_at(),
- * and tier_apply()'s per entry: by path if dfd < 0, else below dfd. */
+ * and tier_apply()'s per entry: by path if dfd < 0, else below dfd.  path:
+ * the entry's whole path, built by the caller. */
 static int entry_apply(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
-		       unsigned flags, tier_apply_write_fn write_fn, void *userdata,
-		       struct tier_apply_result **ret_result)
+		       const char *path, unsigned flags, tier_apply_write_fn write_fn,
+		       void *userdata, struct tier_apply_result **ret_result)
 {
 	struct tier_apply_result *out;
 
@@ -338,9 +361,21 @@ static int entry_apply(struct tier_ctx *ctx, int dfd, const struct tier_plan_ent
 	if (!out)
 		return -ENOMEM;
 	if (entry->rule)
-		apply_one(ctx, dfd, entry, flags, write_fn, userdata, out);
+		apply_one(ctx, dfd, entry, path, flags, write_fn, userdata, out);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;
+}
+
+/* entry_apply() of one entry, its path built for the call. */
+static int entry_apply_one(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
+			   unsigned flags, tier_apply_write_fn write_fn, void *userdata,
+			   struct tier_apply_result **ret_result)
+{
+	_cleanup_free_ char *path = NULL;
+
+	if (cgpath_dup(entry->path, &path) < 0)
+		return -ENOMEM;
+	return entry_apply(ctx, dfd, entry, path, flags, write_fn, userdata, ret_result);
 }
 
 _public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry *entry,
@@ -349,7 +384,7 @@ _public_ int tier_apply_entry(struct tier_ctx *ctx, const struct tier_plan_entry
 {
 	if (!ctx || !entry || !ret_result || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	return entry_apply(ctx, -1, entry, flags, write_fn, userdata, ret_result);
+	return entry_apply_one(ctx, -1, entry, flags, write_fn, userdata, ret_result);
 }
 
 _public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tier_plan_entry *entry,
@@ -358,7 +393,7 @@ _public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tie
 {
 	if (!ctx || dfd < 0 || !entry || !ret_result || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	return entry_apply(ctx, dfd, entry, flags, write_fn, userdata, ret_result);
+	return entry_apply_one(ctx, dfd, entry, flags, write_fn, userdata, ret_result);
 }
 
 /*
@@ -367,19 +402,29 @@ _public_ int tier_apply_entry_at(struct tier_ctx *ctx, int dfd, const struct tie
  * over the result: as tier_apply_entry() returns.
  */
 static int apply_free_entry(struct tier_ctx *ctx, int dfd, struct tier_plan_entry *e,
-			    unsigned flags, tier_apply_write_fn write_fn, void *userdata,
-			    struct tier_apply_result **ret_result)
+			    const char *cgroup, unsigned flags, tier_apply_write_fn write_fn,
+			    void *userdata, struct tier_apply_result **ret_result)
 {
 	struct tier_apply_result *out = result_new(e->path, TIER_APPLY_UNCHANGED);
 
 	if (!out) {
-		free(e);
+		plan_entry_free(e);
 		return -ENOMEM;
 	}
-	apply_one(ctx, dfd, e, flags, write_fn, userdata, out);
-	free(e);
+	apply_one(ctx, dfd, e, cgroup, flags, write_fn, userdata, out);
+	plan_entry_free(e);
 	*ret_result = out;
 	return out->status == TIER_APPLY_ERROR;
+}
+
+/* An unmanaged entry of its own for the cgroup path of one call. */
+static struct tier_plan_entry *entry_for(const char *cgroup)
+{
+	struct cgpath *p = cgpath_new(cgroup, strlen(cgroup));
+	struct tier_plan_entry *e = p ? plan_entry_new(p) : NULL;
+
+	cgpath_unref(p);
+	return e;
 }
 
 _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
@@ -390,11 +435,11 @@ _public_ int tier_class_apply(struct tier_ctx *ctx, const char *cgroup,
 
 	if (!ctx || !cls || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	e = plan_entry_new(cgroup);
+	e = entry_for(cgroup);
 	if (!e)
 		return -ENOMEM;
 	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
-	return apply_free_entry(ctx, -1, e, flags, NULL, NULL, ret_result);
+	return apply_free_entry(ctx, -1, e, cgroup, flags, NULL, NULL, ret_result);
 }
 
 int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
@@ -406,11 +451,11 @@ int tier_class_apply_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 	if (!ctx || dfd < 0 || !cls || !ret_result || !cgroup_path_valid(cgroup) ||
 	    (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	e = plan_entry_new(cgroup);
+	e = entry_for(cgroup);
 	if (!e)
 		return -ENOMEM;
 	class_desired(cls, topo ? tier_topology_fast_capacity(topo) : 0, e);
-	return apply_free_entry(ctx, dfd, e, flags, NULL, NULL, ret_result);
+	return apply_free_entry(ctx, dfd, e, cgroup, flags, NULL, NULL, ret_result);
 }
 
 _public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, enum tier_attr attr,
@@ -422,25 +467,31 @@ _public_ int tier_cgroup_apply_attr(struct tier_ctx *ctx, const char *cgroup, en
 
 	if (!ctx || !ret_result || !cgroup_path_valid(cgroup) || (flags & ~APPLY_FLAGS))
 		return -EINVAL;
-	e = plan_entry_new(cgroup);
+	e = entry_for(cgroup);
 	if (!e)
 		return -ENOMEM;
 	r = tier_plan_entry_set_desired(e, attr, value);
 	if (r < 0) {
-		free(e);
+		plan_entry_free(e);
 		return r;
 	}
-	return apply_free_entry(ctx, -1, e, flags, write_fn, userdata, ret_result);
+	return apply_free_entry(ctx, -1, e, cgroup, flags, write_fn, userdata, ret_result);
 }
 
 _public_ void tier_apply_result_free(struct tier_apply_result *result)
 {
-	free(result);
+	result_free(result);
 }
 
-_public_ const char *tier_apply_result_path(const struct tier_apply_result *result)
+_public_ int tier_apply_result_path(const struct tier_apply_result *result, char *buf,
+				    size_t size)
 {
-	return result ? result->path : NULL;
+	return result ? cgpath_format(result->path, buf, size) : -EINVAL;
+}
+
+int tier_apply_result_path_dup(const struct tier_apply_result *result, char **ret_path)
+{
+	return result ? cgpath_dup(result->path, ret_path) : -EINVAL;
 }
 
 _public_ enum tier_apply_status tier_apply_result_status(const struct tier_apply_result *result)
@@ -506,8 +557,9 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 			struct tier_apply_results **ret_results)
 {
 	struct tier_apply_results *res;
-	size_t n = tier_plan_count(plan);
+	size_t n = tier_plan_count(plan), alloc = 0;
 	_cleanup_close_ int root = -1;
+	_cleanup_free_ char *path = NULL;
 	int n_err = 0, r;
 
 	if (!ctx || !plan || !ret_results || (flags & ~APPLY_FLAGS))
@@ -529,21 +581,33 @@ _public_ int tier_apply(struct tier_ctx *ctx, const struct tier_plan *plan, unsi
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 		_cleanup_close_ int dfd = -1;
 
+		/* one buffer for every entry's path */
+		if ((size_t)e->path->len + 1 > alloc) {
+			char *p = realloc(path, (size_t)e->path->len + 1);
+
+			if (!p) {
+				tier_apply_results_free(res);
+				return -ENOMEM;
+			}
+			path = p;
+			alloc = (size_t)e->path->len + 1;
+		}
+		cgpath_build(e->path, path);
 		if (root >= 0 && e->rule) {
-			dfd = cgroup_open_below(root, e->path);
+			dfd = cgroup_open_below(root, path);
 			if (dfd == -ENOMEM) {
 				tier_apply_results_free(res);
 				return dfd;
 			}
 		}
-		r = entry_apply(ctx, dfd >= 0 ? dfd : -1, e, flags, NULL, NULL, &res->r[i]);
+		r = entry_apply(ctx, dfd >= 0 ? dfd : -1, e, path, flags, NULL, NULL, &res->r[i]);
 		if (r < 0) {
 			tier_apply_results_free(res);
 			return r;
 		}
 		res->n = i + 1;
 		n_err += r;
-		log_result(ctx, res->r[i], flags & TIER_APPLY_DRY_RUN);
+		log_result(ctx, res->r[i], path, flags & TIER_APPLY_DRY_RUN);
 	}
 	*ret_results = res;
 	return n_err;
@@ -554,7 +618,7 @@ _public_ void tier_apply_results_free(struct tier_apply_results *results)
 	if (!results)
 		return;
 	for (size_t i = 0; i < results->n; i++)
-		free(results->r[i]);
+		result_free(results->r[i]);
 	free(results->r);
 	free(results);
 }

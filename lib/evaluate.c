@@ -20,11 +20,12 @@ struct tier_plan {
 	struct hmap table;		/* entries by path */
 };
 
-static void entry_free(struct tier_plan_entry *e)
+void plan_entry_free(struct tier_plan_entry *e)
 {
 	if (!e)
 		return;
 	free(e->matched_value);
+	cgpath_unref(e->path);
 	free(e);
 }
 
@@ -33,7 +34,7 @@ _public_ void tier_plan_free(struct tier_plan *plan)
 	if (!plan)
 		return;
 	for (size_t i = 0; i < plan->n; i++)
-		entry_free(plan->entries[i]);
+		plan_entry_free(plan->entries[i]);
 	free(plan->entries);
 	hmap_done(&plan->table);
 	tier_policy_unref((struct tier_policy *)plan->policy);
@@ -58,48 +59,121 @@ _public_ int tier_plan_new(const struct tier_policy *policy, uint64_t fast_capac
 	return 0;
 }
 
-static bool entry_has_path(const struct hmap_node *node, const void *path)
+struct path_key {
+	const char *s;
+	size_t len;
+};
+
+static bool entry_has_path(const struct hmap_node *node, const void *key)
 {
-	return strcmp(hmap_entry(node, struct tier_plan_entry, node)->path, path) == 0;
+	const struct path_key *k = key;
+
+	return cgpath_equal(hmap_entry(node, struct tier_plan_entry, node)->path, k->s, k->len);
 }
 
 static struct tier_plan_entry *plan_lookup(const struct tier_plan *plan, const char *path,
-					   uint64_t hash)
+					   size_t len, uint64_t hash)
 {
-	struct hmap_node *x = hmap_find(&plan->table, hash, entry_has_path, path);
+	struct path_key k = { path, len };
+	struct hmap_node *x = hmap_find(&plan->table, hash, entry_has_path, &k);
 
 	return x ? hmap_entry(x, struct tier_plan_entry, node) : NULL;
 }
 
-struct tier_plan_entry *plan_entry_new(const char *path)
+struct tier_plan_entry *plan_entry_new(struct cgpath *path)
 {
-	size_t len = strlen(path);
-	struct tier_plan_entry *e = calloc(1, sizeof(*e) + len + 1);
+	struct tier_plan_entry *e = calloc(1, sizeof(*e));
 
 	if (e)
-		memcpy(e->path, path, len + 1);
+		e->path = cgpath_ref(path);
 	return e;
 }
 
-/* A new unmanaged entry for path at the end of the plan. */
-static int plan_append(struct tier_plan *plan, const char *path, uint64_t hash,
+/*
+ * The path a new entry of plan holds for p, whose whole path is the len
+ * bytes of path: below its parent's entry when the plan has one (a parent +
+ * a name, however the observed state held it), else p itself.  A new
+ * reference, or NULL on ENOMEM.
+ */
+static struct cgpath *plan_intern(const struct tier_plan *plan, struct cgpath *p, const char *path,
+				  size_t len)
+{
+	const struct tier_plan_entry *pe;
+	const char *slash;
+	size_t plen;
+	uint64_t phash;
+
+	if (len <= 1)
+		return cgpath_ref(p);
+	if (p->parent) {
+		plen = p->parent->len;
+		phash = p->parent->hash;
+	} else {
+		slash = memrchr(path, '/', len);
+		plen = slash == path ? 1 : (size_t)(slash - path);
+		phash = tier_hash(path, plen);
+	}
+	pe = plan_lookup(plan, path, plen, phash);
+	if (!pe || pe->path == p->parent)
+		return cgpath_ref(p);
+	slash = path + plen + (plen > 1);
+	return cgpath_new_child(pe->path, slash, len - (size_t)(slash - path), p->hash);
+}
+
+/* A new unmanaged entry for p (path: its whole path) at the end of the plan. */
+static int plan_append(struct tier_plan *plan, struct cgpath *p, const char *path,
 		       struct tier_plan_entry **ret)
 {
 	struct tier_plan_entry *e;
+	struct cgpath *ip;
 
-	e = plan_entry_new(path);
+	ip = plan_intern(plan, p, path, p->len);
+	if (!ip)
+		return -ENOMEM;
+	e = plan_entry_new(ip);
+	cgpath_unref(ip);
 	if (!e)
 		return -ENOMEM;
-	if (hmap_add(&plan->table, &e->node, hash) < 0) {
-		free(e);
+	if (hmap_add(&plan->table, &e->node, p->hash) < 0) {
+		plan_entry_free(e);
 		return -ENOMEM;
 	}
 	if (ARRAY_PUSH(plan->entries, plan->n, plan->alloc, e) < 0) {
 		hmap_del(&plan->table, &e->node);
-		free(e);
+		plan_entry_free(e);
 		return -ENOMEM;
 	}
 	*ret = e;
+	return 0;
+}
+
+int tier_plan_intern_from(struct tier_plan *plan, const struct tier_plan *from)
+{
+	_cleanup_free_ char *path = NULL;
+	size_t alloc = 0;
+
+	if (!plan || !from)
+		return -EINVAL;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct tier_plan_entry *e = plan->entries[i];
+		struct cgpath *ip;
+
+		if ((size_t)e->path->len + 1 > alloc) {
+			char *p = realloc(path, (size_t)e->path->len + 1);
+
+			if (!p)
+				return -ENOMEM;
+			path = p;
+			alloc = (size_t)e->path->len + 1;
+		}
+		cgpath_build(e->path, path);
+		ip = plan_intern(from, e->path, path, e->path->len);
+		if (!ip)
+			return -ENOMEM;
+		/* same whole path, same hash: the entry stays where it is */
+		cgpath_unref(e->path);
+		e->path = ip;
+	}
 	return 0;
 }
 
@@ -107,9 +181,12 @@ _public_ int tier_plan_remove(struct tier_plan *plan, const char *path)
 {
 	struct tier_plan_entry *e;
 
+	size_t len;
+
 	if (!plan || !path)
 		return -EINVAL;
-	e = plan_lookup(plan, path, tier_hash_string(path));
+	len = strlen(path);
+	e = plan_lookup(plan, path, len, tier_hash(path, len));
 	if (!e)
 		return -ENOENT;
 	hmap_del(&plan->table, &e->node);
@@ -120,22 +197,22 @@ _public_ int tier_plan_remove(struct tier_plan *plan, const char *path)
 			plan->n--;
 			break;
 		}
-	entry_free(e);
+	plan_entry_free(e);
 	return 0;
 }
 
 /* Does matcher j of rule r match cgroup c?  Sets *ret_value to what matched. */
 static bool matcher_matches(const struct policy_rule *r, size_t j,
-			    const struct tier_observed_cgroup *c, size_t path_len, size_t unit_len,
-			    const char **ret_value)
+			    const struct tier_observed_cgroup *c, const char *path, size_t path_len,
+			    size_t unit_len, const char **ret_value)
 {
 	const struct tier_matcher *m = &r->matchers[j];
 	const struct glob *g = &r->globs[j];
 
 	switch (m->kind) {
 	case TIER_MATCH_CGROUP:
-		if (glob_match_len(g, c->path, path_len)) {
-			*ret_value = c->path;
+		if (glob_match_len(g, path, path_len)) {
+			*ret_value = path;
 			return true;
 		}
 		return false;
@@ -191,13 +268,13 @@ static int cmp_cand(const void *a, const void *b)
 
 /* Candidates (rule, matcher) for cgroup c, sorted in policy order. */
 static int collect(const struct tier_policy *policy, const struct tier_observed_cgroup *c,
-		   size_t path_len, size_t unit_len, struct index_cand **cands, size_t *n,
-		   size_t *alloc)
+		   const char *path, size_t path_len, size_t unit_len, struct index_cand **cands,
+		   size_t *n, size_t *alloc)
 {
 	int r;
 
 	*n = 0;
-	r = prefix_index_lookup(&policy->index[TIER_MATCH_CGROUP], c->path, path_len, cands, n,
+	r = prefix_index_lookup(&policy->index[TIER_MATCH_CGROUP], path, path_len, cands, n,
 				alloc);
 	if (r >= 0 && c->unit)
 		r = prefix_index_lookup(&policy->index[TIER_MATCH_UNIT], c->unit, unit_len, cands, n,
@@ -244,17 +321,19 @@ static void entry_reset(struct tier_plan_entry *e, const struct tier_observed_cg
 	e->toptier_min = 0;
 	e->toptier_max = UINT64_MAX;
 	e->mode_supported = c->mode_supported;
+	e->current_read = 0;
 	e->current[TIER_ATTR_NUMA_BALANCING] = (uint64_t)c->mode;
 	e->current[TIER_ATTR_MEMORY_LOW] = c->memory_low;
 	e->current[TIER_ATTR_MEMORY_HIGH] = c->memory_high;
 }
 
 static int decide(struct tier_plan_entry *e, const struct policy_rule *r, size_t j,
-		  const struct tier_observed_cgroup *c, const char *value, uint64_t cap)
+		  const char *path, const char *value, uint64_t cap)
 {
 	const struct tier_class *cls = r->pub.class;
 
-	if (value != c->path) {
+	/* a cgroup matcher matched the path, which the entry has already */
+	if (value != path) {
 		e->matched_value = strdup(value);
 		if (!e->matched_value)
 			return -ENOMEM;
@@ -267,57 +346,79 @@ static int decide(struct tier_plan_entry *e, const struct policy_rule *r, size_t
 	return 0;
 }
 
+void update_scratch_done(struct update_scratch *sc)
+{
+	free(sc->cands);
+	free(sc->path);
+}
+
 /* Evaluate one observed cgroup into its entry (found by hash, or new). */
 static int plan_update_one(struct tier_plan *plan, const struct tier_observed_cgroup *c,
-			   struct index_cand **cands, size_t *n_cands, size_t *alloc_cands)
+			   struct update_scratch *sc)
+{
+	return plan_decide(plan, c, sc, NULL);
+}
+
+int plan_decide(struct tier_plan *plan, const struct tier_observed_cgroup *c,
+		struct update_scratch *sc, struct tier_plan_entry **ret_entry)
 {
 	const struct tier_policy *policy = plan->policy;
-	size_t path_len = strlen(c->path), unit_len;
-	uint64_t hash = tier_hash(c->path, path_len);
+	size_t path_len = c->path->len, unit_len;
 	struct tier_plan_entry *e;
+	const char *path;
 	int r;
 
-	e = plan_lookup(plan, c->path, hash);
+	if (path_len + 1 > sc->alloc_path) {
+		char *p = realloc(sc->path, path_len + 1);
+
+		if (!p)
+			return -ENOMEM;
+		sc->path = p;
+		sc->alloc_path = path_len + 1;
+	}
+	cgpath_build(c->path, sc->path);
+	path = sc->path;
+	e = plan_lookup(plan, path, path_len, c->path->hash);
 	if (!e) {
-		r = plan_append(plan, c->path, hash, &e);
+		r = plan_append(plan, c->path, path, &e);
 		if (r < 0)
 			return r;
 	}
 	entry_reset(e, c);
-	if (is_root(c->path))
+	if (ret_entry)
+		*ret_entry = e;
+	if (is_root(path))
 		return 0;
 	unit_len = c->unit ? strlen(c->unit) : 0;
-	r = collect(policy, c, path_len, unit_len, cands, n_cands, alloc_cands);
+	r = collect(policy, c, path, path_len, unit_len, &sc->cands, &sc->n_cands,
+		    &sc->alloc_cands);
 	if (r < 0)
 		return r;
-	for (size_t k = 0; k < *n_cands; k++) {
-		const struct index_cand *cand = &(*cands)[k];
+	for (size_t k = 0; k < sc->n_cands; k++) {
+		const struct index_cand *cand = &sc->cands[k];
 		const struct policy_rule *rule = policy->rules[cand->rule];
 		const char *value = NULL;
 
 		if (k > 0 && cand->rule == cand[-1].rule && cand->matcher == cand[-1].matcher)
 			continue;
-		if (!matcher_matches(rule, cand->matcher, c, path_len, unit_len, &value))
+		if (!matcher_matches(rule, cand->matcher, c, path, path_len, unit_len, &value))
 			continue;
-		return decide(e, rule, cand->matcher, c, value, plan->fast_capacity);
+		return decide(e, rule, cand->matcher, path, value, plan->fast_capacity);
 	}
 	return 0;
 }
 
 _public_ int tier_plan_update(struct tier_plan *plan, const struct tier_observed *observed)
 {
-	_cleanup_free_ struct index_cand *cands = NULL;
-	size_t n_cands = 0, alloc_cands = 0;
-	int r;
+	struct update_scratch sc = {};
+	int r = 0;
 
 	if (!plan || !observed)
 		return -EINVAL;
-	for (size_t i = 0; i < observed->n; i++) {
-		r = plan_update_one(plan, observed->cgroups[i], &cands, &n_cands, &alloc_cands);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	for (size_t i = 0; r >= 0 && i < observed->n; i++)
+		r = plan_update_one(plan, observed->cgroups[i], &sc);
+	update_scratch_done(&sc);
+	return r < 0 ? r : 0;
 }
 
 _public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_observed *observed,
@@ -340,34 +441,6 @@ _public_ int tier_evaluate(const struct tier_policy *policy, const struct tier_o
 	return 0;
 }
 
-int tier_evaluate_consume(const struct tier_policy *policy, struct tier_observed *observed,
-			  struct tier_plan **ret_plan)
-{
-	_cleanup_free_ struct index_cand *cands = NULL;
-	size_t n_cands = 0, alloc_cands = 0;
-	struct tier_plan *plan = NULL;
-	int r;
-
-	if (!policy || !observed || !ret_plan) {
-		tier_observed_free(observed);
-		return -EINVAL;
-	}
-	r = tier_plan_new(policy, observed->fast_capacity, &plan);
-	for (size_t i = 0; r >= 0 && i < observed->n; i++) {
-		r = plan_update_one(plan, observed->cgroups[i], &cands, &n_cands, &alloc_cands);
-		/* the plan holds what it needs of the cgroup (its own copies) */
-		observed_cgroup_free(observed->cgroups[i]);
-		observed->cgroups[i] = NULL;
-	}
-	tier_observed_free(observed);
-	if (r < 0) {
-		tier_plan_free(plan);
-		return r;
-	}
-	*ret_plan = plan;
-	return 0;
-}
-
 _public_ size_t tier_plan_count(const struct tier_plan *plan)
 {
 	return plan ? plan->n : 0;
@@ -380,9 +453,12 @@ _public_ const struct tier_plan_entry *tier_plan_entry(const struct tier_plan *p
 
 _public_ struct tier_plan_entry *tier_plan_find_mutable(struct tier_plan *plan, const char *path)
 {
+	size_t len;
+
 	if (!plan || !path)
 		return NULL;
-	return plan_lookup(plan, path, tier_hash_string(path));
+	len = strlen(path);
+	return plan_lookup(plan, path, len, tier_hash(path, len));
 }
 
 _public_ const struct tier_plan_entry *tier_plan_find(const struct tier_plan *plan,
@@ -391,9 +467,34 @@ _public_ const struct tier_plan_entry *tier_plan_find(const struct tier_plan *pl
 	return tier_plan_find_mutable((struct tier_plan *)plan, path);
 }
 
-_public_ const char *tier_plan_entry_path(const struct tier_plan_entry *entry)
+_public_ int tier_plan_entry_path(const struct tier_plan_entry *entry, char *buf, size_t size)
 {
-	return entry ? entry->path : NULL;
+	return entry ? cgpath_format(entry->path, buf, size) : -EINVAL;
+}
+
+int tier_plan_entry_path_dup(const struct tier_plan_entry *entry, char **ret_path)
+{
+	return entry ? cgpath_dup(entry->path, ret_path) : -EINVAL;
+}
+
+const char *tier_plan_entry_name(const struct tier_plan_entry *entry)
+{
+	return entry ? entry->path->name : NULL;
+}
+
+uint64_t tier_plan_entry_path_hash(const struct tier_plan_entry *entry)
+{
+	return entry->path->hash;
+}
+
+bool tier_plan_entry_path_is(const struct tier_plan_entry *entry, const char *path, size_t len)
+{
+	return cgpath_equal(entry->path, path, len);
+}
+
+bool tier_plan_entry_path_below(const struct tier_plan_entry *entry, const char *top)
+{
+	return cgpath_below(entry->path, top, strlen(top));
 }
 
 _public_ const struct tier_rule *tier_plan_entry_rule(const struct tier_plan_entry *entry)
@@ -415,7 +516,7 @@ _public_ const char *tier_plan_entry_matched_value(const struct tier_plan_entry 
 {
 	if (!entry || !entry->rule)
 		return NULL;
-	return entry->matched_value ?: entry->path;
+	return entry->matched_value;
 }
 
 _public_ int tier_plan_entry_get_desired(const struct tier_plan_entry *entry, enum tier_attr attr,
@@ -461,6 +562,18 @@ _public_ int tier_plan_entry_get_current(const struct tier_plan_entry *entry, en
 	return 0;
 }
 
+bool tier_plan_entry_in_sync(const struct tier_plan_entry *entry)
+{
+	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
+		if (!entry->set[a])
+			continue;
+		if ((a == TIER_ATTR_NUMA_BALANCING && !entry->mode_supported) ||
+		    entry->current[a] != entry->desired[a])
+			return false;
+	}
+	return true;
+}
+
 _public_ unsigned tier_plan_entry_weight(const struct tier_plan_entry *entry)
 {
 	return entry ? entry->weight : 0;
@@ -479,21 +592,21 @@ _public_ uint64_t tier_plan_entry_toptier_max(const struct tier_plan_entry *entr
 _public_ int tier_plan_entry_dup(const struct tier_plan_entry *entry,
 				 struct tier_plan_entry **ret_entry)
 {
-	size_t size;
 	struct tier_plan_entry *e;
 
 	if (!entry || !ret_entry)
 		return -EINVAL;
-	size = sizeof(*e) + strlen(entry->path) + 1;
-	e = malloc(size);
+	e = malloc(sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	memcpy(e, entry, size);
+	*e = *entry;
 	e->node.next = NULL;
+	/* the copy shares the interned path: no path is copied */
+	cgpath_ref(e->path);
 	if (entry->matched_value) {
 		e->matched_value = strdup(entry->matched_value);
 		if (!e->matched_value) {
-			free(e);
+			plan_entry_free(e);
 			return -ENOMEM;
 		}
 	}
@@ -503,5 +616,5 @@ _public_ int tier_plan_entry_dup(const struct tier_plan_entry *entry,
 
 _public_ void tier_plan_entry_free(struct tier_plan_entry *entry)
 {
-	entry_free(entry);
+	plan_entry_free(entry);
 }

@@ -33,7 +33,7 @@ LIBTIER_SONAME  := libtier.so.2
 # pkg-config packages libtier links (none since the policy parser is its own)
 LIBTIER_PKGS    :=
 
-LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c topology.c cgroup.c glob.c policy.c index.c hmap.c \
+LIBTIER_SRCS := $(addprefix lib/,ctx.c util.c siphash.c path.c topology.c cgroup.c glob.c policy.c index.c hmap.c \
 	observed.c evaluate.c apply.c fair.c share.c damon.c backend.c)
 
 LIBTIER_DIR      := $(BUILD)/lib

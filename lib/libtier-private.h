@@ -2,6 +2,7 @@
 #ifndef LIBTIER_PRIVATE_H
 #define LIBTIER_PRIVATE_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -68,6 +69,11 @@ int path_join(char **ret, const char *a, const char *b, const char *c);
 #define READ_MAX_DEFAULT (16u << 20)
 #define READ_NOFOLLOW 1u	/* refuse a symlink as the last component */
 #define READ_SHORT_EOF 2u	/* a short read is the end (one-record attributes) */
+/* The file is in a cgroup2 directory (kernfs: nothing but the kernel's
+ * regular files and directories can be there): no fstat() to check that
+ * it is regular.  Only where the directory was checked to be on the
+ * cgroup2 mount (tier_plan_observe()'s and tier_observe()'s walk). */
+#define READ_KERNFS 4u
 int open_regular_at(int dfd, const char *path, int flags, unsigned rflags);
 int read_fd_max(int fd, size_t max, char **ret_buf, size_t *ret_size);
 int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, char **ret_buf,
@@ -77,6 +83,8 @@ int read_file_at(int dfd, const char *path, char **ret_buf, size_t *ret_size);
 int sysfs_read(const char *path, char **ret_value);
 int sysfs_read_at(int dfd, const char *path, char **ret_value);
 int sysfs_read_attr_at(int dfd, const char *path, char **ret_value);
+/* sysfs_read_at() with the READ_* flags given (newline stripped). */
+int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value);
 int sysfs_write(const char *path, const char *value);
 int sysfs_write_at(int dfd, const char *path, const char *value);
 int parse_u64(const char *s, uint64_t *ret);
@@ -130,6 +138,12 @@ int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, 
 /* The element named by the first len bytes of name, or SIZE_MAX. */
 size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
 		       const char *name, size_t len);
+/* The same for elements that are not strings (interned paths): added by
+ * the tier_hash() of their name, found by eq(owner, i, name, len). */
+typedef bool (*name_eq_fn)(const void *owner, size_t i, const char *name, size_t len);
+int name_table_add_hash(struct name_table *t, uint64_t hash, size_t idx);
+size_t name_table_find_eq(const struct name_table *t, const void *owner, name_eq_fn eq,
+			  const char *name, size_t len);
 void name_table_free(struct name_table *t);
 
 /* policy.c: the capacity a percentage is of (fast tier minus fast_tier_reserve) */
@@ -189,7 +203,7 @@ int residency_read_at(struct tier_ctx *ctx, int dfd, const char *cgroup,
 		      const struct tier_topology *topo, struct residency *res);
 /* cgroup.c: the executables of the processes in the cgroup dfd is
  * (deduplicated), and its trusted.* xattrs as "KEY=VALUE"; NULL if none. */
-int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
+int observe_exes(struct tier_ctx *ctx, int dfd, unsigned rflags, char ***ret);
 /*
  * What the cgroups of one tier_observe() walk share: the hook's annotation
  * records' directory, opened at the first cgroup that needs it (or the
@@ -200,12 +214,50 @@ int observe_exes(struct tier_ctx *ctx, int dfd, char ***ret);
 struct observe_walk {
 	int record_dirfd;		/* an fd, a negative errno, or UNOPENED */
 	const struct stat *st;		/* the cgroup directory's, or NULL */
+	unsigned rflags;		/* READ_KERNFS for a directory on cgroup2 */
 };
 int observe_annotations(int dfd, struct observe_walk *ow, char ***ret);
 
+/*
+ * path.c: an interned cgroup path, its parent's and its own name (issue 24:
+ * a plan of 2,252 cgroups with 64 KB paths held 128 MB of whole paths).
+ * Refcounted; a child holds a reference to its parent.  A path without a
+ * parent holds its whole path as its name ("/" for the root, or "/a/b" for
+ * a cgroup whose parent nobody interned).  The whole path is parent's +
+ * '/' + name (no '/' after the root); hash is tier_hash() of it, so a table
+ * of paths is searched with a plain string.  Owners: observed cgroups, plan
+ * entries (and their dup copies), apply results, share candidates.
+ */
+#define CGPATH_LEN_MAX ((size_t)INT32_MAX)
+struct cgpath {
+	struct cgpath *parent;		/* NULL: name is the whole path */
+	uint32_t refs;
+	uint32_t name_len;
+	uint32_t len;			/* of the whole path */
+	uint64_t hash;			/* tier_hash() of the whole path */
+	char name[];
+};
+/* A parentless path of the len bytes of path (absolute); NULL on ENOMEM or
+ * a path that is not absolute or longer than CGPATH_LEN_MAX. */
+struct cgpath *cgpath_new(const char *path, size_t len);
+/* name below parent (referenced); hash is tier_hash() of the whole path. */
+struct cgpath *cgpath_new_child(struct cgpath *parent, const char *name, size_t name_len,
+				uint64_t hash);
+struct cgpath *cgpath_ref(struct cgpath *p);
+void cgpath_unref(struct cgpath *p);
+/* The whole path into buf, which has room for p->len + 1 bytes. */
+void cgpath_build(const struct cgpath *p, char *buf);
+/* The public accessors' convention: the length, or -ENAMETOOLONG if size
+ * <= length; buf NULL and size 0 give the length; -EINVAL. */
+int cgpath_format(const struct cgpath *p, char *buf, size_t size);
+int cgpath_dup(const struct cgpath *p, char **ret);
+/* Is p's whole path the len bytes of s?  Is it top or below it? */
+bool cgpath_equal(const struct cgpath *p, const char *s, size_t len);
+bool cgpath_below(const struct cgpath *p, const char *top, size_t top_len);
+
 /* observed.c */
 struct tier_observed_cgroup {
-	char *path;
+	struct cgpath *path;
 	char *unit;				/* or NULL */
 	char **exes;				/* NULL-terminated, or NULL */
 	size_t n_exes, alloc_exes;
@@ -228,11 +280,14 @@ void observed_cgroup_free(struct tier_observed_cgroup *c);
 /* Take ownership of strv (NULL-terminated, n entries) as the exes or annotations. */
 void observed_cgroup_take_exes(struct tier_observed_cgroup *c, char **strv);
 void observed_cgroup_take_annotations(struct tier_observed_cgroup *c, char **strv);
+/* tier_observed_add() of an interned path (referenced). */
+int observed_add_path(struct tier_observed *observed, struct cgpath *path,
+		      struct tier_observed_cgroup **ret_cgroup);
 /* Drop the last cgroup added (it vanished while being read). */
 void observed_drop_last(struct tier_observed *o);
 
 /* evaluate.c: a plan entry.  Entries of a plan and tier_plan_entry_dup()
- * copies are one allocation each, with the path at its end. */
+ * copies hold a reference to their interned path. */
 /* The layouts behind lib/tier.h's opaque class, matcher and rule (2.0). */
 struct tier_class {
 	const char *name;
@@ -274,14 +329,31 @@ struct tier_plan_entry {
 	uint64_t desired[_TIER_ATTR_MAX];
 	bool mode_supported;			/* current values, as observed */
 	uint64_t current[_TIER_ATTR_MAX];
+	unsigned current_read;			/* 1 << attr: read by tier_plan_observe()
+						 * (TIER_APPLY_CURRENT may use it) */
 	unsigned weight;			/* fairness inputs of the class */
 	uint64_t toptier_min, toptier_max;
 	struct hmap_node node;			/* in the plan's table, by path */
-	char path[];
+	struct cgpath *path;			/* a reference */
 };
 
-/* A zeroed, unmanaged entry for path (one allocation, free()); NULL on ENOMEM. */
-struct tier_plan_entry *plan_entry_new(const char *path);
+/* What one tier_plan_update() reuses from cgroup to cgroup (zeroed to
+ * start; update_scratch_done() at the end). */
+struct update_scratch {
+	struct index_cand *cands;
+	size_t n_cands, alloc_cands;
+	char *path;			/* the cgroup's whole path, built here */
+	size_t alloc_path;
+};
+void update_scratch_done(struct update_scratch *sc);
+/* tier_plan_update() of one cgroup; *ret_entry (may be NULL) its entry. */
+int plan_decide(struct tier_plan *plan, const struct tier_observed_cgroup *c,
+		struct update_scratch *sc, struct tier_plan_entry **ret_entry);
+
+/* A zeroed, unmanaged entry for path (a new reference); NULL on ENOMEM.
+ * Free with plan_entry_free(). */
+struct tier_plan_entry *plan_entry_new(struct cgpath *path);
+void plan_entry_free(struct tier_plan_entry *e);
 
 /* The desired values of a class (set[] and desired[] of e, and its fairness
  * inputs), with percentages against capacity, as tier_evaluate() decides them. */

@@ -17,7 +17,7 @@ void observed_cgroup_free(struct tier_observed_cgroup *c)
 {
 	if (!c)
 		return;
-	free(c->path);
+	cgpath_unref(c->path);
 	free(c->unit);
 	tier_strv_free(c->exes);
 	tier_strv_free(c->annotations);
@@ -53,18 +53,16 @@ _public_ uint64_t tier_observed_fast_capacity(const struct tier_observed *observ
 	return observed ? observed->fast_capacity : 0;
 }
 
-_public_ int tier_observed_add(struct tier_observed *observed, const char *path,
-			       struct tier_observed_cgroup **ret_cgroup)
+int observed_add_path(struct tier_observed *observed, struct cgpath *path,
+		      struct tier_observed_cgroup **ret_cgroup)
 {
 	struct tier_observed_cgroup *c;
 
-	if (!observed || !path || path[0] != '/')
-		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->path = strdup(path);
-	if (!c->path || ARRAY_PUSH(observed->cgroups, observed->n, observed->alloc, c) < 0) {
+	c->path = cgpath_ref(path);
+	if (ARRAY_PUSH(observed->cgroups, observed->n, observed->alloc, c) < 0) {
 		observed_cgroup_free(c);
 		return -ENOMEM;
 	}
@@ -73,6 +71,26 @@ _public_ int tier_observed_add(struct tier_observed *observed, const char *path,
 	if (ret_cgroup)
 		*ret_cgroup = c;
 	return 0;
+}
+
+_public_ int tier_observed_add(struct tier_observed *observed, const char *path,
+			       struct tier_observed_cgroup **ret_cgroup)
+{
+	struct cgpath *p;
+	size_t len;
+	int r;
+
+	if (!observed || !path || path[0] != '/')
+		return -EINVAL;
+	len = strlen(path);
+	if (len > CGPATH_LEN_MAX)
+		return -ENAMETOOLONG;
+	p = cgpath_new(path, len);
+	if (!p)
+		return -ENOMEM;
+	r = observed_add_path(observed, p, ret_cgroup);
+	cgpath_unref(p);
+	return r;
 }
 
 void observed_drop_last(struct tier_observed *o)
@@ -185,9 +203,10 @@ _public_ int tier_observed_cgroup_set_current(struct tier_observed_cgroup *cgrou
 	}
 }
 
-_public_ const char *tier_observed_cgroup_path(const struct tier_observed_cgroup *cgroup)
+_public_ int tier_observed_cgroup_path(const struct tier_observed_cgroup *cgroup, char *buf,
+				       size_t size)
 {
-	return cgroup ? cgroup->path : NULL;
+	return cgroup ? cgpath_format(cgroup->path, buf, size) : -EINVAL;
 }
 
 _public_ const char *tier_observed_cgroup_unit(const struct tier_observed_cgroup *cgroup)

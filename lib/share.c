@@ -18,8 +18,7 @@
 
 /* One cgroup added with tier_share_add(). */
 struct share_cand {
-	char *path;			/* owned, or borrowed (tier_share_set_borrow()) */
-	bool owned;
+	struct cgpath *path;		/* a reference: a plan entry's path is not copied */
 	const struct tier_class *cls;
 	const struct tier_rule *rule;	/* from tier_share_add_plan(), else NULL */
 	size_t sharer;			/* index in sharers, SIZE_MAX if not sharing */
@@ -46,7 +45,6 @@ struct tier_share {
 	tier_share_hot_fn hot_fn;
 	void *hot_userdata;
 	unsigned info_want;		/* tier_share_set_info() */
-	bool borrow;			/* tier_share_set_borrow() */
 	/* tier_share_hot_load(): the file's entries, sorted by path */
 	struct hot_entry *loaded;
 	size_t n_loaded;
@@ -63,12 +61,6 @@ static void sharers_free(struct share_sharer *sh, size_t n)
 	for (size_t i = 0; sh && i < n; i++)
 		tier_cgroup_info_free(sh[i].info);
 	free(sh);
-}
-
-void tier_share_set_borrow(struct tier_share *s, bool borrow)
-{
-	if (s)
-		s->borrow = borrow;
 }
 
 void tier_share_set_info(struct tier_share *s, unsigned want)
@@ -90,17 +82,17 @@ void tier_share_set_hot_source(struct tier_share *s, tier_share_hot_fn fn, void 
 	s->hot_userdata = userdata;
 }
 
-static const char *cand_path_of(const void *owner, size_t i)
+static bool cand_has_path(const void *owner, size_t i, const char *path, size_t len)
 {
 	const struct tier_share *s = owner;
 
-	return s->cands[i].path;
+	return cgpath_equal(s->cands[i].path, path, len);
 }
 
 /* The candidate whose path is the first len bytes of path; SIZE_MAX if none. */
 static size_t lookup(const struct tier_share *s, const char *path, size_t len)
 {
-	return name_table_find(&s->paths, s, cand_path_of, path, len);
+	return name_table_find_eq(&s->paths, s, cand_has_path, path, len);
 }
 
 _public_ int tier_share_new(struct tier_share **ret_share)
@@ -121,8 +113,7 @@ _public_ void tier_share_free(struct tier_share *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->n_cands; i++)
-		if (s->cands[i].owned)
-			free(s->cands[i].path);
+		cgpath_unref(s->cands[i].path);
 	free(s->cands);
 	name_table_free(&s->paths);
 	sharers_free(s->sharers, s->n_sharers);
@@ -132,54 +123,90 @@ _public_ void tier_share_free(struct tier_share *s)
 	free(s);
 }
 
-static int share_add(struct tier_share *s, const char *path, const struct tier_class *cls,
-		     const struct tier_rule *rule)
+/* Add path (a new reference) unless the len bytes of str, its whole path,
+ * are there already. */
+static int share_add(struct tier_share *s, struct cgpath *path, const char *str, size_t len,
+		     const struct tier_class *cls, const struct tier_rule *rule)
 {
-	struct share_cand c = { .cls = cls, .rule = rule, .sharer = SIZE_MAX };
+	struct share_cand c = { .path = path, .cls = cls, .rule = rule, .sharer = SIZE_MAX };
 	int r;
 
-	if (!s || !cls || !cgroup_path_valid(path) || strcmp(path, "/") == 0)
-		return -EINVAL;
-	if (lookup(s, path, strlen(path)) != SIZE_MAX)
+	if (lookup(s, str, len) != SIZE_MAX)
 		return -EEXIST;
-	c.owned = !s->borrow;
-	c.path = c.owned ? strdup(path) : (char *)path;
-	if (!c.path)
+	if (ARRAY_PUSH(s->cands, s->n_cands, s->alloc_cands, c) < 0)
 		return -ENOMEM;
-	if (ARRAY_PUSH(s->cands, s->n_cands, s->alloc_cands, c) < 0) {
-		if (c.owned)
-			free(c.path);
-		return -ENOMEM;
-	}
-	r = name_table_add(&s->paths, s, cand_path_of, s->n_cands - 1);
+	r = name_table_add_hash(&s->paths, path->hash, s->n_cands - 1);
 	if (r < 0) {
 		--s->n_cands;
-		if (c.owned)
-			free(c.path);
 		return r;
 	}
+	cgpath_ref(path);
 	return 0;
 }
 
 _public_ int tier_share_add(struct tier_share *s, const char *path, const struct tier_class *cls)
 {
-	return share_add(s, path, cls, NULL);
+	struct cgpath *p;
+	size_t len;
+	int r;
+
+	if (!s || !cls || !cgroup_path_valid(path) || strcmp(path, "/") == 0)
+		return -EINVAL;
+	len = strlen(path);
+	if (lookup(s, path, len) != SIZE_MAX)
+		return -EEXIST;
+	p = cgpath_new(path, len);
+	if (!p)
+		return len > CGPATH_LEN_MAX ? -ENAMETOOLONG : -ENOMEM;
+	r = share_add(s, p, path, len, cls, NULL);
+	cgpath_unref(p);
+	return r;
+}
+
+/* One managed entry (not the root): its interned path, no copy. */
+static int share_add_entry(struct tier_share *s, const struct tier_plan_entry *e, bool with_rule,
+			   char **buf, size_t *alloc)
+{
+	size_t len = e->path->len;
+
+	if (!e->rule || !e->class || len <= 1)
+		return -EINVAL;
+	if (len + 1 > *alloc) {
+		char *p = realloc(*buf, len + 1);
+
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+		*alloc = len + 1;
+	}
+	cgpath_build(e->path, *buf);
+	return share_add(s, e->path, *buf, len, e->class, with_rule ? e->rule : NULL);
+}
+
+int tier_share_add_entry(struct tier_share *s, const struct tier_plan_entry *e)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t alloc = 0;
+
+	if (!s || !e)
+		return -EINVAL;
+	return share_add_entry(s, e, false, &buf, &alloc);
 }
 
 _public_ int tier_share_add_plan(struct tier_share *s, const struct tier_plan *plan)
 {
+	_cleanup_free_ char *buf = NULL;
+	size_t alloc = 0;
+
 	if (!s || !plan)
 		return -EINVAL;
 	for (size_t i = 0; i < tier_plan_count(plan); i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		const struct tier_rule *rule = tier_plan_entry_rule(e);
-		const struct tier_class *cls = tier_plan_entry_class(e);
-		const char *path = tier_plan_entry_path(e);
 		int r;
 
-		if (!rule || !cls || strcmp(path, "/") == 0)
+		if (!e->rule || !e->class || e->path->len <= 1)
 			continue;
-		r = share_add(s, path, cls, rule);
+		r = share_add_entry(s, e, true, &buf, &alloc);
 		/* a plan has each path once; -EEXIST only if added before */
 		if (r < 0 && r != -EEXIST)
 			return r;
@@ -316,8 +343,9 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 	_cleanup_free_ struct tier_share_input *in = NULL;
 	_cleanup_free_ uint64_t *targets = NULL;
 	_cleanup_close_ int root = -1;
+	_cleanup_free_ char *path_buf = NULL;
 	uint64_t fast, capacity;
-	size_t n = 0;
+	size_t n = 0, alloc_path = 0;
 	bool single, none;
 	int r;
 
@@ -354,10 +382,24 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 		const struct tier_class *cls = cand->cls;
 		_cleanup_close_ int dfd = -1;
 		struct share_sharer *x;
+		const char *path;
 
-		if (below_candidate(s, cand->path))
+		/* each candidate's whole path, built in one buffer */
+		if ((size_t)cand->path->len + 1 > alloc_path) {
+			char *p = realloc(path_buf, (size_t)cand->path->len + 1);
+
+			if (!p) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			path_buf = p;
+			alloc_path = (size_t)cand->path->len + 1;
+		}
+		cgpath_build(cand->path, path_buf);
+		path = path_buf;
+		if (below_candidate(s, path))
 			continue;
-		dfd = cgroup_open_below(root, cand->path);
+		dfd = cgroup_open_below(root, path);
 		if (dfd == -ENOMEM) {
 			r = dfd;
 			goto fail;
@@ -365,7 +407,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 		if (dfd < 0) {
 			if (dfd != -ENOENT && dfd != -ENOTDIR)
 				dbg(ctx, "%s: cannot open: %s, it does not share the fast tier",
-				    cand->path, strerror(-dfd));
+				    path, strerror(-dfd));
 			continue;
 		}
 		/* An empty cgroup holds no share, not even its toptier_min. */
@@ -376,7 +418,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 			continue;
 		x = &sh[n];
 		x->cand = c;
-		r = read_usage(ctx, dfd, cand->path, topo, &x->fast_bytes, &x->demand,
+		r = read_usage(ctx, dfd, path, topo, &x->fast_bytes, &x->demand,
 			       &x->fast_exact);
 		if (r < 0)
 			goto fail;
@@ -385,7 +427,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 		 * without (tier_share_info() NULL), as a vanished file would. */
 		x->info = NULL;
 		if (s->info_want) {
-			r = cgroup_info_read_at(ctx, topo, dfd, cand->path, s->info_want,
+			r = cgroup_info_read_at(ctx, topo, dfd, path, s->info_want,
 						TIER_MODE_INVALID, &x->info);
 			if (r == -ENOMEM)
 				goto fail;
@@ -397,7 +439,7 @@ _public_ int tier_share_compute(struct tier_share *s, struct tier_ctx *ctx,
 		if (x->hot_wanted && s->hot_fn) {
 			uint64_t hot;
 
-			r = s->hot_fn(s->hot_userdata, cand->path, &hot);
+			r = s->hot_fn(s->hot_userdata, path, &hot);
 			if (r == -ENOMEM)
 				goto fail;
 			if (r >= 0) {
@@ -457,11 +499,18 @@ static const struct share_sharer *sharer(const struct tier_share *s, size_t i)
 	return s && i < s->n_sharers ? &s->sharers[i] : NULL;
 }
 
-_public_ const char *tier_share_path(const struct tier_share *s, size_t i)
+_public_ int tier_share_path(const struct tier_share *s, size_t i, char *buf, size_t size)
 {
 	const struct share_sharer *x = sharer(s, i);
 
-	return x ? s->cands[x->cand].path : NULL;
+	return x ? cgpath_format(s->cands[x->cand].path, buf, size) : -EINVAL;
+}
+
+int tier_share_path_dup(const struct tier_share *s, size_t i, char **ret_path)
+{
+	const struct share_sharer *x = sharer(s, i);
+
+	return x ? cgpath_dup(s->cands[x->cand].path, ret_path) : -EINVAL;
 }
 
 _public_ const struct tier_class *tier_share_class(const struct tier_share *s, size_t i)

@@ -406,13 +406,15 @@ void tier_share_set_hot_source(struct tier_share *share, tier_share_hot_fn fn, v
  */
 void tier_share_set_info(struct tier_share *share, unsigned want);
 /*
- * Paths added from now on (tier_share_add(), tier_share_add_plan()) are
- * not copied: each must stay valid and unchanged until the share is freed.
- * tierd adds every managed cgroup each round from its table, which outlives
- * the round's share (with 2,252 cgroups of paths up to 64 KB, the copies
- * were tens of MB at every round's peak).
+ * tier_share_add() of a managed plan entry (or a tier_plan_entry_dup()
+ * copy) by its interned path, which the share references instead of
+ * copying: tierd adds every managed cgroup of its table each round.  No
+ * rule is recorded (tier_share_rule() NULL), as for tier_share_add().
+ * -EINVAL for an unmanaged entry or the root, -EEXIST, -ENOMEM.
  */
-void tier_share_set_borrow(struct tier_share *share, bool borrow);
+int tier_share_add_entry(struct tier_share *share, const struct tier_plan_entry *entry);
+/* tier_share_path() into a new string. */
+int tier_share_path_dup(const struct tier_share *share, size_t i, char **ret_path);
 const struct tier_cgroup_info *tier_share_info(const struct tier_share *share, size_t i);
 /* What the sharer's demand (tier_share_demand()) is: RESIDENT or HOT. */
 enum tier_demand tier_share_demand_kind(const struct tier_share *share, size_t i);
@@ -468,7 +470,8 @@ double tier_jain_index(size_t n, const double *values);
 /*
  * The sorted names of the subdirectories of the directory open at dfd
  * (which stays open), a NULL-terminated array of *ret_n malloc'ed names for
- * tier_strv_free(); never through a symlink.  The one listing of
+ * tier_strv_free(); never through a symlink.  Read with getdents64() on
+ * dfd itself from its start (its offset moves).  The one listing of
  * tier_cgroup_enumerate() and tierd's cgroup watcher.  Negative errno.
  */
 int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n);
@@ -484,15 +487,40 @@ int tier_dir_list_subdirs(int dfd, char ***ret, size_t *ret_n);
 int tier_policy_match_exe(const struct tier_policy *policy, const char *exe,
 			  const struct tier_rule **ret_rule);
 
+
 /*
- * tier_evaluate() that consumes observed (freed, also on failure): each
- * cgroup's observed state is freed as soon as its plan entry is made, so
- * the two are not held whole at once.  tierd's full pass: with 2,252
- * cgroups of paths up to 64 KB, both were in memory together, each path
- * twice, at every startup, reload and rescan.
+ * Interned paths (lib/path.c) for the project's programs, which key their
+ * own tables by a plan entry's path without building it:
+ *  - tier_plan_entry_path_dup(), tier_apply_result_path_dup(): the whole
+ *    path in a new string (for a log line, a reply);
+ *  - tier_plan_entry_name(): the last component ("/" for the root, or the
+ *    whole path of an entry whose parent the plan did not hold);
+ *  - tier_plan_entry_path_hash(): tier_hash() of the whole path, so a table
+ *    keyed by tier_hash_string(path) finds it by a plain string;
+ *  - tier_plan_entry_path_is(): is its path the len bytes of path?
+ *  - tier_plan_entry_path_below(): is it top or below top?
+ * entry must not be NULL for the last three.
  */
-int tier_evaluate_consume(const struct tier_policy *policy, struct tier_observed *observed,
-			  struct tier_plan **ret_plan);
+/*
+ * Re-intern the paths of plan's entries below their parents' entries in
+ * from where from has them (tierd: a cgroup evaluated alone, from a path
+ * string, then names itself below the cached plan's parent instead of
+ * holding its whole path).  0, -EINVAL, -ENOMEM.
+ */
+int tier_plan_intern_from(struct tier_plan *plan, const struct tier_plan *from);
+int tier_plan_entry_path_dup(const struct tier_plan_entry *entry, char **ret_path);
+/*
+ * Does what was read of the entry's cgroup (its current values) already
+ * hold every value it sets?  A full pass skips such an entry: re-reading
+ * every value of every cgroup was most of one.  A missing knob is never in
+ * sync (an apply says why).
+ */
+bool tier_plan_entry_in_sync(const struct tier_plan_entry *entry);
+int tier_apply_result_path_dup(const struct tier_apply_result *result, char **ret_path);
+const char *tier_plan_entry_name(const struct tier_plan_entry *entry);
+uint64_t tier_plan_entry_path_hash(const struct tier_plan_entry *entry);
+bool tier_plan_entry_path_is(const struct tier_plan_entry *entry, const char *path, size_t len);
+bool tier_plan_entry_path_below(const struct tier_plan_entry *entry, const char *top);
 
 /*
  * /proc/PID/cgroup, the one parser of it (tierd's exec events, the OCI
@@ -552,6 +580,7 @@ TIER_DEFINE_FREEP(struct tier_plan, tier_plan_free)
 TIER_DEFINE_FREEP(struct tier_observed, tier_observed_free)
 TIER_DEFINE_FREEP(struct tier_share, tier_share_free)
 TIER_DEFINE_FREEP(struct tier_cgroup_reader, tier_cgroup_reader_free)
+TIER_DEFINE_FREEP(char *, tier_strv_free)
 #undef TIER_DEFINE_FREEP
 
 #ifdef __cplusplus

@@ -9,7 +9,15 @@
  *  - The library never prints.  Diagnostics go to the log function set with
  *    tier_ctx_set_log_fn(); without one they are dropped.
  *  - Cgroup paths are relative to the cgroup2 mount root and start with '/'.
- *    The root cgroup is "/".
+ *    The root cgroup is "/".  Paths the library holds (plan entries,
+ *    observed cgroups, apply results, fair shares) are interned: each
+ *    cgroup stores its parent and its own name, so a tree of long paths
+ *    costs each name once.  Their accessors build the whole path into the
+ *    caller's buffer: they return its length (without the NUL) when it fits
+ *    (size > length), -ENAMETOOLONG when it does not (buf is then
+ *    unspecified), and the length alone for buf NULL and size 0; -EINVAL
+ *    for a NULL object.  The bytes are the cgroup's names as the kernel
+ *    lists them, unescaped.
  *  - Sizes are bytes.  UINT64_MAX stands for the kernel's "max".
  *  - Objects are opaque.  Results (apply results, cgroup info, plan entries,
  *    observed state) and the policy's classes, rules and matchers are
@@ -19,7 +27,8 @@
  *    public layout).
  *  - 2.0 (soname libtier.so.2) broke 1.0 once, deliberately (issue 24):
  *    opaque classes/rules/matchers, a refcounted policy, TIER_APPLY_SKIP()
- *    bits apart from the other flags.  Every symbol is in the version node
+ *    bits apart from the other flags, interned paths built into the
+ *    caller's buffer.  Every symbol is in the version node
  *    LIBTIER_2.0; later releases add nodes.  Value parsers, globs, the pure water-filling, Jain's index
  *    and the [daemon] configuration are not part of the library's ABI: the
  *    project's own programs get them from an internal static archive and
@@ -605,7 +614,8 @@ int tier_observed_cgroup_add_annotation(struct tier_observed_cgroup *cgroup,
 int tier_observed_cgroup_set_current(struct tier_observed_cgroup *cgroup, enum tier_attr attr,
 				     uint64_t value);
 
-const char *tier_observed_cgroup_path(const struct tier_observed_cgroup *cgroup);
+/* Its path into buf (see "Paths" at the top): length, -ENAMETOOLONG, -EINVAL. */
+int tier_observed_cgroup_path(const struct tier_observed_cgroup *cgroup, char *buf, size_t size);
 const char *tier_observed_cgroup_unit(const struct tier_observed_cgroup *cgroup); /* or NULL */
 /* NULL-terminated arrays, never NULL themselves. */
 const char *const *tier_observed_cgroup_exes(const struct tier_observed_cgroup *cgroup);
@@ -646,6 +656,32 @@ void tier_plan_free(struct tier_plan *plan);
  * before the failing one are updated.
  */
 int tier_plan_update(struct tier_plan *plan, const struct tier_observed *observed);
+/*
+ * Called by tier_plan_observe() for each cgroup once it is decided, with
+ * its entry (owned by the plan, adjustable) and its directory dfd, open
+ * until visit returns (for tier_apply_entry_at(): no path walk).  Return
+ * 0 to go on, a negative errno to stop the walk with it.
+ */
+typedef int (*tier_plan_visit_fn)(void *userdata, struct tier_plan_entry *entry, int dfd);
+
+/*
+ * tier_observe() and tier_plan_update() in one walk (a daemon's full pass):
+ * each cgroup below subtree (NULL = all) is read through the directory fd
+ * the walk has open and decided into plan at once, in pre-order, with no
+ * observed state of the whole tree in between; then visit (may be NULL) is
+ * called with its entry and that fd.  What rules match on is read as
+ * tier_observe() reads it (flags: TIER_OBSERVE_*); of the current values
+ * only those the decided entry sets (memory.numa_balancing of every
+ * managed cgroup, memory.low/memory.high where its class sets them):
+ * elsewhere, and for an unmanaged cgroup, the kernel's defaults (inherit,
+ * 0, max), as tier_observe_cgroup_at() leaves them.  A cgroup's files are
+ * read once, and only those an apply reads.
+ * Percentages resolve against the plan's capacity (tier_plan_new()).
+ * -EINVAL, -ENOENT if subtree does not exist, -ENOMEM (the cgroups before
+ * the failing one are updated), or what visit returned.
+ */
+int tier_plan_observe(struct tier_plan *plan, struct tier_ctx *ctx, const char *subtree,
+		      unsigned flags, tier_plan_visit_fn visit, void *userdata);
 /* Drop a cgroup's entry (entries after it move up one index); -ENOENT if absent. */
 int tier_plan_remove(struct tier_plan *plan, const char *path);
 /* tier_plan_new() + tier_plan_update() with observed's fast capacity. */
@@ -659,12 +695,19 @@ const struct tier_plan_entry *tier_plan_find(const struct tier_plan *plan, const
 /* The same, writable, to adjust desired values in place. */
 struct tier_plan_entry *tier_plan_find_mutable(struct tier_plan *plan, const char *path);
 
-const char *tier_plan_entry_path(const struct tier_plan_entry *entry);
+/*
+ * Its cgroup's path into buf (see "Paths" at the top of this header): the
+ * length, -ENAMETOOLONG if size <= length, the length for (NULL, 0),
+ * -EINVAL.  (1.0 and the 2.0 betas lent a whole path the entry owned.)
+ */
+int tier_plan_entry_path(const struct tier_plan_entry *entry, char *buf, size_t size);
 /* The rule that decided; NULL means unmanaged (no rule matched). */
 const struct tier_rule *tier_plan_entry_rule(const struct tier_plan_entry *entry);
 const struct tier_class *tier_plan_entry_class(const struct tier_plan_entry *entry);
 const struct tier_matcher *tier_plan_entry_matcher(const struct tier_plan_entry *entry);
-/* What the matcher matched: the path, unit, exe or "key=value" annotation. */
+/* What a unit, exe or annotation matcher matched: the unit, exe or
+ * "key=value" annotation.  NULL for a cgroup matcher (what matched is the
+ * path: tier_plan_entry_path()) and for an unmanaged entry. */
 const char *tier_plan_entry_matched_value(const struct tier_plan_entry *entry);
 /*
  * Desired value of attr (as tier_observed_cgroup_set_current()); -ENODATA if
@@ -735,6 +778,12 @@ enum {
 	 * caller that must re-assert a limit, e.g. so that the kernel
 	 * reclaims down to it again. */
 	TIER_APPLY_REWRITE = 1u << 2,
+	/* Compare with the current values tier_plan_observe() read of the
+	 * entry's cgroup through the same directory fd in the visit under way
+	 * (tier_apply_entry_at() from its visit callback) instead of reading
+	 * them again; an attribute it did not read (or could not) is read as
+	 * always.  Elsewhere the same as without. */
+	TIER_APPLY_CURRENT = 1u << 3,
 	TIER_APPLY_SKIP_NUMA_BALANCING = TIER_APPLY_SKIP(TIER_ATTR_NUMA_BALANCING),
 	TIER_APPLY_SKIP_MEMORY_LOW = TIER_APPLY_SKIP(TIER_ATTR_MEMORY_LOW),
 	TIER_APPLY_SKIP_MEMORY_HIGH = TIER_APPLY_SKIP(TIER_ATTR_MEMORY_HIGH),
@@ -747,8 +796,8 @@ enum {
 struct tier_apply_result;
 struct tier_apply_results;
 
-/* The cgroup (the entry's path). */
-const char *tier_apply_result_path(const struct tier_apply_result *result);
+/* The cgroup (the entry's path) into buf, as tier_plan_entry_path(). */
+int tier_apply_result_path(const struct tier_apply_result *result, char *buf, size_t size);
 /* VANISHED if the cgroup is gone, else the worst of the changes
  * (ERROR > UNSUPPORTED > CHANGED > KEPT > UNCHANGED); UNMANAGED for an
  * entry without a rule. */
@@ -927,8 +976,10 @@ int tier_share_compute(struct tier_share *share, struct tier_ctx *ctx,
 uint64_t tier_share_capacity(const struct tier_share *share);
 /* Number of sharers of the last compute. */
 size_t tier_share_count(const struct tier_share *share);
-/* The i-th sharer (NULL / 0 out of range; max and demand UINT64_MAX). */
-const char *tier_share_path(const struct tier_share *share, size_t i);
+/* The i-th sharer's path into buf, as tier_plan_entry_path() (-EINVAL out
+ * of range). */
+int tier_share_path(const struct tier_share *share, size_t i, char *buf, size_t size);
+/* The i-th sharer's (NULL / 0 out of range; max and demand UINT64_MAX). */
 const struct tier_class *tier_share_class(const struct tier_share *share, size_t i);
 /* Its rule if it was added from a plan, else NULL. */
 const struct tier_rule *tier_share_rule(const struct tier_share *share, size_t i);

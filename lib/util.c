@@ -82,6 +82,10 @@ int open_regular_at(int dfd, const char *path, int flags, unsigned rflags)
 	fd = openat(dfd, path, flags);
 	if (fd < 0)
 		return negative_errno();
+	/* cgroup2 holds the kernel's regular files and directories only (no
+	 * mknod, no symlink): a directory fails the read with -EISDIR */
+	if (rflags & READ_KERNFS)
+		return TAKE_FD(fd);
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
 	if (S_ISDIR(st.st_mode))
@@ -164,7 +168,7 @@ int read_file_at_max(int dfd, const char *path, size_t max, unsigned rflags, cha
  * cgroup.procs do not, so this reads until EOF with a growing buffer (up to
  * READ_MAX_DEFAULT).
  */
-static int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value)
+int sysfs_read_flags(int dfd, const char *path, unsigned rflags, char **ret_value)
 {
 	char *buf;
 	size_t size;
@@ -582,10 +586,8 @@ static void name_table_put(struct hash_slot *slots, size_t size, uint32_t hash, 
 
 /* The slots keep the low 32 bits of each hash: with sizes up to 2^32 that
  * is all a slot position ever needs. */
-int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, size_t idx)
+int name_table_add_hash(struct name_table *t, uint64_t hash, size_t idx)
 {
-	const char *name;
-
 	if (idx >= UINT32_MAX - 1)
 		return -ENOMEM;
 	if ((t->n + 1) * 2 > t->size) {
@@ -601,14 +603,18 @@ int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, 
 		t->slots = slots;
 		t->size = size;
 	}
-	name = name_of(owner, idx);
-	name_table_put(t->slots, t->size, (uint32_t)tier_hash_string(name), idx);
+	name_table_put(t->slots, t->size, (uint32_t)hash, idx);
 	t->n++;
 	return 0;
 }
 
-size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
-		       const char *name, size_t len)
+int name_table_add(struct name_table *t, const void *owner, name_of_fn name_of, size_t idx)
+{
+	return name_table_add_hash(t, tier_hash_string(name_of(owner, idx)), idx);
+}
+
+size_t name_table_find_eq(const struct name_table *t, const void *owner, name_eq_fn eq,
+			  const char *name, size_t len)
 {
 	size_t mask = t->size - 1;
 	uint64_t h;
@@ -618,16 +624,33 @@ size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn
 	h = tier_hash(name, len);
 	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		const struct hash_slot *slot = &t->slots[i];
-		const char *s;
 
 		if (slot->idx == 0)
 			return SIZE_MAX;
-		if (slot->hash != (uint32_t)h)
-			continue;
-		s = name_of(owner, slot->idx - 1);
-		if (strncmp(s, name, len) == 0 && s[len] == '\0')
+		if (slot->hash == (uint32_t)h && eq(owner, slot->idx - 1, name, len))
 			return slot->idx - 1;
 	}
+}
+
+struct name_of_key {
+	name_of_fn name_of;
+	const void *owner;
+};
+
+static bool name_of_eq(const void *owner, size_t i, const char *name, size_t len)
+{
+	const struct name_of_key *k = owner;
+	const char *s = k->name_of(k->owner, i);
+
+	return strncmp(s, name, len) == 0 && s[len] == '\0';
+}
+
+size_t name_table_find(const struct name_table *t, const void *owner, name_of_fn name_of,
+		       const char *name, size_t len)
+{
+	struct name_of_key k = { name_of, owner };
+
+	return name_table_find_eq(t, &k, name_of_eq, name, len);
 }
 
 void name_table_free(struct name_table *t)

@@ -18,7 +18,6 @@ void tierd_metrics_free(struct tierd_metrics *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->n_cgroups; i++) {
-		free(m->cgroups[i].path);
 		free(m->cgroups[i].class_name);
 		free(m->cgroups[i].label);
 		free(m->cgroups[i].class_label);
@@ -48,9 +47,13 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 		r = tier_share_compute(share, ctx, topo, policy, 0);
 	}
 	for (size_t i = 0; r >= 0 && i < m->n_cgroups; i++) {
+		_cleanup_free_ char *path = NULL;
 		size_t k;
 
-		if (tier_share_find(share, m->cgroups[i].path, &k) < 0)
+		r = tier_plan_entry_path_dup(m->cgroups[i].entry, &path);
+		if (r < 0)
+			break;
+		if (tier_share_find(share, path, &k) < 0)
 			continue;
 		m->cgroups[i].has_target = true;
 		m->cgroups[i].target = tier_share_target(share, k);
@@ -61,7 +64,7 @@ static int fill_targets(struct tier_ctx *ctx, const struct tier_topology *topo,
 		/* the split of the same reading (tier_share_hot() is its total) */
 		m->cgroups[i].has_hot_tiers =
 			m->cgroups[i].has_hot &&
-			tier_share_hot_loaded_tiers(share, m->cgroups[i].path, &m->cgroups[i].hot_fast,
+			tier_share_hot_loaded_tiers(share, path, &m->cgroups[i].hot_fast,
 						    &m->cgroups[i].hot_slow) == 0;
 		m->cgroups[i].promote_budget =
 			tier_class_promote_budget(tier_share_class(share, k));
@@ -134,7 +137,6 @@ static int drop_duplicate_labels(struct tierd_metrics *m)
 			m->cgroups[o++] = *c;
 			continue;
 		}
-		free(c->path);
 		free(c->class_name);
 		free(c->class_label);
 		m->n_dropped_labels++;
@@ -148,7 +150,6 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 			  struct tierd_metrics **ret_metrics)
 {
 	struct tier_topology *topo = NULL;
-	struct tier_observed *obs = NULL;
 	struct tier_plan *plan = NULL;
 	struct tier_cgroup_reader *rd = NULL;
 	struct tierd_metrics *m;
@@ -178,10 +179,12 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 		m->backend = bc.backend;
 		tier_backend_choice_done(&bc);
 	}
-	r = tier_observe(ctx, topo, NULL, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &obs);
+	/* one walk, as tierd's full pass: no observed state of the tree */
+	r = tier_plan_new(policy, m->fast_capacity, &plan);
 	if (r < 0)
 		goto out;
-	r = tier_evaluate(policy, obs, &plan);
+	r = tier_plan_observe(plan, ctx, NULL, TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, NULL,
+			      NULL);
 	if (r < 0)
 		goto out;
 	if (!max_cgroups)
@@ -200,13 +203,17 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		const char *path = tier_plan_entry_path(e);
 		struct tierd_metrics_cgroup *c = &m->cgroups[m->n_cgroups];
 		_cleanup_(tier_cgroup_info_freep) struct tier_cgroup_info *info = NULL;
+		_cleanup_free_ char *path = NULL;
 		uint64_t mode, eff;
 
 		if (!tier_plan_entry_rule(e))
 			continue;
+		/* the entry holds its name, its parent the rest */
+		r = tier_plan_entry_path_dup(e, &path);
+		if (r < 0)
+			goto out;
 		r = tier_cgroup_reader_read(rd, topo, path,
 					    TIER_INFO_MODE | TIER_INFO_EFFECTIVE_MODE |
 						    TIER_INFO_RESIDENCY,
@@ -219,12 +226,12 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 		if (m->n_cgroups >= max_cgroups)
 			continue;	/* counted, no series */
 		*c = (struct tierd_metrics_cgroup){ 0 };
-		c->path = strdup(path);
+		c->entry = e;
 		c->class_name = strdup(tier_class_name(tier_plan_entry_class(e)));
 		c->label = tierd_metrics_label(path);
 		c->class_label = tierd_metrics_label(c->class_name ?: "");
 		m->n_cgroups++;
-		if (!c->path || !c->class_name || !c->label || !c->class_label) {
+		if (!c->class_name || !c->label || !c->class_label) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -247,6 +254,9 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 			c->has_promotions = true;
 	}
 	r = fill_targets(ctx, topo, policy, plan, run_dir, m);
+	/* the plan goes below: its entries with it */
+	for (size_t i = 0; i < m->n_cgroups; i++)
+		m->cgroups[i].entry = NULL;
 	if (r >= 0)
 		r = drop_duplicate_labels(m);
 	if (r < 0)
@@ -257,7 +267,6 @@ int tierd_metrics_collect(struct tier_ctx *ctx, const struct tier_policy *policy
 out:
 	tier_cgroup_reader_free(rd);
 	tier_plan_free(plan);
-	tier_observed_free(obs);
 	tier_topology_free(topo);
 	tierd_metrics_free(m);
 	return r;

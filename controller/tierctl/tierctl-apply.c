@@ -277,15 +277,18 @@ int verb_apply(struct tierctl *t, int argc, char **argv)
 	m.cgroups = tier_apply_results_count(res);
 	for (size_t i = 0; i < m.cgroups; i++) {
 		const struct tier_apply_result *a = tier_apply_results_get(res, i);
-		const char *path = tier_apply_result_path(a);
+		_cleanup_free_ char *path = NULL;
 		enum tier_apply_status status = tier_apply_result_status(a);
 		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
 		bool changed = false, unsupported = false;
 
-		if (!e || strcmp(tier_plan_entry_path(e), path) != 0)
-			e = tier_plan_find(s.plan, path);
+		/* tier_apply() gives one result per entry, in plan order */
 		if (status == TIER_APPLY_UNMANAGED || !e || !tier_plan_entry_rule(e))
 			continue;
+		if (tier_apply_result_path_dup(a, &path) < 0) {
+			rc = fail(-ENOMEM, "apply");
+			goto out;
+		}
 		m.managed++;
 		if (status == TIER_APPLY_VANISHED) {
 			m.vanished++;

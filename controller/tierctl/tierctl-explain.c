@@ -75,7 +75,7 @@ static void view_init(struct explain_view *x)
 }
 
 static void view_from_plan(struct explain_view *x, const struct tier_plan_entry *e,
-			   const struct tier_observed_cgroup *oc)
+			   const struct tier_observed_cgroup *oc, const char *cgroup)
 {
 	const struct tier_class *c = tier_plan_entry_class(e);
 	const struct tier_rule *rule = tier_plan_entry_rule(e);
@@ -94,7 +94,8 @@ static void view_from_plan(struct explain_view *x, const struct tier_plan_entry 
 		x->matcher_pattern = tier_matcher_pattern(m);
 		x->matcher_file = tier_matcher_file(m);
 		x->matcher_line = tier_matcher_line(m);
-		x->matched = tier_plan_entry_matched_value(e);
+		/* a cgroup matcher matched the path itself */
+		x->matched = tier_plan_entry_matched_value(e) ?: cgroup;
 	}
 	x->class_name = tier_class_name(c);
 	x->class_mode = mode_str(tier_class_mode(c));
@@ -556,15 +557,24 @@ int verb_explain(struct tierctl *t, int argc, char **argv)
 		if (rc)
 			goto out;
 		e = tier_plan_find(s.plan, cg);
-		for (size_t i = 0; i < tier_observed_count(s.observed); i++)
-			if (strcmp(tier_observed_cgroup_path(tier_observed_get(s.observed, i)),
-				   cg) == 0)
-				oc = tier_observed_get(s.observed, i);
+		for (size_t i = 0; i < tier_observed_count(s.observed); i++) {
+			_cleanup_free_ char *path = NULL;
+			const struct tier_observed_cgroup *oi = tier_observed_get(s.observed, i);
+			int len = tier_observed_cgroup_path(oi, NULL, 0);
+
+			/* only a path as long as cg is built */
+			if (len < 0 || (size_t)len != strlen(cg))
+				continue;
+			path = malloc((size_t)len + 1);
+			if (path && tier_observed_cgroup_path(oi, path, (size_t)len + 1) >= 0 &&
+			    strcmp(path, cg) == 0)
+				oc = oi;
+		}
 		if (!e || !oc) {
 			rc = cgroup_fail(s.ctx, cg, -ENOENT, "");
 			goto out;
 		}
-		view_from_plan(&x, e, oc);
+		view_from_plan(&x, e, oc, cg);
 		x.policy = t->config;
 		r = view_share_local(t, &s, cg, &x);
 		if (r < 0) {

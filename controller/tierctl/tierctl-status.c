@@ -37,7 +37,10 @@ struct status_info {
 
 /* One row of the status table: from the local plan (e) or from tierd. */
 struct status_row {
-	const struct tier_plan_entry *e;	/* NULL for rows from tierd */
+	/* NULL for rows from tierd; else path is its table cell (or NULL for
+	 * JSON) and the whole path is built from e where needed
+	 * (row_full_path()): a tree of 64 KB paths is not kept whole */
+	const struct tier_plan_entry *e;
 	const char *path;
 	const char *class_name;			/* NULL: unmanaged */
 	const char *rule_name;
@@ -82,6 +85,19 @@ static void status_hot_of(const struct tier_share *hot, const char *path, struct
 		row->hot_fast = row->hot_slow = UINT64_MAX;
 }
 
+/* A row's whole path: tierd's row holds it (unless only its cell), a local
+ * one is built from its plan entry into *tmp (freed by the caller).  NULL
+ * on ENOMEM. */
+static const char *row_full_path(const struct status_row *row, char **tmp)
+{
+	*tmp = NULL;
+	if (!row->e)
+		return row->path;
+	if (tier_plan_entry_path_dup(row->e, tmp) < 0)
+		return NULL;
+	return *tmp;
+}
+
 /*
  * Fair-share targets of the fast tier: libtier's tier_share_compute(), the
  * computation tierd and tierd-metrics use (the top-most managed, populated
@@ -103,17 +119,27 @@ static int status_targets(const struct tierctl *t, const struct session *s,
 	/* the hot sets tierd measured last, if it left any: the HOT column,
 	 * and the demand of classes that share by hot set */
 	have_hot = tier_share_hot_load_dir(share, tierctl_run_dir(t, dir, sizeof(dir)), NULL) == 0;
-	for (size_t i = 0; i < n; i++)
-		status_hot_of(have_hot ? share : NULL, rows[i].path, &rows[i]);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *tmp = NULL;
+		const char *path = row_full_path(&rows[i], &tmp);
+
+		if (!path)
+			return -ENOMEM;
+		status_hot_of(have_hot ? share : NULL, path, &rows[i]);
+	}
 	if (!s->topo)
 		return 0;
 	r = tier_share_add_plan(share, s->plan);
 	if (r >= 0)
 		r = tier_share_compute(share, s->ctx, s->topo, s->policy, 0);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
+		_cleanup_free_ char *tmp = NULL;
+		const char *path = row_full_path(&rows[i], &tmp);
 		size_t k;
 
-		if (tier_share_find(share, rows[i].path, &k) < 0)
+		if (!path)
+			return -ENOMEM;
+		if (tier_share_find(share, path, &k) < 0)
 			continue;
 		rows[i].shared = true;
 		rows[i].target = tier_share_target(share, k);
@@ -389,7 +415,7 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	       n_unsupported = 0;
 	_cleanup_free_ struct status_row *rows = NULL;
 	char **strs = NULL;
-	size_t n_strs = 0;
+	size_t n_strs = 0, alloc_strs = 0;
 	struct daemon_status d = { 0 };
 	bool all = t->verb_option;
 	_cleanup_(tier_cgroup_reader_freep) struct tier_cgroup_reader *rd = NULL;
@@ -430,16 +456,39 @@ int verb_status(struct tierctl *t, int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		const struct tier_plan_entry *e = tier_plan_entry(s.plan, i);
 		struct status_row *row = &rows[n_rows];
+		char *path = NULL;
 
 		if (!tier_plan_entry_rule(e) && !all)
 			continue;
+		/* the plan holds each name once: the whole path is built for
+		 * the read, and the row keeps its table cell (JSON builds it
+		 * again when it prints) */
+		if (tier_plan_entry_path_dup(e, &path) < 0) {
+			rc = fail(-ENOMEM, "status");
+			goto out;
+		}
 		*row = (struct status_row){
 			.e = e,
-			.path = tier_plan_entry_path(e),
+			.path = path,
 			.class_name = tier_plan_entry_rule(e) ? tier_class_name(tier_plan_entry_class(e)) : NULL,
 			.rule_name = tier_plan_entry_rule(e) ? tier_rule_name(tier_plan_entry_rule(e)) : NULL,
 		};
 		r = status_row_read(&s, rd, row);
+		row->path = NULL;
+		if (r > 0 && !t->json) {
+			char buf[CELL_BUF];
+			char *c = strdup(cell(esc(path), STATUS_PATH_COLS, true, t->wide, buf));
+
+			if (!c || ARRAY_PUSH(strs, n_strs, alloc_strs, c) < 0) {
+				free(c);
+				free(path);
+				rc = fail(-ENOMEM, "status");
+				goto out;
+			}
+			row->path = c;
+			row->path_shown = true;
+		}
+		free(path);
 		if (r < 0)
 			rc = EXIT_SYSTEM;
 		if (r > 0)
@@ -491,11 +540,19 @@ table:
 
 		has_mode = info->valid & TIER_INFO_MODE;
 		has_res = info->valid & TIER_INFO_RESIDENCY;
-		if (!has_mode && row->class_name && strcmp(row->path, "/") != 0)
+		if (!has_mode && row->class_name &&
+		    (row->e ? tier_plan_entry_path(row->e, NULL, 0) != 1 : strcmp(row->path, "/") != 0))
 			n_unsupported++;
 		if (t->json) {
+			_cleanup_free_ char *tmp = NULL;
+			const char *path = row_full_path(row, &tmp);
+
+			if (!path) {
+				rc = fail(-ENOMEM, "status");
+				goto out;
+			}
 			json_object_begin(&t->j);
-			json_kv_string(&t->j, "cgroup", row->path);
+			json_kv_string(&t->j, "cgroup", path);
 			json_kv_string(&t->j, "class", row->class_name);
 			json_kv_string(&t->j, "rule", row->rule_name);
 			json_kv_string(&t->j, "configured", has_mode ? mode_str(info->mode) : NULL);

@@ -316,6 +316,20 @@ static const char *current_mode_str(const struct tier_plan_entry *e)
 	return tier_mode_to_string((enum tier_mode)v);
 }
 
+/*
+ * An unmanaged cgroup's knob, read now: a full pass reads only the values
+ * an entry sets (tier_plan_observe()), so the plan has none for it.  One
+ * read below the cgroup root, never through a symlink.
+ */
+static const char *live_mode_str(struct manager *m, const char *cgroup)
+{
+	enum tier_mode mode;
+
+	if (tier_cgroup_get_mode(m->ctx, cgroup, &mode) < 0)
+		return "(not supported)";
+	return tier_mode_to_string(mode);
+}
+
 /* The mode the entry sets, or NULL. */
 static const char *desired_mode_str(const struct tier_plan_entry *e)
 {
@@ -340,18 +354,22 @@ static uint64_t desired_or(const struct tier_plan_entry *e, enum tier_attr attr,
 static int evaluate_tree(struct manager *m, const char *subtree, sd_bus_error *error,
 			 struct tier_plan **ret_plan)
 {
-	_cleanup_(tier_observed_freep) struct tier_observed *obs = NULL;
+	_cleanup_(tier_plan_freep) struct tier_plan *plan = NULL;
 	int r;
 
-	r = tier_observe(m->ctx, m->topo, subtree,
-			 (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
-				 (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
-			 &obs);
+	/* one walk, as the full pass: no observed state of the tree */
+	r = tier_plan_new(m->policy, m->topo ? tier_topology_fast_capacity(m->topo) : 0, &plan);
+	if (r >= 0)
+		r = tier_plan_observe(plan, m->ctx, subtree,
+				      (m->policy_has_exe ? TIER_OBSERVE_EXE : 0) |
+					      (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0),
+				      NULL, NULL);
 	if (r == -ENOENT && subtree)
 		return sd_bus_error_setf(error, "org.tierd.NoSuchCgroup", "No cgroup %s", subtree);
 	if (r < 0)
 		return r;
-	return tier_evaluate(m->policy, obs, ret_plan);
+	*ret_plan = TAKE_PTR(plan);
+	return 0;
 }
 
 /*
@@ -460,7 +478,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		r = asprintf(&text, "%s: not found", cgroup);
 	else if (!tier_plan_entry_rule(e))
 		r = asprintf(&text, "%s: unmanaged (no rule matches); memory.numa_balancing %s",
-			     cgroup, current_mode_str(e));
+			     cgroup, live_mode_str(m, cgroup));
 	else {
 		const struct tier_rule *rule = tier_plan_entry_rule(e);
 		const struct tier_matcher *mt = tier_plan_entry_matcher(e);
@@ -475,7 +493,7 @@ static int method_explain(sd_bus_message *msg, void *userdata, sd_bus_error *err
 			     mt ? tier_matcher_pattern(mt) : "?",
 			     matched_visible(e, privileged) ? "'" : "",
 			     !matched_visible(e, privileged) ? "(shown to root only)" :
-			     matched ? matched : "?",
+			     matched ? matched : cgroup,
 			     matched_visible(e, privileged) ? "'" : "",
 			     current_mode_str(e),
 			     desired_mode_str(e) ?: "(unchanged)");
@@ -657,7 +675,9 @@ static int method_explain_cgroup(sd_bus_message *msg, void *userdata, sd_bus_err
 			if (r >= 0)
 				r = append_pair_u64(reply, "matcher_line", tier_matcher_line(mt));
 			if (r >= 0 && matched_visible(e, privileged))
-				r = append_pair(reply, "matched", tier_plan_entry_matched_value(e));
+				/* a cgroup matcher matched the path itself */
+				r = append_pair(reply, "matched",
+						tier_plan_entry_matched_value(e) ?: cgroup);
 		}
 		if (r >= 0) {
 			r = append_pair(reply, "class", tier_class_name(c));
@@ -735,16 +755,21 @@ static int dry_run_cached(struct manager *m, sd_bus_message *msg, uint64_t offse
 		r = sd_bus_message_open_container(reply, 'a', "(ssssss)");
 	for (size_t i = offset; r >= 0 && i < m->n_pending; i++) {
 		const struct pending_change *p = &m->pending[i];
-		size_t b = change_bytes(p->cgroup, p->class, p->rule, p->knob, p->old_value,
-					p->new_value);
+		_cleanup_free_ char *cgroup = NULL;
+		size_t b;
 
-		if (bytes && bytes + b > BUS_LIST_PAGE_BYTES &&
-		    strcmp(p->cgroup, m->pending[i - 1].cgroup) != 0) {
+		if (tier_plan_entry_path_dup(p->entry, &cgroup) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		b = change_bytes(cgroup, p->class, p->rule, p->knob, p->old_value, p->new_value);
+		/* a cgroup's changes stay on one page */
+		if (bytes && bytes + b > BUS_LIST_PAGE_BYTES && p->entry != m->pending[i - 1].entry) {
 			next = i;
 			break;
 		}
 		bytes += b;
-		r = append_change(reply, &pool, p->cgroup, p->class, p->rule, p->knob, p->old_value,
+		r = append_change(reply, &pool, cgroup, p->class, p->rule, p->knob, p->old_value,
 				  p->new_value);
 	}
 	r = reply_page_done(reply, r, next);
@@ -780,6 +805,7 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		const struct tier_plan_entry *e = tier_plan_entry(plan, i), *f;
 		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
 		_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
+		_cleanup_free_ char *path = NULL;
 		unsigned flags = TIER_APPLY_DRY_RUN;
 		size_t b = 0;
 		uint64_t v;
@@ -795,10 +821,14 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		}
 		if (tier_apply_entry(m->ctx, f, flags, NULL, NULL, &res) < 0)
 			continue;
+		if (tier_plan_entry_path_dup(e, &path) < 0) {
+			r = -ENOMEM;
+			break;
+		}
 		for (size_t k = 0; k < tier_apply_result_change_count(res); k++)
 			if (tier_apply_result_change_status(res, k) == TIER_APPLY_CHANGED)
 				b += change_bytes(
-					tier_plan_entry_path(e), tier_class_name(tier_plan_entry_class(e)),
+					path, tier_class_name(tier_plan_entry_class(e)),
 					tier_rule_name(tier_plan_entry_rule(e)),
 					tier_attr_to_string(tier_apply_result_change_attr(res, k)),
 					tier_apply_result_change_old_value(res, k),
@@ -811,7 +841,7 @@ static int method_dry_run(sd_bus_message *msg, void *userdata, sd_bus_error *err
 		for (size_t k = 0; r >= 0 && k < tier_apply_result_change_count(res); k++)
 			if (tier_apply_result_change_status(res, k) == TIER_APPLY_CHANGED)
 				r = append_change(
-					reply, &pool, tier_plan_entry_path(e),
+					reply, &pool, path,
 					tier_class_name(tier_plan_entry_class(e)), tier_rule_name(tier_plan_entry_rule(e)),
 					tier_attr_to_string(tier_apply_result_change_attr(res, k)),
 					tier_apply_result_change_old_value(res, k),
@@ -839,10 +869,15 @@ static int list_row(sd_bus_message *reply, struct str_pool *pool, struct manager
 				     rule ? tier_rule_name(rule) : "", d ? d->target : UINT64_MAX);
 }
 
-static int cmp_managed_path(const void *a, const void *b)
+/* A cgroup managed since the full pass, with its path built for the sort. */
+struct fresh_row {
+	char *path;
+	const struct managed *x;
+};
+
+static int cmp_fresh_path(const void *a, const void *b)
 {
-	return strcmp((*(const struct managed *const *)a)->path,
-		      (*(const struct managed *const *)b)->path);
+	return strcmp(((const struct fresh_row *)a)->path, ((const struct fresh_row *)b)->path);
 }
 
 /*
@@ -901,7 +936,8 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 {
 	struct manager *m = userdata;
 	const struct tier_plan *plan = m->cache_plan;
-	_cleanup_free_ struct managed **fresh = NULL;
+	_cleanup_free_ struct fresh_row *fresh = NULL;
+	_cleanup_free_ char *epath = NULL;
 	sd_bus_message *reply = NULL;
 	struct str_pool pool = {};
 	struct list_page pg = {};
@@ -922,8 +958,16 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 	if (r >= 0)
 		r = sd_bus_message_open_container(reply, 'a', "(ssst)");
 	for (; r >= 0 && cursor < n_plan; cursor++) {
-		const char *epath = tier_plan_entry_path(tier_plan_entry(plan, cursor));
-		const struct managed *x = managed_table_get(&m->managed, epath);
+		const struct managed *x;
+
+		/* the entry holds its name, its parent the rest: built per row */
+		free(epath);
+		epath = NULL;
+		if (tier_plan_entry_path_dup(tier_plan_entry(plan, cursor), &epath) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		x = managed_table_get(&m->managed, epath);
 
 		if (x)
 			r = list_page_row(&pg, reply, &pool, m, epath, x->entry);
@@ -940,19 +984,33 @@ static int method_list_cgroups(sd_bus_message *msg, void *userdata, sd_bus_error
 		if (r >= 0) {
 			struct managed *x;
 
-			MANAGED_FOREACH(x, &m->managed)
-				if (!tier_plan_find(plan, x->path) && n_fresh < m->managed.n)
-					fresh[n_fresh++] = x;
+			MANAGED_FOREACH(x, &m->managed) {
+				char *path;
+
+				if (r < 0 || n_fresh >= m->managed.n)
+					break;
+				if (tier_plan_entry_path_dup(x->entry, &path) < 0) {
+					r = -ENOMEM;
+					break;
+				}
+				if (tier_plan_find(plan, path)) {
+					free(path);
+					continue;
+				}
+				fresh[n_fresh++] = (struct fresh_row){ path, x };
+			}
 		}
 		if (r >= 0)
-			qsort(fresh, n_fresh, sizeof(*fresh), cmp_managed_path);
+			qsort(fresh, n_fresh, sizeof(*fresh), cmp_fresh_path);
 		for (; r >= 0 && cursor - n_plan < n_fresh; cursor++) {
-			const struct managed *x = fresh[cursor - n_plan];
+			const struct fresh_row *f = &fresh[cursor - n_plan];
 
-			r = list_page_row(&pg, reply, &pool, m, x->path, x->entry);
+			r = list_page_row(&pg, reply, &pool, m, f->path, f->x->entry);
 			if (pg.full)
 				break;
 		}
+		for (size_t i = 0; i < n_fresh; i++)
+			free(fresh[i].path);
 	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);

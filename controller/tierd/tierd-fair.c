@@ -795,6 +795,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	_cleanup_free_ struct fair_input *in = NULL;
 	_cleanup_free_ struct fair_decision *dec = NULL;
 	_cleanup_free_ double *ratios = NULL;
+	_cleanup_(tier_strv_freep) char **paths = NULL;
 	struct fair_config cfg = {};
 	bool kernel_ceiling;
 	size_t n = 0, n_alloc, n_ratios = 0, n_kernel_ceiling = 0;
@@ -813,8 +814,14 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 		return r;
 	n_alloc = tier_share_count(share);
 	in = calloc(n_alloc ?: 1, sizeof(*in));
-	if (!in)
+	/* the sharers' paths, built for the round (the share holds each as
+	 * its parent and name); the top-most managed cgroups only */
+	paths = calloc(n_alloc + 1, sizeof(*paths));
+	if (!in || !paths)
 		return -ENOMEM;
+	for (size_t i = 0; i < n_alloc; i++)
+		if (tier_share_path_dup(share, i, &paths[i]) < 0)
+			return -ENOMEM;
 
 	cfg.fast_capacity = tier_topology_fast_capacity(topo);
 	cfg.total_capacity = tier_topology_total_capacity(topo);
@@ -824,7 +831,7 @@ int fair_rebalance(struct fair_state *s, struct tier_ctx *ctx, const struct tier
 	cfg.now_usec = now_usec;
 
 	for (size_t i = 0; i < n_alloc; i++) {
-		const char *path = tier_share_path(share, i);
+		const char *path = paths[i];
 		const struct tier_class *cls = tier_share_class(share, i);
 		const struct tier_rule *rule = tier_share_rule(share, i);
 		const struct tier_cgroup_info *info = tier_share_info(share, i);
@@ -970,9 +977,19 @@ const struct tier_plan_entry *fair_filter_entry(const struct fair_state *s,
 						const struct tier_plan_entry *e,
 						struct tier_plan_entry **ret_copy)
 {
-	const struct fair_entry *fe = state_lookup(s, tier_plan_entry_path(e));
-	const struct fair_decision *d = fe ? &fe->d : NULL;
+	const struct fair_entry *fe = NULL;
+	const struct fair_decision *d;
 	struct tier_plan_entry *buf;
+
+	/* fairness holds the few top-most sharers: most entries need no path */
+	if (s && s->n_entries > 0) {
+		_cleanup_free_ char *path = NULL;
+
+		if (tier_plan_entry_path_dup(e, &path) < 0)
+			return NULL;
+		fe = state_lookup(s, path);
+	}
+	d = fe ? &fe->d : NULL;
 
 	if (!d || (!d->throttled && !d->limited))
 		return e;

@@ -164,13 +164,14 @@ void manager_pending_clear(struct manager *m)
 }
 
 /* A change the full pass under way leaves undone (DryRun for everyone). */
-static int pending_add(struct manager *m, const struct tier_plan_entry *e,
+static int pending_add(struct manager *m, const struct tier_plan_entry *e, const char *path,
 		       const struct apply_change *ch)
 {
-	/* e may be fairness's filtered copy: the path is the cached plan's
-	 * (the full pass has just made it the cache), not a copy of its own:
-	 * on a tree of long paths a dry run's list held every path again. */
-	const struct tier_plan_entry *c = tier_plan_find(m->cache_plan, tier_plan_entry_path(e));
+	/* e may be fairness's filtered copy: the entry is the cached plan's
+	 * (the full pass has just made it the cache), whose interned path
+	 * the list refers to: on a tree of long paths a dry run's list once
+	 * held every path again. */
+	const struct tier_plan_entry *c = tier_plan_find(m->cache_plan, path);
 	struct pending_change p = {
 		.knob = tier_attr_to_string(ch->attr),
 		.class = tier_class_name(tier_plan_entry_class(e)),
@@ -179,7 +180,7 @@ static int pending_add(struct manager *m, const struct tier_plan_entry *e,
 
 	if (!c)
 		return 0;	/* not this pass's cgroup: nothing to answer for */
-	p.cgroup = tier_plan_entry_path(c);
+	p.entry = c;
 	snprintf(p.old_value, sizeof(p.old_value), "%s", ch->old_value);
 	snprintf(p.new_value, sizeof(p.new_value), "%s", ch->new_value);
 	return ARRAY_PUSH(m->pending, m->n_pending, m->alloc_pending, p);
@@ -189,7 +190,7 @@ static int pending_add(struct manager *m, const struct tier_plan_entry *e,
 static int log_change(struct manager *m, const struct tier_plan_entry *e, struct apply_writer *w,
 		      const struct apply_change *ch, const char *reason, bool full_pass)
 {
-	const char *path = tier_plan_entry_path(e);
+	const char *path = w->cgroup;
 	const char *file = tier_attr_to_string(ch->attr), *property = unit_property[ch->attr];
 	struct log_fields f = {
 		.cgroup = path,
@@ -233,7 +234,7 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
 	 * (dry run) or failed to. */
 	if (full_pass &&
 	    ch->status == (manager_dry_run(m) ? TIER_APPLY_CHANGED : TIER_APPLY_ERROR) &&
-	    pending_add(m, e, ch) < 0)
+	    pending_add(m, e, path, ch) < 0)
 		return log_oom();
 	if (manager_dry_run(m)) {
 		if (property) {
@@ -271,10 +272,9 @@ static int log_change(struct manager *m, const struct tier_plan_entry *e, struct
  * Apply one entry: tier_apply_entry() reads each value the entry sets once,
  * compares and writes only what differs.
  */
-static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int dfd,
-		       const char *reason, bool full_pass)
+static int apply_entry(struct manager *m, const struct tier_plan_entry *e, const char *path,
+		       int dfd, const char *reason, bool full_pass)
 {
-	const char *path = tier_plan_entry_path(e);
 	const struct tier_class *cls = tier_plan_entry_class(e);
 	const struct tier_rule *rule = tier_plan_entry_rule(e);
 	const struct tier_matcher *matcher = tier_plan_entry_matcher(e);
@@ -286,14 +286,16 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 		.rule = tier_rule_name(rule),
 		.reason = reason,
 	};
-	unsigned flags = manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0;
+	/* the full pass's walk read the values just now, through dfd */
+	unsigned flags = (manager_dry_run(m) ? TIER_APPLY_DRY_RUN : 0) |
+			 (full_pass && dfd >= 0 ? TIER_APPLY_CURRENT : 0);
 	_cleanup_(tier_apply_result_freep) struct tier_apply_result *res = NULL;
 	uint64_t mode, cur;
 	int r;
 
 	log_debug("%s: class %s (rule %s, %s matched %s)", path, tier_class_name(cls), tier_rule_name(rule),
 		  matcher ? tier_matcher_kind_to_string(tier_matcher_kind(matcher)) : "?",
-		  tier_plan_entry_matched_value(e) ?: "?");
+		  tier_plan_entry_matched_value(e) ?: path);
 	if (m->backend.backend == TIER_BACKEND_DAMON) {
 		/* the mode is DAMON's schemes (tierd-damon.c), never the knob,
 		 * even on a kernel that has it */
@@ -338,25 +340,6 @@ static int apply_entry(struct manager *m, const struct tier_plan_entry *e, int d
 	return r;
 }
 
-/*
- * Does what tier_observe() just read already match the entry?  Then the
- * full pass skips the entry: re-reading every value of every cgroup was
- * most of a full pass.  Anything else (a difference, a missing knob, a
- * limit that is not a page multiple) goes through apply, which re-reads.
- */
-static bool entry_in_sync(const struct tier_plan_entry *e)
-{
-	for (int a = 0; a < _TIER_ATTR_MAX; a++) {
-		uint64_t want, cur;
-
-		if (tier_plan_entry_get_desired(e, (enum tier_attr)a, &want) < 0)
-			continue;
-		if (tier_plan_entry_get_current(e, (enum tier_attr)a, &cur) < 0 || cur != want)
-			return false;
-	}
-	return true;
-}
-
 /* The table borrows the cached plan's entries: it is emptied first. */
 static void cache_set(struct manager *m, struct tier_plan *plan)
 {
@@ -371,85 +354,105 @@ static unsigned observe_flags(const struct manager *m)
 	       (m->policy_has_annotation ? TIER_OBSERVE_ANNOTATIONS : 0);
 }
 
+/* One full pass under way: its plan and why it runs. */
+struct full_pass {
+	struct manager *m;
+	struct tier_plan *plan;
+	const char *reason;
+	bool cached;			/* plan is the cache (its first cgroup came) */
+};
+
+/*
+ * One cgroup of the full pass, as the walk decides it, its directory open
+ * as dfd: watches, the table, and an apply of what differs through dfd (no
+ * path walk, however deep the cgroup).
+ */
+static int full_pass_visit(void *userdata, struct tier_plan_entry *entry, int dfd)
+{
+	struct full_pass *fp = userdata;
+	struct manager *m = fp->m;
+	const struct tier_plan_entry *e = entry;
+	_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
+	_cleanup_free_ char *path = NULL;
+	struct managed *x;
+	int r;
+
+	if (!fp->cached) {
+		/* Unprivileged callers of the bus API are answered from this
+		 * plan, and the table of managed cgroups refers to its entries
+		 * (one copy of each decision, each name once): it is the cache
+		 * from its first cgroup on, even if the pass fails later. */
+		manager_pending_clear(m);
+		cache_set(m, fp->plan);
+		fp->cached = true;
+	}
+	/* the entry names its cgroup by parent and name: the whole path is
+	 * built for this cgroup's turn only */
+	if (tier_plan_entry_path_dup(e, &path) < 0)
+		return log_oom();
+	/* A full pass also catches directories we could not watch, and those a
+	 * reload brought into the policy's reach. */
+	if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path) &&
+	    cgroup_watcher_wanted(m, path)) {
+		r = cgroup_watcher_add_tree(m, path, false);
+		if (r == -ENOMEM)
+			return r;
+	}
+	if (!tier_plan_entry_rule(e))
+		return 0;
+	/* the table refers to the cached plan's entry */
+	r = managed_table_put(&m->managed, e, true, &x);
+	if (r < 0)
+		return log_oom();
+	/* A managed cgroup's filling and emptying move the fair share. */
+	r = cgroup_watcher_add_events(m, path, dfd);
+	if (r < 0)
+		return r;
+	/* What fairness holds (promotion off, memory.high) is not undone. */
+	e = fair_filter_entry(m->fair, e, &tmp);
+	if (!e)
+		return log_oom();
+	/* Just read and already right: nothing to read again or write. */
+	if (tier_plan_entry_in_sync(e))
+		return 0;
+	return apply_entry(m, e, path, dfd, fp->reason, true);
+}
+
 /*
  * The full pass: the only place the whole tree is observed (startup,
  * reload, events lost, and periodically only while events cannot cover
- * the tree).  It rebuilds the table of managed cgroups.
+ * the tree).  One walk (tier_plan_observe()): each cgroup is decided as it
+ * is read, only the values its entry sets are read, and what differs is
+ * written through the directory the walk has open.  It rebuilds the table
+ * of managed cgroups.
  */
 static int manager_full_pass(struct manager *m, const char *reason)
 {
-	struct tier_observed *obs = NULL;
-	struct tier_plan *plan = NULL;
+	struct full_pass fp = { .m = m, .reason = reason };
 	int r;
 
 	log_debug("Observing the whole cgroup tree (%s)", reason);
-	r = tier_observe(m->ctx, m->topo, NULL, observe_flags(m), &obs);
+	r = tier_plan_new(m->policy, m->topo ? tier_topology_fast_capacity(m->topo) : 0,
+			  &fp.plan);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
-		return log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring"), 0;
-	/* The plan holds all it needs (paths, matched values, current values):
-	 * each cgroup's observed state goes as its entry is made. */
-	r = tier_evaluate_consume(m->policy, TAKE_PTR(obs), &plan);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			return log_oom();
 		return log_warning_errno(r, "Failed to evaluate the policy: %m, ignoring"), 0;
+	r = tier_plan_observe(fp.plan, m->ctx, NULL, observe_flags(m), full_pass_visit, &fp);
+	if (!fp.cached)
+		tier_plan_free(TAKE_PTR(fp.plan));	/* not one cgroup: the cache stays */
+	if (r >= 0 && fp.cached) {
+		m->pending_valid = true;
+		m->n_cgroups = tier_plan_count(fp.plan);
+		manager_damon_schedule(m);
+	} else if (r < 0 && r != -ENOMEM && !fp.cached) {
+		log_warning_errno(r, "Failed to read the cgroup tree: %m, ignoring");
+		r = 0;
 	}
-	manager_pending_clear(m);
-	/* Unprivileged callers of the bus API are answered from this plan, and
-	 * the table of managed cgroups refers to its entries (one copy of each
-	 * path and decision): it is the cache from here on, even if the pass
-	 * fails below. */
-	cache_set(m, plan);
-	for (size_t i = 0; i < tier_plan_count(plan); i++) {
-		const struct tier_plan_entry *e = tier_plan_entry(plan, i);
-		_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
-		const char *path = tier_plan_entry_path(e);
-		struct managed *x;
-
-		/* A full pass also catches directories we could not watch, and
-		 * those a reload brought into the policy's reach. */
-		if (m->cg.fd >= 0 && !m->cg.limit_hit && !cgroup_watcher_has(m, path) &&
-		    cgroup_watcher_wanted(m, path)) {
-			r = cgroup_watcher_add_tree(m, path, false);
-			if (r == -ENOMEM)
-				goto out;
-		}
-		if (!tier_plan_entry_rule(e))
-			continue;
-		/* the table refers to the cached plan's entry */
-		r = managed_table_put(&m->managed, e, true, &x);
-		if (r < 0) {
-			r = log_oom();
-			goto out;
-		}
-		/* A managed cgroup's filling and emptying move the fair share. */
-		r = cgroup_watcher_add_events(m, path, -1);
-		if (r < 0)
-			goto out;
-		/* What fairness holds (promotion off, memory.high) is not undone. */
-		e = fair_filter_entry(m->fair, e, &tmp);
-		if (!e) {
-			r = log_oom();
-			goto out;
-		}
-		/* Just observed and already right: nothing to re-read or write. */
-		if (entry_in_sync(e))
-			continue;
-		r = apply_entry(m, e, -1, reason, true);
-		if (r < 0)
-			goto out;
-	}
-	m->pending_valid = true;
-	m->n_cgroups = tier_plan_count(plan);
-	manager_damon_schedule(m);
-	r = 0;
-out:
 	/* A pass over the whole tree allocates and frees a lot at once: give
 	 * the free part back rather than keep it resident. */
 	(void)malloc_trim(0);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 int manager_reconcile(struct manager *m, const char *reason)
@@ -608,19 +611,23 @@ static int react_apply(struct manager *m, const struct tier_observed *obs, int d
 {
 	_cleanup_(tier_plan_entry_freep) struct tier_plan_entry *tmp = NULL;
 	_cleanup_(tier_plan_freep) struct tier_plan *plan = NULL;
+	_cleanup_free_ char *path = NULL;
 	const struct tier_plan_entry *e;
-	const char *path;
 	struct managed *x;
 	int r;
 
 	r = tier_evaluate(m->policy, obs, &plan);
+	/* its path below its parent's in the cached plan, where that has it:
+	 * the table then holds the cgroup's name, not its whole path again */
+	if (r >= 0 && m->cache_plan)
+		r = tier_plan_intern_from(plan, m->cache_plan);
+	if (r >= 0)
+		r = tier_plan_entry_path_dup(tier_plan_entry(plan, 0), &path);
 	if (r == -ENOMEM)
 		return log_oom();
 	if (r < 0)
-		return log_warning_errno(r, "%s: cannot evaluate the policy: %m, ignoring",
-					 tier_observed_cgroup_path(tier_observed_get(obs, 0))), 0;
+		return log_warning_errno(r, "cannot evaluate the policy for a cgroup: %m, ignoring"), 0;
 	e = tier_plan_entry(plan, 0);
-	path = tier_plan_entry_path(e);
 	if (!tier_plan_entry_rule(e)) {
 		if (managed_table_remove(&m->managed, path, false) > 0) {
 			log_debug("%s: no longer in a class", path);
@@ -640,7 +647,7 @@ static int react_apply(struct manager *m, const struct tier_observed *obs, int d
 	e = fair_filter_entry(m->fair, x->entry, &tmp);
 	if (!e)
 		return log_oom();
-	return apply_entry(m, e, dfd, reason, false);
+	return apply_entry(m, e, path, dfd, reason, false);
 }
 
 int manager_cgroup_added(struct manager *m, const char *cgroup, int dfd, const char *reason)
@@ -861,26 +868,72 @@ static int damon_hot_of(void *userdata, const char *path, uint64_t *ret)
 	return m->damon ? damon_driver_hot(m->damon, path, ret) : -ENODATA;
 }
 
+/*
+ * The managed cgroups as the damon code takes them, each path built (a
+ * table entry holds its name, its parent the rest); with budget_only only
+ * those whose class has a promote_budget (all the knob backend writes
+ * without a kdamond), so a tree of long paths is not built whole for
+ * nothing.  Free with managed_paths_free().
+ */
+struct managed_paths {
+	struct damon_managed *v;
+	size_t n;
+};
+
+static void managed_paths_free(struct managed_paths *mp)
+{
+	for (size_t i = 0; i < mp->n; i++)
+		free((char *)mp->v[i].path);
+	free(mp->v);
+	*mp = (struct managed_paths){};
+}
+
+static int managed_paths_collect(struct manager *m, bool budget_only, struct managed_paths *mp)
+{
+	const struct managed *x;
+	int r = 0;
+
+	mp->v = calloc(m->managed.n ?: 1, sizeof(*mp->v));
+	if (!mp->v)
+		return -ENOMEM;
+	MANAGED_FOREACH(x, &m->managed) {
+		const struct tier_class *cls = tier_plan_entry_class(x->entry);
+		char *path;
+
+		if (r < 0 || mp->n >= m->managed.n)
+			break;
+		if (budget_only && !tier_class_promote_budget(cls))
+			continue;
+		r = tier_plan_entry_path_dup(x->entry, &path);
+		if (r < 0)
+			break;
+		mp->v[mp->n++] = (struct damon_managed){
+			.path = path,
+			.mode = tier_class_mode(cls),
+			.promote_budget = tier_class_promote_budget(cls),
+			.no_page_cache = !tier_class_page_cache(cls),
+		};
+	}
+	if (r < 0)
+		managed_paths_free(mp);
+	return r;
+}
+
 /* A reading of the hot sets (at most every few seconds), saved in the run
  * directory for tierctl and tierd-metrics. */
 static void damon_hot_tick(struct manager *m)
 {
-	_cleanup_free_ struct damon_managed *managed = NULL;
-	const struct managed *x;
+	_cleanup_(managed_paths_free) struct managed_paths mp = {};
 	struct damon_stats st0, st1;
-	size_t n = 0;
 
 	damon_driver_stats(m->damon, &st0);
 	(void)damon_driver_hot_update(m->damon, now_usec(CLOCK_MONOTONIC));
 	damon_driver_stats(m->damon, &st1);
 	if (st1.n_hot_updates == st0.n_hot_updates || m->run.fd < 0)
 		return;
-	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
-	if (!managed)
+	if (managed_paths_collect(m, false, &mp) < 0)
 		return;
-	MANAGED_FOREACH(x, &m->managed)
-		managed[n++] = (struct damon_managed){ .path = x->path };
-	if (damon_driver_hot_save(m->damon, m->run.fd, managed, n) < 0)
+	if (damon_driver_hot_save(m->damon, m->run.fd, mp.v, mp.n) < 0)
 		log_debug("DAMON: cannot save the hot sets in the run directory, ignoring");
 }
 
@@ -908,12 +961,12 @@ static void damon_budget_knob(struct manager *m, int root_fd, const struct damon
  */
 static int manager_damon_sync(struct manager *m, const char *reason)
 {
-	_cleanup_free_ struct damon_managed *managed = NULL;
+	_cleanup_(managed_paths_free) struct managed_paths mp = {};
 	_cleanup_close_ int root_fd = -1;
-	const struct managed *x;
+	struct damon_managed *managed;
 	struct damon_plan plan = {};
 	char **memcgs = NULL;
-	size_t n = 0, n_memcgs = 0;
+	size_t n, n_memcgs = 0;
 	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
 	int r;
 
@@ -925,18 +978,11 @@ static int manager_damon_sync(struct manager *m, const char *reason)
 
 	if ((!m->damon && m->backend.backend != TIER_BACKEND_KNOB) || m->exiting)
 		return 0;
-	managed = calloc(m->managed.n ?: 1, sizeof(*managed));
-	if (!managed)
+	/* without a kdamond only the budgets are written */
+	if (managed_paths_collect(m, !m->damon, &mp) < 0)
 		return log_oom();
-	MANAGED_FOREACH(x, &m->managed)
-		managed[n++] = (struct damon_managed){
-				.path = x->path,
-				.mode = tier_class_mode(tier_plan_entry_class(x->entry)),
-				.promote_budget = tier_class_promote_budget(
-					tier_plan_entry_class(x->entry)),
-				.no_page_cache = !tier_class_page_cache(
-					tier_plan_entry_class(x->entry)),
-			};
+	managed = mp.v;
+	n = mp.n;
 	root_fd = open(tier_ctx_get_cgroup_root(m->ctx), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
 		return log_warning_errno(errno, "DAMON: cannot open the cgroup root: %m, ignoring"), 0;
@@ -1489,7 +1535,8 @@ static int manager_fill_share(struct manager *m, struct tier_share *share)
 	const struct managed *x;
 
 	MANAGED_FOREACH(x, &m->managed) {
-		int r = tier_share_add(share, x->path, tier_plan_entry_class(x->entry));
+		/* the share refers to the entry's interned path: no copy */
+		int r = tier_share_add_entry(share, x->entry);
 
 		if (r < 0 && r != -EINVAL) /* -EINVAL: "/", never shares */
 			return r;
@@ -1559,11 +1606,8 @@ int manager_rebalance(struct manager *m, const char *reason)
 	while (m->n_demotes > 0)
 		demote_drop(m, 0);
 	r = tier_share_new(&share);
-	if (r >= 0) {
+	if (r >= 0)
 		tier_share_set_hot_source(share, damon_hot_of, m);
-		/* the table outlives the round's share: no copy of each path */
-		tier_share_set_borrow(share, true);
-	}
 	if (r >= 0)
 		r = manager_fill_share(m, share);
 	if (r >= 0)

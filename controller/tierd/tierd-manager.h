@@ -68,10 +68,12 @@ struct manager_args {
 
 /* One change that the last full pass did not make (dry run, or it failed):
  * what DryRun tells unprivileged callers. */
-/* Borrowed: cgroup from the cached plan's entry, class and rule from the
- * policy; the list is cleared whenever either goes (a full pass, a reload). */
+/* Borrowed: the cgroup's entry of the cached plan (its interned path, built
+ * when a reply needs it), class and rule from the policy; the list is
+ * cleared whenever either goes (a full pass, a reload). */
 struct pending_change {
-	const char *cgroup, *class, *rule;
+	const struct tier_plan_entry *entry;
+	const char *class, *rule;
 	const char *knob;
 	char old_value[TIER_VALUE_MAX], new_value[TIER_VALUE_MAX];
 };

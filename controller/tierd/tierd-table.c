@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "tierd-table.h"
 
 static void managed_free(struct managed *x)
@@ -17,25 +18,48 @@ static void managed_free(struct managed *x)
 	free(x);
 }
 
-static bool managed_has_path(const struct hmap_node *node, const void *path)
+/* A whole path of len bytes, looked up in either table. */
+struct path_key {
+	const char *path;
+	size_t len;
+};
+
+static bool managed_has_path(const struct hmap_node *node, const void *key)
 {
-	return strcmp(hmap_entry(node, struct managed, node)->path, path) == 0;
+	const struct path_key *k = key;
+
+	return tier_plan_entry_path_is(hmap_entry(node, struct managed, node)->entry, k->path,
+				       k->len);
+}
+
+static struct managed *managed_get(const struct managed_table *t, const char *path, size_t len,
+				   uint64_t hash)
+{
+	struct path_key k = { path, len };
+	struct hmap_node *x = hmap_find(&t->map, hash, managed_has_path, &k);
+
+	return x ? hmap_entry(x, struct managed, node) : NULL;
 }
 
 struct managed *managed_table_get(const struct managed_table *t, const char *path)
 {
-	struct hmap_node *x = hmap_find(&t->map, cgroup_path_hash(path), managed_has_path, path);
+	size_t len = strlen(path);
 
-	return x ? hmap_entry(x, struct managed, node) : NULL;
+	return managed_get(t, path, len, tier_hash(path, len));
 }
 
 int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, bool borrow,
 		      struct managed **ret)
 {
-	const char *path = tier_plan_entry_path(e);
-	struct managed *x = managed_table_get(t, path);
+	_cleanup_free_ char *path = NULL;
 	struct tier_plan_entry *owned = NULL;
+	struct managed *x;
 	bool changed;
+
+	/* the entry names its path by parent and name: built for the lookup */
+	if (tier_plan_entry_path_dup(e, &path) < 0)
+		return -ENOMEM;
+	x = managed_get(t, path, strlen(path), tier_plan_entry_path_hash(e));
 
 	changed = !x || tier_plan_entry_rule(x->entry) != tier_plan_entry_rule(e) ||
 		  tier_plan_entry_class(x->entry) != tier_plan_entry_class(e);
@@ -49,7 +73,6 @@ int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, 
 		tier_plan_entry_free(x->owned);
 		x->entry = e;
 		x->owned = owned;
-		x->path = tier_plan_entry_path(e);
 		*ret = x;
 		return changed;
 	}
@@ -60,23 +83,13 @@ int managed_table_put(struct managed_table *t, const struct tier_plan_entry *e, 
 	}
 	x->entry = e;
 	x->owned = owned;
-	x->path = tier_plan_entry_path(e);
-	if (hmap_add(&t->map, &x->node, cgroup_path_hash(x->path)) < 0) {
+	if (hmap_add(&t->map, &x->node, tier_plan_entry_path_hash(e)) < 0) {
 		managed_free(x);
 		return -ENOMEM;
 	}
 	t->n++;
 	*ret = x;
 	return 1;
-}
-
-static bool is_below(const char *path, const char *top)
-{
-	size_t l = strlen(top);
-
-	if (strcmp(top, "/") == 0)
-		return true;
-	return strncmp(path, top, l) == 0 && (path[l] == '\0' || path[l] == '/');
 }
 
 size_t managed_table_remove(struct managed_table *t, const char *path, bool subtree)
@@ -97,7 +110,7 @@ size_t managed_table_remove(struct managed_table *t, const char *path, bool subt
 		for (struct hmap_node *n = t->map.buckets[i], *next; n; n = next) {
 			next = n->next;
 			x = hmap_entry(n, struct managed, node);
-			if (!is_below(x->path, path))
+			if (!tier_plan_entry_path_below(x->entry, path))
 				continue;
 			hmap_del(&t->map, n);
 			managed_free(x);
@@ -182,11 +195,6 @@ struct watch *watch_table_find_wd(const struct watch_table *t, int wd)
 
 	return x ? hmap_entry(x, struct watch, node_wd) : NULL;
 }
-
-struct path_key {
-	const char *path;
-	size_t len;
-};
 
 static bool watch_has_path(const struct hmap_node *node, const void *key)
 {

@@ -26,8 +26,9 @@ struct managed {
 	 * full pass stores each path once, not once more per table entry. */
 	const struct tier_plan_entry *entry;
 	struct tier_plan_entry *owned;
-	const char *path;		/* tier_plan_entry_path(entry) */
-	struct hmap_node node;		/* by path */
+	/* by path: tier_plan_entry_path_hash(entry), the entry's interned path
+	 * (its parent and name), which the table never copies */
+	struct hmap_node node;
 };
 
 struct managed_table {
@@ -42,7 +43,7 @@ struct managed_table {
 		     _mn && ((x) = hmap_entry(_mn, struct managed, node), 1); _mn = _mn->next)
 
 /*
- * Insert or replace path's entry (e->path is its path): with borrow, e
+ * Insert or replace the entry of e's path: with borrow, e
  * itself, which must outlive the table's reference to it (the plan of the
  * last full pass); otherwise a copy of e.  1 if the class or rule changed
  * (or it is new), 0 if not, -ENOMEM.

@@ -84,6 +84,16 @@ int main(void)
 	CHECK(TIER_APPLY_SKIP(TIER_ATTR_MEMORY_HIGH) > TIER_APPLY_REWRITE);
 	CHECK(tier_policy_ref(policy) == policy);
 	tier_policy_unref(policy);
+	{
+		char buf[8], small[5];
+
+		/* paths are built into the caller's buffer (2.0: interned) */
+		CHECK(tier_plan_entry_path(e, NULL, 0) == 4);
+		CHECK(tier_plan_entry_path(e, buf, sizeof(buf)) == 4 && strcmp(buf, "/db1") == 0);
+		CHECK(tier_plan_entry_path(e, small, sizeof(small) - 1) == -ENAMETOOLONG);
+		CHECK(tier_observed_cgroup_path(c, small, sizeof(small)) == 4);
+		CHECK(tier_plan_entry_matched_value(e) == NULL); /* a cgroup matcher: the path */
+	}
 	CHECK(tier_plan_entry_dup(e, &copy) == 0);
 	CHECK(tier_plan_entry_set_desired(copy, TIER_ATTR_NUMA_BALANCING, TIER_MODE_OFF) == 0);
 	CHECK(tier_apply_entry(ctx, copy, TIER_APPLY_DRY_RUN, NULL, NULL, &res) == 0);
@@ -91,6 +101,11 @@ int main(void)
 	CHECK(tier_apply_result_change_count(res) == 2);
 	CHECK(strcmp(tier_apply_result_change_new_value(res, 0), "off") == 0);
 	CHECK(strcmp(tier_apply_result_change_new_value(res, 1), "1048576") == 0);
+	{
+		char buf[8];
+
+		CHECK(tier_apply_result_path(res, buf, sizeof(buf)) == 4 && strcmp(buf, "/db1") == 0);
+	}
 	CHECK(tier_cgroup_info_read(ctx, NULL, "/db1", TIER_INFO_MODE | TIER_INFO_LOW, &info) == 0);
 	CHECK(tier_cgroup_info_get(info, TIER_INFO_MODE, &v) == 0 && v == TIER_MODE_INHERIT);
 	CHECK(tier_cgroup_info_get(info, TIER_INFO_HIGH, &v) == -ENODATA);

@@ -26,8 +26,14 @@ static bool matcher_matches(const struct tier_matcher *m, const struct tier_obse
 	const char *value = tier_matcher_value(m);
 
 	switch (tier_matcher_kind(m)) {
-	case TIER_MATCH_CGROUP:
-		return tier_glob_match(value, tier_observed_cgroup_path(c), TIER_GLOB_PATHNAME);
+	case TIER_MATCH_CGROUP: {
+		/* the harness's paths are short; a longer one would be a bug */
+		char path[4096];
+
+		if (tier_observed_cgroup_path(c, path, sizeof(path)) < 0)
+			abort();
+		return tier_glob_match(value, path, TIER_GLOB_PATHNAME);
+	}
 	case TIER_MATCH_UNIT:
 		return tier_observed_cgroup_unit(c) &&
 		       tier_glob_match(value, tier_observed_cgroup_unit(c), 0);
@@ -130,7 +136,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < tier_plan_count(plan); i++) {
 				const struct tier_plan_entry *e = tier_plan_entry(plan, i);
 
+				const struct tier_matcher *mt = tier_plan_entry_matcher(e);
+
 				sink += touch(tier_plan_entry_matched_value(e));
+				/* a cgroup matcher's value is the path: none of its own */
+				if (mt && (tier_matcher_kind(mt) == TIER_MATCH_CGROUP) !=
+						  !tier_plan_entry_matched_value(e))
+					abort();
 				/* the root is never managed */
 				if (i > 0 && tier_plan_entry_matcher(e) !=
 						     brute_force(policy, tier_observed_get(obs, i)))

@@ -10,6 +10,40 @@
 
 #include "fixture.h"
 
+#define FX_PATH_MAX (128u * 1024)
+
+/* One of two buffers of a helper, in turn, filled by fill(). */
+#define FX_PATH_HELPER(name, type, call)                                      \
+	const char *name(type x)                                              \
+	{                                                                     \
+		static char bufs[2][FX_PATH_MAX];                             \
+		static unsigned turn;                                         \
+		char *buf = bufs[turn++ % 2];                                 \
+		int r = call;                                                 \
+                                                                              \
+		ck_assert_msg(r >= 0, "%s: %s", #name, strerror(-r));         \
+		ck_assert_uint_eq(strlen(buf), (size_t)r);                    \
+		return buf;                                                   \
+	}
+
+FX_PATH_HELPER(fx_entry_path, const struct tier_plan_entry *,
+	       tier_plan_entry_path(x, buf, FX_PATH_MAX))
+FX_PATH_HELPER(fx_result_path, const struct tier_apply_result *,
+	       tier_apply_result_path(x, buf, FX_PATH_MAX))
+FX_PATH_HELPER(fx_observed_path, const struct tier_observed_cgroup *,
+	       tier_observed_cgroup_path(x, buf, FX_PATH_MAX))
+
+const char *fx_share_path(const struct tier_share *s, size_t i)
+{
+	static char bufs[2][FX_PATH_MAX];
+	static unsigned turn;
+	char *buf = bufs[turn++ % 2];
+	int r = tier_share_path(s, i, buf, FX_PATH_MAX);
+
+	ck_assert_msg(r >= 0, "fx_share_path: %s", strerror(-r));
+	return buf;
+}
+
 static char *join(const char *root, const char *rel)
 {
 	char *p;

@@ -20,6 +20,18 @@ struct fx {
 	struct tier_ctx *ctx;
 };
 
+/*
+ * The whole path of a plan entry, an apply result, an observed cgroup or
+ * sharer i of a share (libtier builds it into a caller's buffer): in a
+ * buffer of the fixture's, valid until the second next call of the same
+ * helper (two may be compared).  A path that does not fit (128 KiB) or an
+ * error fails the test.
+ */
+const char *fx_entry_path(const struct tier_plan_entry *e);
+const char *fx_result_path(const struct tier_apply_result *r);
+const char *fx_observed_path(const struct tier_observed_cgroup *c);
+const char *fx_share_path(const struct tier_share *s, size_t i);
+
 struct fx *fx_new(void);
 void fx_free(struct fx *fx);
 
@@ -116,5 +128,6 @@ Suite *suite_react(void);
 Suite *suite_damon(void);
 Suite *suite_hash(void);
 Suite *suite_backend(void);
+Suite *suite_path(void);
 
 #endif

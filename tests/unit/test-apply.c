@@ -62,7 +62,7 @@ static void teardown(struct setup *s)
 static const struct tier_apply_result *result(const struct tier_apply_results *r, const char *path)
 {
 	for (size_t i = 0; i < tier_apply_results_count(r); i++)
-		if (strcmp(tier_apply_result_path(tier_apply_results_get(r, i)), path) == 0)
+		if (strcmp(fx_result_path(tier_apply_results_get(r, i)), path) == 0)
 			return tier_apply_results_get(r, i);
 	ck_abort_msg("no result for %s", path);
 	return NULL;
@@ -188,7 +188,7 @@ START_TEST(test_apply_diff)
 		const struct tier_apply_result *r = tier_apply_results_get(res, i);
 
 		ck_assert_msg(tier_apply_result_status(r) == TIER_APPLY_UNCHANGED || tier_apply_result_status(r) == TIER_APPLY_UNMANAGED,
-			      "%s: %s", tier_apply_result_path(r), tier_apply_status_to_string(tier_apply_result_status(r)));
+			      "%s: %s", fx_result_path(r), tier_apply_status_to_string(tier_apply_result_status(r)));
 	}
 	tier_apply_results_free(res);
 	teardown(&s);
@@ -391,7 +391,7 @@ START_TEST(test_apply_entry_writer)
 	setup(&s);
 	e = tier_plan_find(s.plan, "/db2");
 	ck_assert_int_eq(entry_apply(s.fx->ctx, e, 0, record_write, &ws, &r), 0);
-	ck_assert_str_eq(tier_apply_result_path(r), "/db2");
+	ck_assert_str_eq(fx_result_path(r), "/db2");
 	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
 	ck_assert_uint_eq(tier_apply_result_change_count(r), 2);
 	ck_assert_uint_eq(ws.n, 2);
@@ -456,7 +456,7 @@ START_TEST(test_apply_entry_copy)
 
 	setup(&s);
 	ck_assert_int_eq(tier_plan_entry_dup(tier_plan_find(s.plan, "/web"), &e), 0);
-	ck_assert_str_eq(tier_plan_entry_path(e), "/web");
+	ck_assert_str_eq(fx_entry_path(e), "/web");
 	ck_assert_ptr_eq(tier_plan_entry_rule(e), tier_plan_entry_rule(tier_plan_find(s.plan, "/web")));
 	ck_assert_int_eq(tier_plan_entry_set_desired(e, TIER_ATTR_NUMA_BALANCING, TIER_MODE_PROMOTE),
 			 0);
@@ -485,7 +485,7 @@ START_TEST(test_apply_entry_copy)
 			 0);
 	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_UNMANAGED);
 	ck_assert_uint_eq(tier_apply_result_change_count(r), 0);
-	ck_assert_str_eq(tier_apply_result_path(r), "/other");
+	ck_assert_str_eq(fx_result_path(r), "/other");
 
 	/* clearing a desired value: the attribute is left alone */
 	ck_assert_int_eq(tier_plan_entry_clear_desired(e, TIER_ATTR_MEMORY_HIGH), 0);
@@ -536,7 +536,7 @@ START_TEST(test_class_apply)
 
 	/* dry run: the diff, nothing written */
 	ck_assert_int_eq(class_apply(fx->ctx, "/ctr", c, NULL, TIER_APPLY_DRY_RUN, &r), 0);
-	ck_assert_str_eq(tier_apply_result_path(r), "/ctr");
+	ck_assert_str_eq(fx_result_path(r), "/ctr");
 	ck_assert_int_eq(tier_apply_result_status(r), TIER_APPLY_CHANGED);
 	ck_assert_uint_eq(tier_apply_result_change_count(r), 3);
 	ck_assert_str_eq(res_change(r, 0).new_value, "promote");

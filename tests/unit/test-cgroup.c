@@ -815,14 +815,14 @@ START_TEST(test_observe)
 				      TIER_OBSERVE_EXE | TIER_OBSERVE_ANNOTATIONS, &o), 0);
 	ck_assert_uint_eq(tier_observed_count(o), 4);
 	c = tier_observed_get(o, 0);
-	ck_assert_str_eq(tier_observed_cgroup_path(c), "/");
+	ck_assert_str_eq(fx_observed_path(c), "/");
 	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_NUMA_BALANCING, &v),
 			 -EOPNOTSUPP);
 	c = tier_observed_get(o, 2);
-	ck_assert_str_eq(tier_observed_cgroup_path(c), "/system.slice");
+	ck_assert_str_eq(fx_observed_path(c), "/system.slice");
 	ck_assert_str_eq(tier_observed_cgroup_unit(c), "system.slice");
 	c = tier_observed_get(o, 3);
-	ck_assert_str_eq(tier_observed_cgroup_path(c), "/system.slice/mysql.service");
+	ck_assert_str_eq(fx_observed_path(c), "/system.slice/mysql.service");
 	ck_assert_str_eq(tier_observed_cgroup_unit(c), "mysql.service");
 	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_NUMA_BALANCING, &v), 0);
 	ck_assert_int_eq(v, TIER_MODE_OFF);
@@ -840,7 +840,7 @@ START_TEST(test_observe)
 		ck_assert_ptr_null(tier_observed_cgroup_annotations(c)[0]);
 	}
 	c = tier_observed_get(o, 1);
-	ck_assert_str_eq(tier_observed_cgroup_path(c), "/stock");
+	ck_assert_str_eq(fx_observed_path(c), "/stock");
 	ck_assert_int_eq(tier_observed_cgroup_get_current(c, TIER_ATTR_NUMA_BALANCING, &v),
 			 -EOPNOTSUPP);
 	ck_assert_ptr_null(tier_observed_cgroup_unit(c));

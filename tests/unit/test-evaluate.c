@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "fixture.h"
@@ -73,7 +74,7 @@ START_TEST(test_first_match)
 	ck_assert_uint_eq(tier_plan_count(plan), 9);
 
 	e = tier_plan_entry(plan, 0); /* the root is never managed */
-	ck_assert_str_eq(tier_plan_entry_path(e), "/");
+	ck_assert_str_eq(fx_entry_path(e), "/");
 	ck_assert_ptr_null(tier_plan_entry_rule(e));
 	ck_assert(!e_sets(e, TIER_ATTR_NUMA_BALANCING));
 
@@ -83,7 +84,9 @@ START_TEST(test_first_match)
 	ck_assert_int_eq(tier_matcher_kind(tier_plan_entry_matcher(e)), TIER_MATCH_CGROUP);
 	ck_assert_str_eq(tier_matcher_pattern(tier_plan_entry_matcher(e)), "/system.slice/postgresql*.service");
 	ck_assert_uint_eq(tier_matcher_line(tier_plan_entry_matcher(e)), 14);
-	ck_assert_str_eq(tier_plan_entry_matched_value(e), "/system.slice/postgresql@15.service");
+	/* a cgroup matcher matched the path: no value of its own */
+	ck_assert_ptr_null(tier_plan_entry_matched_value(e));
+	ck_assert_str_eq(fx_entry_path(e), "/system.slice/postgresql@15.service");
 	ck_assert(e_sets(e, TIER_ATTR_NUMA_BALANCING));
 	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_FULL);
 	ck_assert(e_sets(e, TIER_ATTR_MEMORY_LOW));
@@ -142,44 +145,163 @@ START_TEST(test_first_match)
 }
 END_TEST
 
-/* tierd's full pass: the same plan, the observed state freed as it goes
- * (ASan: nothing of it is used after, nothing leaks, also on -EINVAL). */
-START_TEST(test_evaluate_consume)
+/* Visits of tier_plan_observe(): each with an open directory; the third
+ * stops the walk. */
+static int visit_count(void *userdata, struct tier_plan_entry *e, int dfd)
 {
-	struct tier_policy *p = load(policy_text);
-	static const char *const mysqld[] = { "/usr/bin/bash", "/usr/sbin/mysqld", NULL };
-	const struct obs_cg cg[] = {
-		{ .path = "/", .mode_supported = false },
-		{ .path = "/system.slice/postgresql@15.service", .unit = "postgresql@15.service",
-		  .mode_supported = true },
-		{ .path = "/system.slice/x.service/y", .unit = "x.service", .exes = mysqld,
-		  .mode_supported = true },
-		{ .path = "/batch.slice/job1/task", .mode_supported = true },
-	};
-	struct tier_plan *a = NULL, *b = NULL;
-	struct tier_observed *obs = obs_build(4ull << 30, cg, 4);
+	unsigned *n = userdata;
+	struct stat st;
 
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(fstat(dfd, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	return ++*n == 3 ? -ECANCELED : 0;
+}
+
+/*
+ * TIER_APPLY_CURRENT from a visit: the walk's values are compared, not read
+ * again (the file changed after the walk read it: the walk's value
+ * counts); what the walk did not read (memory.high fairness sets, a
+ * missing knob) is read.
+ */
+struct current_visit {
+	struct fx *fx;
+	unsigned seen;
+};
+
+static int visit_current(void *userdata, struct tier_plan_entry *e, int dfd)
+{
+	struct current_visit *cv = userdata;
+	struct tier_apply_result *res = NULL;
+	struct tier_plan_entry *copy = NULL;
+	const char *path = fx_entry_path(e);
+
+	if (strcmp(path, "/batch.slice/job1") == 0) {
+		cv->seen++;
+		fx_write(cv->fx->cg, "/batch.slice/job1/memory.numa_balancing", "off\n");
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, e,
+						     TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_status(res, 0), TIER_APPLY_CHANGED);
+		ck_assert_str_eq(tier_apply_result_change_old_value(res, 0), "promote");
+		tier_apply_result_free(res);
+		/* without: read again, now in sync */
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, e, TIER_APPLY_DRY_RUN, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_status(res, 0), TIER_APPLY_UNCHANGED);
+		tier_apply_result_free(res);
+		/* memory.high the walk did not read: read */
+		ck_assert_int_eq(tier_plan_entry_dup(e, &copy), 0);
+		ck_assert_int_eq(tier_plan_entry_set_desired(copy, TIER_ATTR_MEMORY_HIGH, 1 << 20), 0);
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, copy,
+						     TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_attr(res, 1), TIER_ATTR_MEMORY_HIGH);
+		ck_assert_str_eq(tier_apply_result_change_old_value(res, 1), "max");
+		tier_apply_result_free(res);
+		tier_plan_entry_free(copy);
+	} else if (strcmp(path, "/batch.slice/stock") == 0) {
+		cv->seen++;
+		ck_assert_int_eq(tier_apply_entry_at(cv->fx->ctx, dfd, e,
+						     TIER_APPLY_DRY_RUN | TIER_APPLY_CURRENT, NULL,
+						     NULL, &res), 0);
+		ck_assert_int_eq(tier_apply_result_change_status(res, 0), TIER_APPLY_UNSUPPORTED);
+		tier_apply_result_free(res);
+	}
+	return 0;
+}
+
+/*
+ * tierd's full pass: tier_plan_observe() decides each cgroup as the walk
+ * reads it, the same plan as tier_observe() + tier_evaluate(); of the
+ * current values it reads the mode and what the entry sets.
+ */
+START_TEST(test_plan_observe)
+{
+	static const char text[] = "[class:lat]\nmode = full\nmemory_low = 64M\n"
+				   "[class:bat]\nmode = off\n"
+				   "[rule:pg]\nclass = lat\ncgroup = /system.slice/postgresql*.service\n"
+				   "[rule:batch]\nclass = bat\ncgroup = /batch.slice/**\n";
+	struct fx *fx = fx_new();
+	struct tier_policy *p = load(text);
+	struct tier_observed *obs = NULL;
+	struct tier_plan *a = NULL, *b = NULL;
+	const struct tier_plan_entry *e;
+
+	fx_cgroup(fx, "/system.slice", "inherit");
+	fx_cgroup(fx, "/system.slice/postgresql@15.service", "off");
+	fx_write(fx->cg, "/system.slice/postgresql@15.service/memory.low", "4096\n");
+	fx_cgroup(fx, "/batch.slice", "inherit");
+	fx_cgroup(fx, "/batch.slice/job1", "promote");
+	fx_cgroup(fx, "/other", "full");
+	fx_write(fx->cg, "/other/memory.low", "8192\n");
+	fx_cgroup(fx, "/stock", NULL);
+	ck_assert_int_eq(tier_observe(fx->ctx, NULL, NULL, 0, &obs), 0);
 	ck_assert_int_eq(tier_evaluate(p, obs, &a), 0);
-	tier_observed_free(obs);
-	ck_assert_int_eq(tier_evaluate_consume(p, obs_build(4ull << 30, cg, 4), &b), 0);
+	ck_assert_int_eq(tier_plan_new(p, 0, &b), 0);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 0, NULL, NULL), 0);
 	ck_assert_uint_eq(tier_plan_count(b), tier_plan_count(a));
 	for (size_t i = 0; i < tier_plan_count(a); i++) {
 		const struct tier_plan_entry *x = tier_plan_entry(a, i), *y = tier_plan_entry(b, i);
 
-		ck_assert_str_eq(tier_plan_entry_path(y), tier_plan_entry_path(x));
+		ck_assert_str_eq(fx_entry_path(y), fx_entry_path(x));
 		ck_assert_ptr_eq(tier_plan_entry_rule(y), tier_plan_entry_rule(x));
 		ck_assert_ptr_eq(tier_plan_entry_class(y), tier_plan_entry_class(x));
-		if (tier_plan_entry_rule(x))
-			ck_assert_str_eq(tier_plan_entry_matched_value(y),
-					 tier_plan_entry_matched_value(x));
+		if (tier_plan_entry_rule(x)) {
+			ck_assert_int_eq(e_mode_supported(y), e_mode_supported(x));
+			ck_assert_uint_eq(e_current(y, TIER_ATTR_NUMA_BALANCING),
+					  e_current(x, TIER_ATTR_NUMA_BALANCING));
+		}
+		if (e_sets(x, TIER_ATTR_MEMORY_LOW))
+			ck_assert_uint_eq(e_current(y, TIER_ATTR_MEMORY_LOW),
+					  e_current(x, TIER_ATTR_MEMORY_LOW));
 	}
-	ck_assert_str_eq(tier_plan_entry_matched_value(tier_plan_entry(b, 2)), "/usr/sbin/mysqld");
+	e = tier_plan_find(b, "/system.slice/postgresql@15.service");
+	ck_assert_uint_eq(e_current(e, TIER_ATTR_MEMORY_LOW), 4096);
+	ck_assert_uint_eq(e_current(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_OFF);
+	/* unmanaged: nothing read, the kernel's defaults (an apply reads what
+	 * it needs; explain reads the knob of an unmanaged cgroup itself) */
+	ck_assert(!e_mode_supported(tier_plan_find(a, "/stock")));
+	ck_assert(e_mode_supported(tier_plan_find(b, "/stock")));
+	ck_assert_uint_eq(e_current(tier_plan_find(a, "/other"), TIER_ATTR_MEMORY_LOW), 8192);
+	ck_assert_uint_eq(e_current(tier_plan_find(b, "/other"), TIER_ATTR_MEMORY_LOW), 0);
+	ck_assert_uint_eq(e_current(tier_plan_find(a, "/other"), TIER_ATTR_NUMA_BALANCING),
+			  TIER_MODE_FULL);
+	ck_assert_uint_eq(e_current(tier_plan_find(b, "/other"), TIER_ATTR_NUMA_BALANCING),
+			  TIER_MODE_INHERIT);
+	/* managed on a kernel without the knob: read, and said so */
+	fx_cgroup(fx, "/batch.slice/stock", NULL);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/batch.slice", 0, NULL, NULL), 0);
+	ck_assert(!e_mode_supported(tier_plan_find(b, "/batch.slice/stock")));
+	ck_assert(!tier_plan_entry_in_sync(tier_plan_find(b, "/batch.slice/stock")));
+	/* again, and a subtree: re-decided in place */
+	e = tier_plan_find(b, "/batch.slice/job1");
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/batch.slice", 0, NULL, NULL), 0);
+	ck_assert_uint_eq(tier_plan_count(b), tier_plan_count(a) + 1);
+	ck_assert_ptr_eq(tier_plan_find(b, "/batch.slice/job1"), e);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/nonexistent", 0, NULL, NULL), -ENOENT);
+	ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 1u << 7, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(tier_plan_observe(NULL, fx->ctx, NULL, 0, NULL, NULL), -EINVAL);
+	{
+		struct current_visit cv = { .fx = fx };
+
+		ck_assert_int_eq(tier_plan_observe(b, fx->ctx, "/batch.slice", 0, visit_current,
+						   &cv), 0);
+		ck_assert_uint_eq(cv.seen, 2);
+	}
+	{
+		unsigned n = 0;
+
+		/* the visit's error ends the walk and is returned */
+		ck_assert_int_eq(tier_plan_observe(b, fx->ctx, NULL, 0, visit_count, &n),
+				 -ECANCELED);
+		ck_assert_uint_eq(n, 3);
+	}
 	tier_plan_free(a);
 	tier_plan_free(b);
-	b = NULL;
-	ck_assert_int_eq(tier_evaluate_consume(NULL, obs_build(4ull << 30, cg, 4), &b), -EINVAL);
-	ck_assert_ptr_null(b);
+	tier_observed_free(obs);
 	tier_policy_unref(p);
+	fx_free(fx);
 }
 END_TEST
 
@@ -201,7 +323,7 @@ START_TEST(test_unmanaged_and_pure)
 	memset(path, 'x', sizeof(path) - 1);
 	memset(unit, 'x', sizeof(unit) - 1);
 	e = tier_plan_entry(plan, 0);
-	ck_assert_str_eq(tier_plan_entry_path(e), "/system.slice/a.service");
+	ck_assert_str_eq(fx_entry_path(e), "/system.slice/a.service");
 	ck_assert_str_eq(tier_plan_entry_matched_value(e), "a.service");
 	/* class default */
 	ck_assert_int_eq((enum tier_mode)e_desired(e, TIER_ATTR_NUMA_BALANCING), TIER_MODE_INHERIT);
@@ -291,7 +413,7 @@ START_TEST(test_plan_update)
 	ck_assert_int_eq(tier_plan_remove(plan, NULL), -EINVAL);
 	ck_assert_uint_eq(tier_plan_count(plan), 3);
 	ck_assert_ptr_null(tier_plan_find(plan, "/system.slice/postgresql@15.service"));
-	ck_assert_str_eq(tier_plan_entry_path(tier_plan_entry(plan, 1)), "/batch.slice/a");
+	ck_assert_str_eq(fx_entry_path(tier_plan_entry(plan, 1)), "/batch.slice/a");
 	ck_assert_ptr_eq(tier_plan_entry(plan, 2), e);
 	ck_assert_ptr_eq(tier_plan_find(plan, "/batch.slice/a"), tier_plan_entry(plan, 1));
 	ck_assert_int_eq(tier_plan_update(plan, o1), 0);
@@ -337,7 +459,7 @@ START_TEST(test_plan_many)
 		e = tier_plan_find(plan, path);
 		if (i % 2) {
 			ck_assert_ptr_nonnull(e);
-			ck_assert_str_eq(tier_plan_entry_path(e), path);
+			ck_assert_str_eq(fx_entry_path(e), path);
 			ck_assert_ptr_eq(e, tier_plan_entry(plan, i / 2));
 		} else {
 			ck_assert_ptr_null(e);
@@ -592,7 +714,7 @@ Suite *suite_evaluate(void)
 	TCase *tc = tcase_create("evaluate");
 
 	tcase_add_test(tc, test_first_match);
-	tcase_add_test(tc, test_evaluate_consume);
+	tcase_add_test(tc, test_plan_observe);
 	tcase_add_test(tc, test_unmanaged_and_pure);
 	tcase_add_test(tc, test_plan_update);
 	tcase_add_test(tc, test_plan_many);

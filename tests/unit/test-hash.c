@@ -203,12 +203,14 @@ START_TEST(test_flood_managed_table)
 	for (size_t i = 1; i < N_FLOOD; i++)
 		ck_assert_uint_eq(djb2(paths[i]), djb2(paths[0]));
 	for (size_t i = 0; i < N_FLOOD; i++) {
-		struct tier_plan_entry *e = plan_entry_new(paths[i]);
+		struct cgpath *p = cgpath_new(paths[i], strlen(paths[i]));
+		struct tier_plan_entry *e = p ? plan_entry_new(p) : NULL;
 		struct managed *m;
 
+		cgpath_unref(p);
 		ck_assert_ptr_nonnull(e);
 		ck_assert_int_eq(managed_table_put(&t, e, false, &m), 1);
-		free(e);
+		plan_entry_free(e);
 	}
 	ck_assert_uint_eq(t.n, N_FLOOD);
 	for (size_t b = 0; b < t.map.size; b++) {
@@ -313,7 +315,7 @@ START_TEST(test_managed_table_borrows)
 		ck_assert_int_eq(managed_table_put(&t, e, true, &x), 1);
 		/* the plan's own entry and path: nothing copied */
 		ck_assert_ptr_eq(x->entry, e);
-		ck_assert_ptr_eq(x->path, tier_plan_entry_path(e));
+		ck_assert_ptr_eq(managed_table_get(&t, fx_entry_path(e)), x);
 		ck_assert_ptr_null(x->owned);
 	}
 	ck_assert_uint_eq(t.n, 8);
@@ -327,7 +329,7 @@ START_TEST(test_managed_table_borrows)
 	ck_assert_ptr_eq(x->entry, x->owned);
 	/* the copy outlives the event's plan */
 	tier_plan_free(plan_b);
-	ck_assert_str_eq(x->path, path);
+	ck_assert_str_eq(fx_entry_path(x->entry), path);
 	ck_assert_str_eq(tier_plan_entry_class(managed_table_get(&t, path)->entry)->name, "b");
 	ck_assert_uint_eq(t.n, 8);
 	/* the others still borrow from the plan */
@@ -480,7 +482,7 @@ START_TEST(test_flood_plan)
 		const struct tier_plan_entry *e = tier_plan_find(plan, paths[i]);
 
 		ck_assert_ptr_nonnull(e);
-		ck_assert_str_eq(tier_plan_entry_path(e), paths[i]);
+		ck_assert_str_eq(fx_entry_path(e), paths[i]);
 		ck_assert_ptr_nonnull(tier_plan_entry_rule(e));
 	}
 	ck_assert_uint_le(max_bucket(paths, N_FLOOD), 12);

@@ -26,6 +26,7 @@ int main(void)
 	srunner_add_suite(sr, suite_damon());
 	srunner_add_suite(sr, suite_hash());
 	srunner_add_suite(sr, suite_backend());
+	srunner_add_suite(sr, suite_path());
 	/* CK_VERBOSITY=silent (the valgrind run) keeps its log out of the summary */
 	srunner_run_all(sr, getenv("CK_VERBOSITY") ? CK_ENV : CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

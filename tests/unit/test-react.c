@@ -84,7 +84,7 @@ START_TEST(test_observe_apply_at)
 			 0);
 	ck_assert_uint_eq(tier_observed_count(obs), 1);
 	c = tier_observed_get(obs, 0);
-	ck_assert_str_eq(tier_observed_cgroup_path(c), "/app");
+	ck_assert_str_eq(fx_observed_path(c), "/app");
 	ck_assert_str_eq(tier_observed_cgroup_exes(c)[0], "/usr/sbin/mysqld");
 	ck_assert_ptr_null(tier_observed_cgroup_exes(c)[1]);
 	ck_assert_ptr_null(tier_observed_cgroup_annotations(c)[0]);
@@ -101,7 +101,7 @@ START_TEST(test_observe_apply_at)
 
 	/* Applied below the fd: mode and low change, each read once. */
 	ck_assert_int_eq(tier_apply_entry_at(fx->ctx, dfd, e, 0, NULL, NULL, &res), 0);
-	ck_assert_str_eq(tier_apply_result_path(res), "/app");
+	ck_assert_str_eq(fx_result_path(res), "/app");
 	ck_assert_int_eq(tier_apply_result_status(res), TIER_APPLY_CHANGED);
 	ck_assert_uint_eq(tier_apply_result_change_count(res), 2);
 	tier_apply_result_free(res);

@@ -68,7 +68,7 @@ static uint64_t target_of(const struct tier_share *s, const char *path)
 	size_t i = 99;
 
 	ck_assert_msg(tier_share_find(s, path, &i) == 0, "%s does not share", path);
-	ck_assert_str_eq(tier_share_path(s, i), path);
+	ck_assert_str_eq(fx_share_path(s, i), path);
 	return tier_share_target(s, i);
 }
 
@@ -127,10 +127,10 @@ START_TEST(test_who_shares)
 	ck_assert_uint_eq(tier_share_capacity(s), 768 * MiB);
 	ck_assert_uint_eq(tier_share_count(s), 3);
 	/* in the order added: the plan's pre-order */
-	ck_assert_str_eq(tier_share_path(s, 0), "/batch/a");
-	ck_assert_str_eq(tier_share_path(s, 1), "/gold");
-	ck_assert_str_eq(tier_share_path(s, 2), "/job");
-	ck_assert_ptr_null(tier_share_path(s, 3));
+	ck_assert_str_eq(fx_share_path(s, 0), "/batch/a");
+	ck_assert_str_eq(fx_share_path(s, 1), "/gold");
+	ck_assert_str_eq(fx_share_path(s, 2), "/job");
+	ck_assert_int_eq(tier_share_path(s, 3, NULL, 0), -EINVAL);
 	ck_assert_int_eq(tier_share_find(s, "/job/sub", &i), -ENOENT);
 	ck_assert_int_eq(tier_share_find(s, "/batch/empty", &i), -ENOENT);
 	ck_assert_int_eq(tier_share_find(s, "/other", &i), -ENOENT);
@@ -329,13 +329,12 @@ START_TEST(test_borrow_and_info)
 	fx_write(fx->cg, "/gold/memory.high", "104857600\n");
 	fx_cgroup(fx, "/job", "off");
 	ck_assert_int_eq(tier_share_new(&s), 0);
-	tier_share_set_borrow(s, true);
 	tier_share_set_info(s, TIER_INFO_HIGH | TIER_INFO_MODE);
 	ck_assert_int_eq(tier_share_add(s, gold_path, gold), 0);
 	ck_assert_int_eq(tier_share_add(s, job_path, tier_policy_find_class(p, "job")), 0);
 	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
 	ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
-	ck_assert_ptr_eq(tier_share_path(s, i), gold_path);	/* not a copy */
+	ck_assert_str_eq(fx_share_path(s, i), gold_path);
 	info = tier_share_info(s, i);
 	ck_assert_ptr_nonnull(info);
 	ck_assert_int_eq(tier_cgroup_info_get(info, TIER_INFO_HIGH, &v), 0);
@@ -350,14 +349,28 @@ START_TEST(test_borrow_and_info)
 	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
 	tier_share_free(s);
 
-	/* without: copies, and no infos */
-	ck_assert_int_eq(tier_share_new(&s), 0);
-	ck_assert_int_eq(tier_share_add(s, gold_path, gold), 0);
-	ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
-	ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
-	ck_assert_ptr_ne(tier_share_path(s, i), gold_path);
-	ck_assert_ptr_null(tier_share_info(s, i));
-	tier_share_free(s);
+	/* without: no infos; a plan entry's interned path, as tierd adds its
+	 * table's entries */
+	{
+		struct tier_observed *obs = NULL;
+		struct tier_plan *plan = NULL;
+
+		ck_assert_int_eq(tier_observed_new(0, &obs), 0);
+		ck_assert_int_eq(tier_observed_add(obs, "/gold", NULL), 0);
+		ck_assert_int_eq(tier_evaluate(p, obs, &plan), 0);
+		ck_assert_int_eq(tier_share_new(&s), 0);
+		ck_assert_int_eq(tier_share_add_entry(s, tier_plan_entry(plan, 0)), 0);
+		ck_assert_int_eq(tier_share_add_entry(s, tier_plan_entry(plan, 0)), -EEXIST);
+		ck_assert_int_eq(tier_share_add(s, gold_path, gold), -EEXIST);
+		/* the share holds the path, not the plan */
+		tier_plan_free(plan);
+		tier_observed_free(obs);
+		ck_assert_int_eq(tier_share_compute(s, fx->ctx, topo, p, 0), 0);
+		ck_assert_int_eq(tier_share_find(s, "/gold", &i), 0);
+		ck_assert_str_eq(fx_share_path(s, i), "/gold");
+		ck_assert_ptr_null(tier_share_info(s, i));
+		tier_share_free(s);
+	}
 	tier_topology_free(topo);
 	tier_policy_unref(p);
 	fx_free(fx);
