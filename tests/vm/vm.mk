@@ -25,7 +25,7 @@
 VM_DIR      := $(BUILD)/vm
 VM_GUEST    := $(VM_DIR)/tierd-vmtest
 VM_SRCS     := tests/vm/guest/tierd-vmtest.c tests/vm/guest/vmlib.c tests/vm/guest/toptier.c \
-	tests/vm/guest/damon.c
+	tests/vm/guest/damon.c tests/vm/guest/budget.c
 VM_KERNEL   ?= $(BUILD)/kernel/patched/bzImage
 VM_STOCK_KERNEL ?= $(BUILD)/kernel/stock/bzImage
 VM_TIMEOUT  ?= 240
@@ -40,7 +40,7 @@ VM_CASES ?= topology anon-promote-full anon-promote-promote anon-promote-off \
 	promote-no-toptier-faults file-ro-promote shmem-promote cow-shared-promote \
 	pid-inactive-promote pid-inactive-large knob-hierarchy knob-einval global-off \
 	toptier-exchange toptier-large-node toptier-demote-only toptier-offline damon-promote \
-	damon-reclaim \
+	damon-reclaim knob-tierd-budget \
 	kselftest
 
 VM_LRU_GEN ?= on

@@ -48,6 +48,7 @@
 #include "vmlib.h"
 #include "toptier.h"
 #include "damon-case.h"
+#include "budget-case.h"
 
 #define NO_KNOB_REASON	"kernel lacks memory.numa_balancing"
 
@@ -1962,6 +1963,8 @@ static int run_case(const char *name)
 		return case_damon_tierd_scale(name);
 	if (!strcmp(name, "tierctl-doctor"))
 		return case_tierctl_doctor(name);
+	if (!strcmp(name, "knob-tierd-budget"))
+		return case_knob_tierd_budget(name);
 	if (!strcmp(name, "damon-tierd-pagecache"))
 		return case_damon_tierd_pagecache(name);
 	msg("unknown case %s (try: tierd-vmtest list)", name);
@@ -1978,7 +1981,7 @@ static const char *const cases[] = {
 	"damon-promote", "damon-pagecache", "damon-reclaim", "damon-tierd",
 	"damon-tierd-share", "damon-tierd-hot", "damon-tierd-budget", "damon-tierd-hotset",
 	"damon-tierd-pagecache", "damon-tierd-bench", "damon-tierd-scale",
-	"tierctl-doctor",
+	"tierctl-doctor", "knob-tierd-budget",
 };
 
 /*
