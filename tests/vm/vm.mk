@@ -85,6 +85,10 @@ check-vm-harness:
 check-vm-%: vm-guest
 	$(Q)$(call run_test,vm-$*,$(RUN_VM) --kernel $(VM_KERNEL) $*)
 
+# The case that runs the real tierd needs it built (its rule is in
+# controller/tierd/tierd.mk, included after this file: hence the path).
+check-vm-knob-tierd-budget: $(BUILD)/bin/tierd
+
 # The same cases on the debug kernel (tierd-debug.config: lockdep, KASAN,
 # DEBUG_VM, DEBUG_ATOMIC_SLEEP; `make kernel KERNEL=debug`) and with 8 vCPUs
 # on the patched kernel, where per-CPU batching shows. A BUG, WARNING, KASAN
