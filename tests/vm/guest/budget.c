@@ -50,19 +50,7 @@ struct kb_sample {
 
 static pid_t kb_tierd(const char *bin)
 {
-	pid_t pid = fork();
-
-	if (pid != 0)
-		return pid;
-	{
-		int fd = open(KB_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-	}
-	execl(bin, "tierd", "--config", KB_CONF, "--no-systemd", "--no-system-bus",
-	      "--no-proc-connector", "-v", (char *)NULL);
-	_exit(127);
+	return vm_tierd_spawn(bin, KB_CONF, KB_LOG, O_TRUNC);
 }
 
 /* A hot set of bytes on the slow node in cg, read in a loop until killed;

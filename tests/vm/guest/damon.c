@@ -894,19 +894,7 @@ static bool damon_and_tierd(const char *build, char *bin, size_t size)
 
 static pid_t tierd_spawn(const char *bin)
 {
-	pid_t pid = fork();
-
-	if (pid != 0)
-		return pid;
-	{
-		int fd = open(TIERD_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-	}
-	execl(bin, "tierd", "--config", TIERD_CONF, "--no-systemd", "--no-system-bus",
-	      "--no-proc-connector", "-v", (char *)NULL);
-	_exit(127);
+	return vm_tierd_spawn(bin, TIERD_CONF, TIERD_LOG, O_APPEND);
 }
 
 /* The record tierd keeps in its run directory (its two kdamonds, one per

@@ -603,3 +603,18 @@ int node_tier(int node)
 	closedir(d);
 	return tier;
 }
+
+pid_t vm_tierd_spawn(const char *bin, const char *conf, const char *log, int log_flags)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid != 0)
+		return pid;
+	fd = open(log, O_WRONLY | O_CREAT | O_CLOEXEC | log_flags, 0600);
+	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(126);
+	execl(bin, "tierd", "--config", conf, "--no-systemd", "--no-system-bus",
+	      "--no-proc-connector", "-v", (char *)NULL);
+	_exit(127);
+}

@@ -52,6 +52,11 @@ int env_int(const char *name, int def, int min, int max, int *ret);
 /* sysfs/procfs attribute I/O: one read() or write(), newline stripped. */
 int read_attr(const char *path, char *buf, size_t size);
 int write_attr(const char *path, const char *val);
+
+/* Starts the real tierd (BIN) with --config CONF and no systemd, system bus
+ * or proc connector, -v, its stdout and stderr in LOG (opened with
+ * O_WRONLY | O_CREAT | LOG_FLAGS: O_APPEND or O_TRUNC).  The child's pid. */
+pid_t vm_tierd_spawn(const char *bin, const char *conf, const char *log, int log_flags);
 int read_attr_u64(const char *path, uint64_t *ret);
 /* The value of KEY in a "key value" per line file (vmstat, memory.stat). */
 int read_key_u64(const char *path, const char *key, uint64_t *ret);
